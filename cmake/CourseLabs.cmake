@@ -1,0 +1,14 @@
+# The labs of the course, in teaching order. Each entry names the lab's folder (the same in labs/,
+# solutions/ and a submission), the operations it implements (one <op>.cu file each, tested by
+# autograder/tests/<op>_test.cu) and, for sums, the summation order that sets its error bound:
+#   serial  - one running total in arbitrary order (atomics): depth n-1
+#   tree    - per-thread chains of bounded length, then a tree (see common/include/reduce/reference.hpp)
+reduce_course_lab(01_atomic_naive          OPS sum ORDER serial)
+reduce_course_lab(02_interleaved_divergent OPS sum ORDER tree)
+reduce_course_lab(03_interleaved_strided   OPS sum ORDER tree)
+reduce_course_lab(04_sequential            OPS sum ORDER tree)
+reduce_course_lab(05_first_add_load        OPS sum ORDER tree)
+reduce_course_lab(06_unroll_last_warp      OPS sum ORDER tree)
+reduce_course_lab(07_complete_unroll       OPS sum ORDER tree)
+reduce_course_lab(08_many_per_thread       OPS sum ORDER tree)
+reduce_course_lab(09_warp_shuffle          OPS sum ORDER tree)
