@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# The whole check on a GPU host, in one call: build, tests of the solutions, stub checks,
+# compute-sanitizer, the ladder benchmark, (the grader when built). Logs go to $OUT (default
+# ./out); a short summary is printed last.
+#
+#   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [sweep]   (default: all but sweep)
+#   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-$PWD/out}
+BUILD=${BUILD:-build-gpu}
+JOBS=${JOBS:-$(nproc)}
+mkdir -p "$OUT"
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(build test stubs sanitize bench)
+want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+summary=()
+note() { summary+=("$*"); echo ">> $*"; }
+stamp() { date +%s; }
+
+nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader \
+  | tee "$OUT/gpu.txt"
+gpu=$(head -1 "$OUT/gpu.txt")
+
+if want build; then
+  t0=$(stamp)
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 &&
+    cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1
+  rc=$?
+  note "build: rc=$rc in $(( $(stamp) - t0 ))s"
+  [ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
+  # The planted warp race, built as a submission tree of its own.
+  cmake -S . -B "$BUILD-planted" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREDUCE_BUILD_BENCHMARKS=OFF \
+    -DREDUCE_TREES="$PWD/autograder/planted/warp_without_syncwarp" >"$OUT/planted.log" 2>&1 &&
+    cmake --build "$BUILD-planted" -j "$JOBS" >>"$OUT/planted.log" 2>&1 || note "planted build failed"
+fi
+
+if want test; then
+  t0=$(stamp)
+  ctest --test-dir "$BUILD" -L solutions -j 4 --timeout 900 >"$OUT/ctest_solutions.log" 2>&1
+  rc=$?
+  note "solutions tests: $(grep -E 'tests passed' "$OUT/ctest_solutions.log") ($(( $(stamp) - t0 ))s)"
+  grep -E "^\s+[0-9]+ - .*(Failed|Timeout|Exception|SEGFAULT|Skipped)" "$OUT/ctest_solutions.log" | head -20
+  ctest --test-dir "$BUILD" -L cpu >"$OUT/ctest_cpu.log" 2>&1
+  note "cpu tests: $(grep -E 'tests passed' "$OUT/ctest_cpu.log")"
+fi
+
+if want stubs; then
+  ctest --test-dir "$BUILD" -L stub -j 4 -V >"$OUT/ctest_stubs.log" 2>&1
+  note "stubs: $(grep -E 'tests passed' "$OUT/ctest_stubs.log")"
+  grep -Eo "stub fails cleanly \(exit [0-9]+\): not implemented: see labs/[^ ]+" "$OUT/ctest_stubs.log" \
+    | sort -u | sed 's/^/   /'
+fi
+
+# compute-sanitizer on small sizes, all (binary, tool) pairs in parallel. racecheck reports
+# warp-level hazards as warnings only, so hazards are counted from its summary, not its exit code.
+FILTER='*SumExact*/33:*SumExact*/1025:*EmptyInput*:*SumSentinel*/1025'
+run_sanitizer() {  # run_sanitizer <binary> <tool>
+  compute-sanitizer --tool "$2" --print-limit 5 "$1" --gtest_filter="$FILTER" \
+    >"$OUT/san/$(basename "$1").$2.log" 2>&1
+}
+count_problems() {  # count_problems <binary> <tool>
+  local log="$OUT/san/$(basename "$1").$2.log" n
+  if [ "$2" = racecheck ]; then
+    n=$(grep -Eo "RACECHECK SUMMARY: [0-9]+ hazard" "$log" | grep -Eo "[0-9]+" | head -1)
+  else
+    n=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$log" | grep -Eo "[0-9]+" | head -1)
+  fi
+  echo "${n:-?}"
+}
+export -f run_sanitizer
+export OUT FILTER
+if want sanitize; then
+  t0=$(stamp)
+  mkdir -p "$OUT/san"
+  bins=("$BUILD"/solutions/bin/*_test)
+  planted=("$BUILD-planted"/submission/bin/*_test)
+  { for b in "${bins[@]}"; do for t in memcheck racecheck synccheck initcheck; do echo "$b $t"; done; done
+    for b in "${planted[@]}"; do [ -x "$b" ] && echo "$b racecheck"; done; } |
+    xargs -P 8 -n 2 bash -c 'run_sanitizer "$0" "$1"'
+  printf "%-40s %8s %9s %9s %9s\n" "sanitizer: problems found" memcheck racecheck synccheck initcheck >"$OUT/sanitize.txt"
+  for b in "${bins[@]}"; do
+    printf "%-40s %8s %9s %9s %9s\n" "$(basename "$b")" "$(count_problems "$b" memcheck)" \
+      "$(count_problems "$b" racecheck)" "$(count_problems "$b" synccheck)" "$(count_problems "$b" initcheck)" >>"$OUT/sanitize.txt"
+  done
+  for b in "${planted[@]}"; do
+    [ -x "$b" ] || continue
+    printf "%-40s %8s %9s %9s %9s\n" "planted:$(basename "$b")" - "$(count_problems "$b" racecheck)" - - >>"$OUT/sanitize.txt"
+    grep -E "RACECHECK SUMMARY" "$OUT/san/$(basename "$b").racecheck.log" | head -1 | sed 's/^/   /' >>"$OUT/sanitize.txt"
+  done
+  (cd "$OUT" && tar czf san.tgz san && rm -rf san)
+  note "sanitizer: $(( $(stamp) - t0 ))s"
+fi
+
+if want bench; then
+  t0=$(stamp)
+  sizes=(); IFS=, read -ra sizes <<<"${BENCH_SIZES:-2^26,2^28}"
+  args=(); for s in "${sizes[@]}"; do args+=(-s "$s"); done
+  tools/ladder -B "$BUILD" "${args[@]}" -- --benchmark_out="$OUT/ladder.json" \
+    --benchmark_out_format=json >"$OUT/ladder.log" 2>&1
+  note "ladder: rc=$? in $(( $(stamp) - t0 ))s"
+fi
+
+if want sweep; then
+  t0=$(stamp)
+  sizes=(); IFS=, read -ra sizes <<<"${SWEEP_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}"
+  args=(); for s in "${sizes[@]}"; do args+=(-s "$s"); done
+  tools/ladder -B "$BUILD" "${args[@]}" -r 9 -- --benchmark_out="$OUT/sweep.json" \
+    --benchmark_out_format=json >"$OUT/sweep.log" 2>&1
+  note "sweep: rc=$? in $(( $(stamp) - t0 ))s"
+fi
+
+(cd "$OUT" && tar czf logs.tgz ./*.log && rm -f ./*.log.keep)
+
+echo
+echo "================ summary: $gpu ================"
+printf '%s\n' "${summary[@]}"
+[ -f "$OUT/sanitize.txt" ] && cat "$OUT/sanitize.txt"
+[ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
+[ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "^n =|cub|09_|stream_read" | head -60
+rm -f "$OUT"/*.log
+exit 0
