@@ -40,6 +40,7 @@ if want test; then
   ctest --test-dir "$BUILD" -L solutions -j 4 --timeout 900 >"$OUT/ctest_solutions.log" 2>&1
   rc=$?
   note "solutions tests: $(grep -E 'tests passed' "$OUT/ctest_solutions.log") ($(( $(stamp) - t0 ))s)"
+  grep -m3 -A4 "CMake Error" "$OUT/ctest_solutions.log"
   grep -E "^\s+[0-9]+ - .*(Failed|Timeout|Exception|SEGFAULT|Skipped)" "$OUT/ctest_solutions.log" | head -20
   ctest --test-dir "$BUILD" -L cpu >"$OUT/ctest_cpu.log" 2>&1
   note "cpu tests: $(grep -E 'tests passed' "$OUT/ctest_cpu.log")"
@@ -55,12 +56,13 @@ fi
 # compute-sanitizer on small sizes, all (binary, tool) pairs in parallel. racecheck reports
 # warp-level hazards as warnings only, so hazards are counted from its summary, not its exit code.
 FILTER='*SumExact*/33:*SumExact*/1025:*EmptyInput*:*SumSentinel*/1025'
+log_name() { echo "$OUT/san/$(basename "$(dirname "$(dirname "$1")")").$(basename "$1").$2.log"; }
 run_sanitizer() {  # run_sanitizer <binary> <tool>
-  compute-sanitizer --tool "$2" --print-limit 5 "$1" --gtest_filter="$FILTER" \
-    >"$OUT/san/$(basename "$1").$2.log" 2>&1
+  compute-sanitizer --tool "$2" --print-limit 5 "$1" --gtest_filter="$FILTER" >"$(log_name "$1" "$2")" 2>&1
 }
 count_problems() {  # count_problems <binary> <tool>
-  local log="$OUT/san/$(basename "$1").$2.log" n
+  local log n
+  log=$(log_name "$1" "$2")
   if [ "$2" = racecheck ]; then
     n=$(grep -Eo "RACECHECK SUMMARY: [0-9]+ hazard" "$log" | grep -Eo "[0-9]+" | head -1)
   else
@@ -68,7 +70,7 @@ count_problems() {  # count_problems <binary> <tool>
   fi
   echo "${n:-?}"
 }
-export -f run_sanitizer
+export -f run_sanitizer log_name
 export OUT FILTER
 if want sanitize; then
   t0=$(stamp)
@@ -86,7 +88,7 @@ if want sanitize; then
   for b in "${planted[@]}"; do
     [ -x "$b" ] || continue
     printf "%-40s %8s %9s %9s %9s\n" "planted:$(basename "$b")" - "$(count_problems "$b" racecheck)" - - >>"$OUT/sanitize.txt"
-    grep -E "RACECHECK SUMMARY" "$OUT/san/$(basename "$b").racecheck.log" | head -1 | sed 's/^/   /' >>"$OUT/sanitize.txt"
+    grep -E "RACECHECK SUMMARY" "$(log_name "$b" racecheck)" | head -1 | sed 's/^/   /' >>"$OUT/sanitize.txt"
   done
   (cd "$OUT" && tar czf san.tgz san && rm -rf san)
   note "sanitizer: $(( $(stamp) - t0 ))s"

@@ -248,9 +248,13 @@ std::string fixed(double v, int digits) {
 /// The ladder table, one block per size: what a student compares rung by rung.
 void print_table(const std::vector<std::size_t>& sizes, const std::vector<Impl>& impls,
                  const reduce::DeviceInfo& gpu) {
-  std::printf("\n%s, %d SMs, theoretical %.0f GB/s; ceiling probe (stream read of 2^28 floats) "
-              "%.0f GB/s\n",
-              gpu.name.c_str(), gpu.sm_count, gpu.theoretical_bandwidth_gbps(), g_ceiling_gbps);
+  std::printf("\n%s, %d SMs, theoretical %.0f GB/s; ceiling probe (stream read of 2^28 floats, "
+              "%s) %.0f GB/s\n",
+              gpu.name.c_str(), gpu.sm_count, gpu.theoretical_bandwidth_gbps(),
+              reduce::stream_read_variant(), g_ceiling_gbps);
+  std::printf("probe layouts:");
+  for (const reduce::ProbeTiming& t : reduce::probe_timings()) std::printf(" [%s] %.0f", t.name, t.gbps);
+  std::printf(" GB/s\n");
   for (std::size_t n : sizes) {
     const auto find = [&](const std::string& name) -> const Row* {
       const auto it = g_rows.find({n, name});
@@ -298,6 +302,10 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("sm_count", std::to_string(gpu.sm_count));
   benchmark::AddCustomContext("theoretical_gbps", fixed(gpu.theoretical_bandwidth_gbps(), 1));
   benchmark::AddCustomContext("ceiling_gbps", fixed(g_ceiling_gbps, 1));
+  benchmark::AddCustomContext("ceiling_kernel", reduce::stream_read_variant());
+  for (const reduce::ProbeTiming& t : reduce::probe_timings()) {
+    benchmark::AddCustomContext(std::string("probe ") + t.name, fixed(t.gbps, 1));
+  }
 
   std::vector<std::size_t> sizes;
   if (const char* env = std::getenv("REDUCE_BENCH_SIZES")) {

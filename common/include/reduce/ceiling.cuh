@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <vector>
 
 namespace reduce {
 
@@ -17,8 +18,23 @@ namespace reduce {
 /// 16-byte aligned; any \p n. The grid is sized from the SM count and the kernel's occupancy.
 void stream_read(const float* in, std::size_t n, float* sink, cudaStream_t stream);
 
-/// Measures the probe: median GB/s of \p repetitions reads of \p n floats, each after an L2
-/// flush, on a buffer it allocates (n = 2^28 is 1 GiB, well beyond any L2).
+/// Name of the read kernel stream_read() uses (the fastest of several layouts, once
+/// measure_ceiling_gbps() has run).
+const char* stream_read_variant();
+
+/// One read layout's speed in the last measure_ceiling_gbps() call.
+struct ProbeTiming {
+  const char* name;  ///< layout, e.g. "chunked x8 ldg"
+  double gbps;       ///< median of a short run
+};
+
+/// What the last measure_ceiling_gbps() measured for each layout.
+std::vector<ProbeTiming> probe_timings();
+
+/// Measures the probe: times each read layout (grid-stride or one contiguous share per block,
+/// 4 or 8 loads in flight, streaming or read-only loads), keeps the fastest, and returns its 
+/// median GB/s over \p repetitions reads of \p n floats, each after an L2 flush, on a buffer it
+/// allocates (n = 2^28 is 1 GiB, well beyond any L2).
 double measure_ceiling_gbps(std::size_t n = std::size_t{1} << 28, int repetitions = 30);
 
 }  // namespace reduce
