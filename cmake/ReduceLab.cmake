@@ -63,6 +63,21 @@ function(reduce_add_lab)
   # -L lab04, -L gpu and -L solutions all select by it (a list would not survive
   # gtest_discover_tests' PROPERTIES).
   set(label "lab${number}-gpu-${ARG_TREE}")
+
+  # Hidden tests: kept out of the student release, run by the grader.
+  set(hidden_source ${REDUCE_SOURCE_DIR}/autograder/hidden/${ARG_OP}_hidden_test.cu)
+  if(REDUCE_BUILD_HIDDEN_TESTS AND EXISTS ${hidden_source} AND NOT ARG_STUB)
+    add_executable(${lib}_hidden_test ${hidden_source})
+    target_link_libraries(${lib}_hidden_test PRIVATE ${lib} reduce::test_support)
+    target_compile_definitions(${lib}_hidden_test PRIVATE REDUCE_LAB_NAME="${ARG_LAB}")
+    set_target_properties(${lib}_hidden_test PROPERTIES
+      OUTPUT_NAME ${ARG_LAB}_${ARG_OP}_hidden_test
+      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${ARG_TREE}/bin)
+    gtest_discover_tests(${lib}_hidden_test
+      TEST_PREFIX "${ARG_TREE}.${ARG_LAB}.hidden."
+      DISCOVERY_TIMEOUT 60
+      PROPERTIES LABELS "${label}-hidden" TIMEOUT 600)
+  endif()
   if(ARG_STUB)
     add_test(NAME ${ARG_TREE}.${ARG_LAB}.${ARG_OP}.stub_fails_cleanly
       COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${test}>
@@ -98,6 +113,9 @@ function(reduce_add_tree tree)
   endif()
   get_property(labs GLOBAL PROPERTY REDUCE_COURSE_LABS)
   foreach(lab IN LISTS labs)
+    if(REDUCE_ONLY_LABS AND NOT lab IN_LIST REDUCE_ONLY_LABS)
+      continue()
+    endif()
     get_property(ops GLOBAL PROPERTY REDUCE_LAB_${lab}_OPS)
     foreach(op IN LISTS ops)
       if(stub)

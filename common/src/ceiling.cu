@@ -1,6 +1,7 @@
 #include <reduce/ceiling.cuh>
 #include <reduce/cuda_check.cuh>
 #include <reduce/device_buffer.cuh>
+#include <reduce/device_info.cuh>
 #include <reduce/event_timer.cuh>
 #include <reduce/l2_flush.cuh>
 
@@ -153,7 +154,15 @@ const char* stream_read_variant() { return kVariants[g_variant].name; }
 
 std::vector<ProbeTiming> probe_timings() { return g_timings; }
 
+std::size_t ceiling_probe_size() {
+  // The read rate still grows a little past 2^28 floats (the ramp-up and tail of a launch weigh
+  // less), so probe 2^30 (4 GiB) when the memory is there.
+  const std::size_t large = std::size_t{1} << 30;
+  return free_device_memory() > 3 * large * sizeof(float) ? large : large >> 2;
+}
+
 double measure_ceiling_gbps(std::size_t n, int repetitions) {
+  if (n == 0) n = ceiling_probe_size();
   DeviceBuffer<float> data(n);
   data.fill_bytes(0x3C);  // small positive floats; the value does not matter to a read
   DeviceBuffer<float> sink(1);

@@ -34,7 +34,11 @@ std::vector<ProbeTiming> probe_timings();
 /// Measures the probe: times each read layout (grid-stride or one contiguous share per block,
 /// 4 or 8 loads in flight, streaming or read-only loads), keeps the fastest, and returns its 
 /// median GB/s over \p repetitions reads of \p n floats, each after an L2 flush, on a buffer it
-/// allocates (n = 2^28 is 1 GiB, well beyond any L2).
-double measure_ceiling_gbps(std::size_t n = std::size_t{1} << 28, int repetitions = 30);
+/// allocates. \p n = 0 picks ceiling_probe_size().
+double measure_ceiling_gbps(std::size_t n = 0, int repetitions = 30);
+
+/// The size the probe reads by default: 2^30 floats (4 GiB) where three times that is free,
+/// else 2^28 (1 GiB); both far beyond any L2.
+std::size_t ceiling_probe_size();
 
 }  // namespace reduce
