@@ -36,6 +36,8 @@ function(reduce_add_lab)
 
   add_library(${lib} SHARED ${source} ${REDUCE_SOURCE_DIR}/common/src/export_${ARG_OP}.cu)
   target_link_libraries(${lib} PRIVATE reduce::common)
+  # A lab may keep shared device code in a header of its own folder (lab 14's atomic_max.cuh).
+  target_include_directories(${lib} PRIVATE ${ARG_TREE_DIR}/${ARG_LAB})
   # -lineinfo lets compute-sanitizer name the source line of a race or a bad access.
   target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
   set_target_properties(${lib} PROPERTIES

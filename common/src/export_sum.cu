@@ -2,7 +2,7 @@
 // one process (dlopen) and find each one's entry points by a C name.
 #include <reduce/lab.cuh>
 
-extern "C" const reduce::SumLab* reduce_sum_lab() {
-  static const reduce::SumLab lab{&reduce::sum_workspace_bytes, &reduce::sum};
+extern "C" const reduce::FloatLab* reduce_sum_lab() {
+  static const reduce::FloatLab lab{&reduce::sum_workspace_bytes, &reduce::sum};
   return &lab;
 }

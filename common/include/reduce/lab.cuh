@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 namespace reduce {
 
@@ -43,13 +44,73 @@ std::size_t sum_workspace_bytes(std::size_t n);
 /// \param stream the stream all work is queued on
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream);
 
-/// The sum entry points of one lab, as a benchmark that loads several labs looks them up.
-struct SumLab {
-  std::size_t (*workspace_bytes)(std::size_t n);  ///< sum_workspace_bytes
-  void (*run)(const float*, std::size_t, float*, Workspace, cudaStream_t);  ///< sum
+// ---- exercises (labs 10-14) ---------------------------------------------------------------
+// Semantics follow IEEE 754-2019 maximum/minimum and numpy/torch where those are silent:
+// a NaN anywhere makes the result NaN; -0.0 < +0.0 for maximum and minimum.
+
+/// Bytes of workspace that maximum() needs for \p n elements.
+std::size_t maximum_workspace_bytes(std::size_t n);
+/// Writes the largest of in[0..n) to *out. NaN if any element is NaN; +0.0 is larger than -0.0;
+/// the maximum of no elements is -inf (the identity of max).
+void maximum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream);
+
+/// Bytes of workspace that minimum() needs for \p n elements.
+std::size_t minimum_workspace_bytes(std::size_t n);
+/// Writes the smallest of in[0..n) to *out. NaN if any element is NaN; -0.0 is smaller than +0.0;
+/// the minimum of no elements is +inf.
+void minimum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream);
+
+/// Bytes of workspace that product() needs for \p n elements.
+std::size_t product_workspace_bytes(std::size_t n);
+/// Writes the product of in[0..n) to *out, in float; the product of no elements is 1. Overflow
+/// to inf and underflow to 0 happen as IEEE arithmetic dictates for the order of the lab's tree.
+void product(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream);
+
+/// Bytes of workspace that mean() needs for \p n elements.
+std::size_t mean_workspace_bytes(std::size_t n);
+/// Writes the arithmetic mean of in[0..n) to *out; NaN for n == 0 (as numpy). Must stay accurate
+/// for long inputs: the mean of 2^30 ones is exactly 1.
+void mean(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream);
+
+/// Bytes of workspace that argmax() needs for \p n elements.
+std::size_t argmax_workspace_bytes(std::size_t n);
+/// Writes to *out the index of the largest element: the first such index on ties (+0.0 and
+/// -0.0 tie), the index of the first NaN when any element is NaN (numpy/torch semantics).
+/// \throws std::invalid_argument for n == 0, before anything is queued.
+void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace workspace,
+            cudaStream_t stream);
+
+/// Lab 14: one thread per value calls the lab's float atomic_max(address, values[i]) and stores
+/// what it returned in old_values[i]. *address must hold the start value before the call.
+void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
+                      cudaStream_t stream);
+
+// ---- how a process that loads several labs finds them ---------------------------------------
+
+/// The entry points of one lab for an operation whose result is one float.
+struct FloatLab {
+  std::size_t (*workspace_bytes)(std::size_t n);                           ///< *_workspace_bytes
+  void (*run)(const float*, std::size_t, float*, Workspace, cudaStream_t);  ///< the operation
 };
+
+/// The argmax entry points of one lab.
+struct ArgmaxLab {
+  std::size_t (*workspace_bytes)(std::size_t n);                                   ///< argmax_workspace_bytes
+  void (*run)(const float*, std::size_t, std::int64_t*, Workspace, cudaStream_t);  ///< argmax
+};
+
+/// Kept for readers of lesson 01-09: the sum entry points.
+using SumLab = FloatLab;
 
 }  // namespace reduce
 
-/// Exported by every lab library that implements sum (common/src/export_sum.cu).
-extern "C" const reduce::SumLab* reduce_sum_lab();
+/// Exported by every lab library, one per operation it implements (common/src/export_<op>.cu);
+/// a benchmark that dlopen()s a lab finds its entry points through these C names.
+extern "C" {
+const reduce::FloatLab* reduce_sum_lab();
+const reduce::FloatLab* reduce_maximum_lab();
+const reduce::FloatLab* reduce_minimum_lab();
+const reduce::FloatLab* reduce_product_lab();
+const reduce::FloatLab* reduce_mean_lab();
+const reduce::ArgmaxLab* reduce_argmax_lab();
+}

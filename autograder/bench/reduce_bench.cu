@@ -1,0 +1,562 @@
+// The benchmark of every operation, and the ladder table.
+//
+// Loads lab libraries (default: every lab of the tree this binary was built for; override with
+// REDUCE_LABS="04_sequential=/path/lib04_sequential_sum.so,...") and times each operation they
+// export (sum, maximum, minimum, product, mean, argmax) beside its cub::DeviceReduce
+// counterpart, the ceiling probe (a pure streaming read) and a single-thread CPU loop, on the
+// same buffers, in one process. Rows are named <op>/<implementation>/<n>.
+//   REDUCE_BENCH_SIZES="2^26,2^28"  sizes (default 2^10, 2^12, ..., 2^30)
+//   REDUCE_SEED=n                    inputs from this seed (default: fresh each run)
+//   --benchmark_filter=^sum/         Google Benchmark flags select rows and write JSON
+//
+// Method (DESIGN §5): each sample poisons the output and the workspace and flushes L2 outside
+// the timed region, times one call with CUDA events, and checks the result; three inputs with
+// different contents rotate so a cached answer fails. Rows report the median over samples.
+#include <reduce/ceiling.cuh>
+#include <reduce/cuda_check.cuh>
+#include <reduce/device_buffer.cuh>
+#include <reduce/device_info.cuh>
+#include <reduce/event_timer.cuh>
+#include <reduce/generators.hpp>
+#include <reduce/l2_flush.cuh>
+#include <reduce/lab.cuh>
+#include <reduce/reference.hpp>
+
+#include <benchmark/benchmark.h>
+#include <dlfcn.h>
+#include <cub/device/device_reduce.cuh>
+#include <cuda/std/functional>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#ifndef REDUCE_DEFAULT_LABS
+#define REDUCE_DEFAULT_LABS ""
+#endif
+
+namespace {
+
+using reduce::DeviceBuffer;
+using reduce::Workspace;
+
+// ---- operations --------------------------------------------------------------------------
+
+enum class Op { kSum, kMaximum, kMinimum, kProduct, kMean, kArgmax };
+const Op kOps[] = {Op::kSum, Op::kMaximum, Op::kMinimum, Op::kProduct, Op::kMean, Op::kArgmax};
+
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::kSum:
+      return "sum";
+    case Op::kMaximum:
+      return "maximum";
+    case Op::kMinimum:
+      return "minimum";
+    case Op::kProduct:
+      return "product";
+    case Op::kMean:
+      return "mean";
+    case Op::kArgmax:
+      return "argmax";
+  }
+  return "?";
+}
+
+/// A result as the benchmark compares it: a float's bits, or an index.
+using Result = std::int64_t;
+
+/// Type-erased call of one implementation: the output is a float or an int64 index.
+using RunFn = std::function<void(const float*, std::size_t, void*, Workspace, cudaStream_t)>;
+
+/// One row: something that computes an operation on the device (or, for "cpu", the host).
+struct Impl {
+  Op op;
+  std::string name;
+  std::function<std::size_t(std::size_t)> workspace_bytes;
+  RunFn run;
+  bool checks_result = true;  // false for the probe, whose output is no result
+  bool on_host = false;
+};
+
+/// Rotating inputs for one (operation, size) with their expected results.
+constexpr int kRotation = 3;
+struct Inputs {
+  Op op;
+  std::size_t n = 0;
+  std::vector<DeviceBuffer<float>> device;
+  std::vector<double> expected;  // value (float ops) or index (argmax)
+  std::vector<float> host0;      // the CPU baseline reads this copy of input 0
+};
+
+std::uint64_t run_seed() {
+  static const std::uint64_t seed = [] {
+    const char* env = std::getenv("REDUCE_SEED");  // the grader sets it to make a run repeatable
+    return env != nullptr ? std::stoull(env, nullptr, 0) : reduce::fresh_seed();
+  }();
+  return seed;
+}
+
+/// Inputs whose exact result is known, so that every timed run can be checked.
+std::vector<float> make_input(Op op, std::size_t n, std::uint64_t seed, double& expected) {
+  switch (op) {
+    case Op::kSum:
+    case Op::kMean: {
+      std::vector<float> x = reduce::exact_integers(n, seed);
+      const double sum = reduce::reference_sum(x);
+      expected = op == Op::kSum ? sum : sum / static_cast<double>(n);
+      return x;
+    }
+    case Op::kMaximum:
+    case Op::kMinimum:
+    case Op::kArgmax: {
+      std::vector<float> x = reduce::mixed_sign(n, seed);
+      const std::size_t at = reduce::mix(seed, 99) % n;  // one clear extreme at a random place
+      x[at] = op == Op::kMinimum ? -2.0f : 2.0f;
+      expected = op == Op::kArgmax ? static_cast<double>(at) : x[at];
+      return x;
+    }
+    case Op::kProduct: {
+      // Ones, with a few 2s, halves and -1s: exact in any order (the exponent stays within +-60).
+      std::vector<float> x(n, 1.0f);
+      double product = 1.0;
+      const float factors[] = {2.0f, 2.0f, 0.5f, -1.0f};
+      for (std::size_t k = 0; k < std::min<std::size_t>(n, 60); ++k) {
+        const std::size_t at = reduce::mix(seed, k) % n;
+        if (x[at] != 1.0f) continue;
+        x[at] = factors[k % 4];
+        product *= x[at];
+      }
+      expected = product;
+      return x;
+    }
+  }
+  return {};
+}
+
+Inputs& inputs_for(Op op, std::size_t n) {
+  static std::unique_ptr<Inputs> current;
+  if (!current || current->n != n || current->op != op) {
+    current.reset();  // free the previous inputs first
+    auto fresh = std::make_unique<Inputs>();
+    fresh->op = op;
+    fresh->n = n;
+    for (int k = 0; k < kRotation; ++k) {
+      double expected = 0;
+      std::vector<float> host = make_input(op, n, run_seed() + 1000 * k + n, expected);
+      fresh->expected.push_back(expected);
+      fresh->device.emplace_back(host);
+      if (k == 0) fresh->host0 = std::move(host);
+    }
+    current = std::move(fresh);
+  }
+  return *current;
+}
+
+/// Whether \p got (float bits or index) is the expected result of \p op.
+bool correct(Op op, std::int64_t got_bits, double expected, double& got_value) {
+  if (op == Op::kArgmax) {
+    got_value = static_cast<double>(got_bits);
+    return got_bits == static_cast<std::int64_t>(expected);
+  }
+  float f;
+  const auto bits = static_cast<std::uint32_t>(got_bits);
+  std::memcpy(&f, &bits, sizeof f);
+  got_value = f;
+  if (op == Op::kMean) {  // one rounding of the division: allow 2 ulp
+    return std::fabs(f - expected) <=
+           2.0 * std::numeric_limits<float>::epsilon() * std::fabs(expected);
+  }
+  return f == static_cast<float>(expected);
+}
+
+// ---- measuring ---------------------------------------------------------------------------
+
+/// What one benchmark measured, for the tables printed at the end.
+struct Row {
+  double median_us = 0, gbps = 0, result = NAN, error = NAN;
+  std::string status = "ok";
+};
+std::map<std::tuple<Op, std::size_t, std::string>, Row> g_rows;
+double g_ceiling_gbps = 0;
+std::size_t g_ceiling_n = 0;
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
+  Row& row = g_rows[{impl.op, n, impl.name}];
+  try {
+    Inputs& in = inputs_for(impl.op, n);
+    reduce::Stream stream;
+    reduce::L2Flush l2;
+    reduce::EventTimer timer;
+    DeviceBuffer<unsigned char> workspace(impl.workspace_bytes(n));
+    DeviceBuffer<std::int64_t> out(1);
+    const Workspace ws{workspace.data(), workspace.bytes()};
+    impl.run(in.device[0].data(), n, out.data(), ws, stream.get());  // warm-up
+    stream.synchronize();
+
+    std::vector<double> samples;
+    int wrong = 0;
+    std::size_t k = 0;
+    for (auto _ : state) {
+      const int b = static_cast<int>(k++ % kRotation);
+      out.fill_bytes(0xFF, stream.get());
+      workspace.fill_bytes(0xFF, stream.get());
+      l2.flush(stream.get());
+      timer.start(stream.get());
+      impl.run(in.device[b].data(), n, out.data(), ws, stream.get());
+      timer.stop(stream.get());
+      const double ms = timer.elapsed_ms();
+      state.SetIterationTime(ms * 1e-3);
+      samples.push_back(ms);
+      if (!impl.checks_result) continue;
+      std::int64_t got = 0;
+      const std::size_t bytes = impl.op == Op::kArgmax ? sizeof(std::int64_t) : sizeof(float);
+      REDUCE_CUDA_CHECK(cudaMemcpy(&got, out.data(), bytes, cudaMemcpyDeviceToHost));
+      double value = 0;
+      const bool ok = correct(impl.op, got, in.expected[b], value);
+      if (!ok) ++wrong;
+      if (!ok || wrong == 0) {
+        row.result = value;
+        row.error = std::fabs(value - in.expected[b]);
+      }
+    }
+    const double bytes = static_cast<double>(n) * sizeof(float);
+    row.median_us = median(samples) * 1e3;
+    row.gbps = bytes / (row.median_us * 1e-6) / 1e9;
+    state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+    state.counters["median_us"] = row.median_us;
+    state.counters["median_gbps"] = row.gbps;
+    state.counters["wrong_results"] = wrong;
+    if (wrong > 0) {
+      row.status = "WRONG in " + std::to_string(wrong) + " timed runs";
+      state.SkipWithError(row.status.c_str());
+    }
+  } catch (const std::exception& e) {
+    row.status = e.what();
+    state.SkipWithError(e.what());
+  }
+}
+
+/// The single-thread CPU loop a student would write first, in float.
+double cpu_loop(Op op, const std::vector<float>& x) {
+  switch (op) {
+    case Op::kSum:
+      return reduce::serial_float_sum(x.data(), x.size());
+    case Op::kMean:
+      return reduce::serial_float_sum(x.data(), x.size()) / static_cast<float>(x.size());
+    case Op::kMaximum: {
+      float m = -INFINITY;
+      for (float v : x) m = v > m ? v : m;
+      return m;
+    }
+    case Op::kMinimum: {
+      float m = INFINITY;
+      for (float v : x) m = v < m ? v : m;
+      return m;
+    }
+    case Op::kProduct: {
+      float p = 1.0f;
+      for (float v : x) p *= v;
+      return p;
+    }
+    case Op::kArgmax: {
+      std::size_t at = 0;
+      for (std::size_t i = 1; i < x.size(); ++i)
+        if (x[i] > x[at]) at = i;
+      return static_cast<double>(at);
+    }
+  }
+  return 0;
+}
+
+void bench_host(benchmark::State& state, Op op, std::size_t n) {
+  Row& row = g_rows[{op, n, "cpu"}];
+  Inputs& in = inputs_for(op, n);
+  std::vector<double> samples;
+  double got = 0;
+  for (auto _ : state) {
+    const auto start = std::chrono::steady_clock::now();
+    got = cpu_loop(op, in.host0);
+    benchmark::DoNotOptimize(got);
+    const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
+    state.SetIterationTime(seconds.count());
+    samples.push_back(seconds.count() * 1e3);
+  }
+  row.median_us = median(samples) * 1e3;
+  row.gbps = n * sizeof(float) / (row.median_us * 1e-6) / 1e9;
+  row.result = got;
+  row.error = std::fabs(got - in.expected[0]);  // a float loop may be inexact
+  state.counters["median_us"] = row.median_us;
+  state.counters["median_gbps"] = row.gbps;
+}
+
+// ---- implementations ----------------------------------------------------------------------
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::stringstream stream(s);
+  for (std::string part; std::getline(stream, part, sep);)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+/// "67108864" or "2^26".
+std::size_t parse_size(const std::string& text) {
+  const auto caret = text.find('^');
+  if (caret == std::string::npos) return std::stoull(text);
+  return static_cast<std::size_t>(
+      std::llround(std::pow(std::stod(text.substr(0, caret)), std::stod(text.substr(caret + 1)))));
+}
+
+/// Every operation each lab library exports, found by its C name.
+std::vector<Impl> load_labs() {
+  const char* env = std::getenv("REDUCE_LABS");
+  std::vector<Impl> labs;
+  for (const std::string& entry : split(env != nullptr ? env : REDUCE_DEFAULT_LABS, ',')) {
+    const auto eq = entry.find('=');
+    const std::string name = entry.substr(0, eq);
+    const std::string path = eq == std::string::npos ? entry : entry.substr(eq + 1);
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      std::fprintf(stderr, "cannot load lab %s: %s\n", name.c_str(), dlerror());
+      continue;
+    }
+    for (Op op : kOps) {
+      const std::string symbol = std::string("reduce_") + op_name(op) + "_lab";
+      void* getter = dlsym(handle, symbol.c_str());
+      if (getter == nullptr) continue;
+      if (op == Op::kArgmax) {
+        const auto* lab = reinterpret_cast<const reduce::ArgmaxLab* (*)()>(getter)();
+        labs.push_back({op, name, lab->workspace_bytes,
+                        [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
+                                         cudaStream_t s) {
+                          run(in, n, static_cast<std::int64_t*>(out), ws, s);
+                        }});
+      } else {
+        const auto* lab = reinterpret_cast<const reduce::FloatLab* (*)()>(getter)();
+        labs.push_back(
+            {op, name, lab->workspace_bytes,
+             [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
+                              cudaStream_t s) { run(in, n, static_cast<float*>(out), ws, s); }});
+      }
+    }
+  }
+  return labs;
+}
+
+__global__ void divide_by(float* value, double n) {
+  *value = static_cast<float>(*value / n);
+}
+
+/// A cub::DeviceReduce call: with null storage it only sets the bytes it needs. \p extra is
+/// scratch the row keeps for itself in front of CUB's storage (ArgMax's maximum goes there).
+using CubCall = cudaError_t (*)(void* storage, std::size_t& bytes, void* extra, const float* in,
+                                std::size_t n, void* out, cudaStream_t stream);
+
+constexpr std::size_t kExtraBytes = 256;  // keeps CUB's storage 256-byte aligned
+
+Impl cub_row(Op op, CubCall call) {
+  return {op, "cub",
+          [call](std::size_t n) {
+            std::size_t bytes = 0;
+            REDUCE_CUDA_CHECK(call(nullptr, bytes, nullptr, nullptr, n, nullptr, nullptr));
+            return bytes + kExtraBytes;
+          },
+          [call](const float* in, std::size_t n, void* out, Workspace ws, cudaStream_t s) {
+            std::size_t bytes = ws.bytes - kExtraBytes;
+            REDUCE_CUDA_CHECK(call(ws.as<char>() + kExtraBytes, bytes, ws.data, in, n, out, s));
+          }};
+}
+
+Impl cub_impl(Op op) {
+  using I = std::int64_t;
+  switch (op) {
+    case Op::kSum:
+      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
+                            void* out, cudaStream_t s) {
+        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+      });
+    case Op::kMean: {
+      Impl impl = cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in,
+                                 std::size_t n, void* out, cudaStream_t s) {
+        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+      });
+      impl.run = [sum = impl.run](const float* in, std::size_t n, void* out, Workspace ws,
+                                  cudaStream_t s) {
+        sum(in, n, out, ws, s);
+        divide_by<<<1, 1, 0, s>>>(static_cast<float*>(out), static_cast<double>(n));
+        REDUCE_CUDA_CHECK_LAUNCH();
+      };
+      return impl;
+    }
+    case Op::kMaximum:
+      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
+                            void* out, cudaStream_t s) {
+        return cub::DeviceReduce::Max(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+      });
+    case Op::kMinimum:
+      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
+                            void* out, cudaStream_t s) {
+        return cub::DeviceReduce::Min(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+      });
+    case Op::kProduct:
+      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
+                            void* out, cudaStream_t s) {
+        return cub::DeviceReduce::Reduce(t, b, in, static_cast<float*>(out), static_cast<I>(n),
+                                         cuda::std::multiplies<float>{}, 1.0f, s);
+      });
+    case Op::kArgmax:  // CUB writes the maximum too: it goes into the row's extra scratch
+      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
+                            void* out, cudaStream_t s) {
+        return cub::DeviceReduce::ArgMax(t, b, in, static_cast<float*>(extra), static_cast<I*>(out),
+                                         static_cast<I>(n), s);
+      });
+  }
+  return {};
+}
+
+Impl probe_impl(Op op) {
+  return {op, "stream_read", [](std::size_t) { return std::size_t{0}; },
+          [](const float* in, std::size_t n, void* out, Workspace, cudaStream_t stream) {
+            reduce::stream_read(in, n, static_cast<float*>(out), stream);
+          },
+          /*checks_result=*/false};
+}
+
+// ---- the tables --------------------------------------------------------------------------
+
+std::string fixed(double v, int digits) {
+  if (!std::isfinite(v)) return "-";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+/// One block per operation and size: what a student compares rung by rung.
+void print_tables(const std::vector<std::size_t>& sizes, const std::vector<Impl>& impls,
+                  const reduce::DeviceInfo& gpu) {
+  std::printf(
+      "\n%s, %d SMs, theoretical %.0f GB/s; ceiling probe (stream read of %zu floats, "
+      "%s) %.0f GB/s\n",
+      gpu.name.c_str(), gpu.sm_count, gpu.theoretical_bandwidth_gbps(), g_ceiling_n,
+      reduce::stream_read_variant(), g_ceiling_gbps);
+  std::printf("probe layouts:");
+  for (const reduce::ProbeTiming& t : reduce::probe_timings())
+    std::printf(" [%s] %.0f", t.name, t.gbps);
+  std::printf(" GB/s\n");
+  for (Op op : kOps) {
+    for (std::size_t n : sizes) {
+      const auto find = [&](const std::string& name) -> const Row* {
+        const auto it = g_rows.find({op, n, name});
+        return it == g_rows.end() || it->second.median_us <= 0 ? nullptr : &it->second;
+      };
+      bool any = false;
+      for (const Impl& impl : impls) any |= impl.op == op && g_rows.count({op, n, impl.name});
+      if (!any) continue;
+      const Row* cpu = find("cpu");
+      const Row* cub = find("cub");
+      const Row* first = nullptr;  // rung 1, the naive atomic, when it is in this run
+      for (const Impl& impl : impls)
+        if (impl.op == op && impl.name.rfind("01_", 0) == 0) first = find(impl.name);
+      std::printf("\n%s, n = %zu floats (%.1f MB)\n", op_name(op), n, n * 4 / 1e6);
+      std::printf("%-26s %11s %9s %8s %9s %9s %7s %14s %10s  %s\n", "rung", "time_us", "GB/s",
+                  "ceil%", "x_cpu", "x_rung1", "t/CUB", "result", "|error|", "status");
+      for (const Impl& impl : impls) {
+        if (impl.op != op) continue;
+        const auto it = g_rows.find({op, n, impl.name});
+        if (it == g_rows.end()) continue;
+        const Row* r = find(impl.name);
+        if (r == nullptr) {
+          std::printf("%-26s %11s  %s\n", impl.name.c_str(), "-", it->second.status.c_str());
+          continue;
+        }
+        std::printf("%-26s %11s %9s %8s %9s %9s %7s %14s %10s  %s\n", impl.name.c_str(),
+                    fixed(r->median_us, 1).c_str(), fixed(r->gbps, 1).c_str(),
+                    fixed(100 * r->gbps / g_ceiling_gbps, 1).c_str(),
+                    cpu ? fixed(cpu->median_us / r->median_us, 1).c_str() : "-",
+                    first ? fixed(first->median_us / r->median_us, 1).c_str() : "-",
+                    cub ? fixed(r->median_us / cub->median_us, 3).c_str() : "-",
+                    fixed(r->result, 1).c_str(), fixed(r->error, 1).c_str(), r->status.c_str());
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  if (!reduce::has_gpu()) {
+    std::printf("no CUDA device: the benchmark needs a GPU\n");
+    return 0;
+  }
+  const reduce::DeviceInfo gpu = reduce::query_device();
+  g_ceiling_n = reduce::ceiling_probe_size();
+  g_ceiling_gbps = reduce::measure_ceiling_gbps(g_ceiling_n);
+  benchmark::AddCustomContext("gpu", gpu.name);
+  benchmark::AddCustomContext("sm_count", std::to_string(gpu.sm_count));
+  benchmark::AddCustomContext("theoretical_gbps", fixed(gpu.theoretical_bandwidth_gbps(), 1));
+  benchmark::AddCustomContext("ceiling_gbps", fixed(g_ceiling_gbps, 1));
+  benchmark::AddCustomContext("ceiling_elements", std::to_string(g_ceiling_n));
+  benchmark::AddCustomContext("ceiling_kernel", reduce::stream_read_variant());
+  benchmark::AddCustomContext("seed", std::to_string(run_seed()));
+  for (const reduce::ProbeTiming& t : reduce::probe_timings())
+    benchmark::AddCustomContext(std::string("probe ") + t.name, fixed(t.gbps, 1));
+
+  std::vector<std::size_t> sizes;
+  if (const char* env = std::getenv("REDUCE_BENCH_SIZES")) {
+    for (const std::string& s : split(env, ',')) sizes.push_back(parse_size(s));
+  } else {
+    for (int e = 10; e <= 30; e += 2) sizes.push_back(std::size_t{1} << e);
+  }
+
+  const std::vector<Impl> labs = load_labs();
+  std::vector<Impl> impls;
+  for (Op op : kOps) {
+    const bool present =
+        std::any_of(labs.begin(), labs.end(), [op](const Impl& i) { return i.op == op; });
+    if (!present) continue;
+    impls.push_back(probe_impl(op));
+    impls.push_back(cub_impl(op));
+    for (const Impl& lab : labs)
+      if (lab.op == op) impls.push_back(lab);
+    impls.push_back({op, "cpu", nullptr, nullptr, true, /*on_host=*/true});
+  }
+
+  for (Op op : kOps) {
+    for (std::size_t n : sizes) {
+      for (const Impl& impl : impls) {
+        if (impl.op != op) continue;
+        const std::string name =
+            std::string(op_name(op)) + "/" + impl.name + "/" + std::to_string(n);
+        auto* b = impl.on_host
+                      ? benchmark::RegisterBenchmark(
+                            name.c_str(), [op, n](benchmark::State& s) { bench_host(s, op, n); })
+                      : benchmark::RegisterBenchmark(name.c_str(), [impl, n](benchmark::State& s) {
+                          bench_device(s, impl, n);
+                        });
+        b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(impl.on_host ? 0.2 : 0.1);
+      }
+    }
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  print_tables(sizes, impls, gpu);
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,7 @@
+// Added to every lab library that implements product (see export_sum.cu).
+#include <reduce/lab.cuh>
+
+extern "C" const reduce::FloatLab* reduce_product_lab() {
+  static const reduce::FloatLab lab{&reduce::product_workspace_bytes, &reduce::product};
+  return &lab;
+}
