@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""Writes the measured tables into the lessons from benchmark JSON files.
+
+Every Google Benchmark JSON file in docs/results/ (written by reduce_bench with
+--benchmark_out, e.g. by tools/gpu_check.sh) contributes its GPU's rows. Each lesson
+labs/NN_*/README.md gets, between the lines <!-- measured:begin --> and <!-- measured:end -->,
+a table of its own rows beside the previous rung and cub::DeviceReduce, for every GPU and size
+found. Run it after copying a new run's JSON into docs/results/.
+
+usage: tools/update_results.py [--results docs/results] [--labs labs]
+"""
+import argparse
+import json
+import pathlib
+import re
+
+BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
+
+
+def load_runs(results):
+    """{(gpu, op, impl, n): row} and {gpu: ceiling GB/s} from every JSON file."""
+    rows, ceilings = {}, {}
+    for path in sorted(results.glob("*.json")):
+        data = json.loads(path.read_text())
+        context = data.get("context", {})
+        gpu = context.get("gpu")
+        if not gpu:
+            continue
+        ceilings[gpu] = float(context.get("ceiling_gbps", "nan"))
+        for b in data.get("benchmarks", []):
+            parts = b["name"].split("/")
+            if len(parts) != 3 or "median_us" not in b:
+                continue
+            op, impl, n = parts[0], parts[1], int(parts[2])
+            rows[(gpu, op, impl, n)] = {"us": b["median_us"], "gbps": b["median_gbps"]}
+    return rows, ceilings
+
+
+def table_for(lab, previous, rows, ceilings):
+    keys = sorted({(g, o, n) for (g, o, i, n) in rows if i == lab}, key=lambda k: (k[0], k[1], k[2]))
+    if not keys:
+        return "_No measurement of this lab yet: run tools/gpu_check.sh on a GPU host._\n"
+    head = "| GPU | op | n | time (us) | GB/s | % of ceiling | CUB (us) | time / CUB |"
+    sep = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    if previous:
+        head += f" rung {previous[:2]} (us) |"
+        sep += " ---: |"
+    lines = [head, sep]
+    for gpu, op, n in keys:
+        r = rows[(gpu, op, lab, n)]
+        cub = rows.get((gpu, op, "cub", n))
+        line = (f"| {gpu} | {op} | 2^{n.bit_length() - 1} | {r['us']:.1f} | {r['gbps']:.0f} | "
+                f"{100 * r['gbps'] / ceilings[gpu]:.1f} | "
+                f"{cub['us']:.1f} | {r['us'] / cub['us']:.3f} |" if cub else "- | - |")
+        if previous:
+            p = rows.get((gpu, op, previous, n))
+            line += f" {p['us']:.1f} |" if p else " - |"
+        lines.append(line)
+    ceiling_note = "; ".join(f"{g}: {c:.0f} GB/s" for g, c in sorted(ceilings.items()))
+    lines.append("")
+    lines.append(f"Ceiling = the streaming-read probe measured in the same run ({ceiling_note}). "
+                 "Median of many runs, CUDA events, L2 flushed before each.")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", default="docs/results")
+    parser.add_argument("--labs", default="labs")
+    args = parser.parse_args()
+    rows, ceilings = load_runs(pathlib.Path(args.results))
+    lessons = sorted(pathlib.Path(args.labs).glob("[0-9][0-9]_*/README.md"))
+    folders = [p.parent.name for p in lessons]
+    for path in lessons:
+        lab = path.parent.name
+        text = path.read_text()
+        if BEGIN not in text or END not in text:
+            continue
+        index = folders.index(lab)
+        previous = folders[index - 1] if 0 < index and int(lab[:2]) <= 9 else None
+        table = table_for(lab, previous, rows, ceilings)
+        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), BEGIN + "\n" + table + END, text,
+                      flags=re.S)
+        path.write_text(text)
+        print(f"updated {path}")
+
+
+if __name__ == "__main__":
+    main()
