@@ -4,7 +4,8 @@
 # ./out); a short summary is printed last.
 #
 #   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [sweep]   (default: all but sweep)
-#   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS
+#   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
+#        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
@@ -24,7 +25,8 @@ gpu=$(head -1 "$OUT/gpu.txt")
 
 if want build; then
   t0=$(stamp)
-  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release >"$OUT/configure.log" 2>&1 &&
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREDUCE_ONLY_LABS="${ONLY_LABS:-}" \
+    >"$OUT/configure.log" 2>&1 &&
     cmake --build "$BUILD" -j "$JOBS" >"$OUT/build.log" 2>&1
   rc=$?
   note "build: rc=$rc in $(( $(stamp) - t0 ))s"
