@@ -121,6 +121,6 @@ echo "================ summary: $gpu ================"
 printf '%s\n' "${summary[@]}"
 [ -f "$OUT/sanitize.txt" ] && cat "$OUT/sanitize.txt"
 [ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
-[ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "^n =|cub|09_|stream_read" | head -60
+[ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
 rm -f "$OUT"/*.log
 exit 0

@@ -20,19 +20,23 @@ BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
 def load_runs(results):
     """{(gpu, op, impl, n): row} and {gpu: ceiling GB/s} from every JSON file."""
     rows, ceilings = {}, {}
-    for path in sorted(results.glob("*.json")):
+    # Ladder runs last: where a sweep and a ladder run measured the same row, the ladder's wins,
+    # so a rung and the rung before it come from one run.
+    for path in sorted(results.glob("*.json"), key=lambda p: (p.name.startswith("ladder"), p.name)):
         data = json.loads(path.read_text())
         context = data.get("context", {})
         gpu = context.get("gpu")
         if not gpu:
             continue
-        ceilings[gpu] = float(context.get("ceiling_gbps", "nan"))
+        ceiling = float(context.get("ceiling_gbps", "nan"))
+        ceilings[gpu] = ceiling
         for b in data.get("benchmarks", []):
-            parts = b["name"].split("/")
+            parts = b["name"].split("/")[:3]  # Google Benchmark appends /min_time:.../manual_time
             if len(parts) != 3 or "median_us" not in b:
                 continue
             op, impl, n = parts[0], parts[1], int(parts[2])
-            rows[(gpu, op, impl, n)] = {"us": b["median_us"], "gbps": b["median_gbps"]}
+            rows[(gpu, op, impl, n)] = {"us": b["median_us"], "gbps": b["median_gbps"],
+                                        "ceiling": ceiling}
     return rows, ceilings
 
 
@@ -50,16 +54,16 @@ def table_for(lab, previous, rows, ceilings):
         r = rows[(gpu, op, lab, n)]
         cub = rows.get((gpu, op, "cub", n))
         line = (f"| {gpu} | {op} | 2^{n.bit_length() - 1} | {r['us']:.1f} | {r['gbps']:.0f} | "
-                f"{100 * r['gbps'] / ceilings[gpu]:.1f} | "
+                f"{100 * r['gbps'] / r['ceiling']:.1f} | "
                 f"{cub['us']:.1f} | {r['us'] / cub['us']:.3f} |" if cub else "- | - |")
         if previous:
             p = rows.get((gpu, op, previous, n))
             line += f" {p['us']:.1f} |" if p else " - |"
         lines.append(line)
-    ceiling_note = "; ".join(f"{g}: {c:.0f} GB/s" for g, c in sorted(ceilings.items()))
     lines.append("")
-    lines.append(f"Ceiling = the streaming-read probe measured in the same run ({ceiling_note}). "
-                 "Median of many runs, CUDA events, L2 flushed before each.")
+    lines.append("% of ceiling: against the streaming-read probe measured in the same run "
+                 "(docs/results has every run). Times: median of many runs, CUDA events, L2 "
+                 "flushed before each.")
     return "\n".join(lines) + "\n"
 
 
