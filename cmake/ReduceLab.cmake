@@ -43,11 +43,19 @@ function(reduce_add_lab)
   set_target_properties(${lib} PROPERTIES
     OUTPUT_NAME ${ARG_LAB}_${ARG_OP}
     LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${ARG_TREE}/lib)
+  set(bench_name ${ARG_LAB})
+  if(NOT ARG_OP MATCHES "^(sum|maximum|minimum|product|mean|argmax|atomic_max)$")
+    set(bench_name ${ARG_LAB}_${ARG_OP})  # a second mode of an operation, e.g. sum_deterministic
+  endif()
   set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_LIBS
-    "${ARG_LAB}=$<TARGET_FILE:${lib}>")
+    "${bench_name}=$<TARGET_FILE:${lib}>")
   set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_TARGETS ${lib})
 
   if(NOT REDUCE_BUILD_TESTS)
+    return()
+  endif()
+  if(NOT EXISTS ${REDUCE_SOURCE_DIR}/autograder/tests/${ARG_OP}_test.cu)
+    message(WARNING "no test suite autograder/tests/${ARG_OP}_test.cu: ${ARG_LAB}/${ARG_OP} is untested")
     return()
   endif()
   set(test ${lib}_test)

@@ -19,6 +19,8 @@
 namespace reduce::testing {
 namespace {
 
+// The suite is reused by other modes of the sum (sum_deterministic_test.cu adds to it).
+
 /// Error depth of the lab under test (set per lab in cmake/CourseLabs.cmake).
 std::size_t lab_depth(std::size_t n) {
 #if REDUCE_SERIAL_ORDER
@@ -180,6 +182,20 @@ TEST_F(SumTest, EveryCallComputesAfresh) {
   }
   for (int k = 0; k < 3; ++k) {
     EXPECT_TRUE(inputs[k].to_host() == hosts[k]) << "the lab modified its input " << k;
+  }
+}
+
+// ---- any alignment ----------------------------------------------------------------------------
+
+TEST_F(SumTest, UnalignedStart) {
+  const std::size_t n = (1u << 20) + 7;
+  const std::vector<float> host = exact_integers(n + 3, test_seed() + 77);
+  const DeviceBuffer<float> in(host);
+  for (std::size_t offset : {1, 2, 3}) {  // in + offset is 4-byte but not 16-byte aligned
+    SCOPED_TRACE("input starts " + std::to_string(offset) + " floats past a 16-byte boundary");
+    const std::vector<float> part(host.begin() + offset, host.begin() + offset + n);
+    expect_exact((*run_)(in.data() + offset, n), reference_sum(part), n);
+    expect_exact((*run_)(in.data() + offset, 5), reference_sum({part.begin(), part.begin() + 5}), 5);
   }
 }
 

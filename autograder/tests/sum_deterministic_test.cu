@@ -1,0 +1,29 @@
+// The deterministic mode of a sum: everything the sum suite checks, and the same bits on every
+// run for the same input (realistic data, where the order of additions changes the rounding).
+#include "sum_test.cu"
+
+namespace reduce::testing {
+namespace {
+
+class SumDeterministic : public SumTest, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(SumDeterministic, SameBitsTwentyTimes) {
+  const std::size_t n = GetParam();
+  const std::vector<float> host = mixed_sign(n, test_seed() ^ 0xD5);
+  const DeviceBuffer<float> in(host);
+  const float first = (*run_)(in.data(), n);
+  for (int run = 1; run < 20; ++run) {
+    const float again = (*run_)(in.data(), n);
+    ASSERT_EQ(bits(again), bits(first))
+        << "run " << run << " gave " << again << " after " << first
+        << ": the result depends on the order in which blocks finish (a float atomic?)";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, SumDeterministic,
+                         ::testing::Values<std::size_t>(1000, (1u << 16) + 1, (1u << 20) + 7,
+                                                        1u << 24, 1u << 26),
+                         ::testing::PrintToStringParamName());
+
+}  // namespace
+}  // namespace reduce::testing

@@ -1,0 +1,226 @@
+// Capstone: a float sum at the speed of memory, for any n, any alignment (shared by sum.cu and
+// sum_deterministic.cu, the lab's fast and deterministic modes).
+//
+// What each part buys (lesson 15 has the measurements):
+// - 16-byte loads (float4) and kUnroll of them in flight per thread: enough bytes in flight per
+//   SM to cover DRAM latency (Little's law) with few load instructions.
+// - Even-share tiles: block b reads one contiguous share of the input, one tile of
+//   kThreads * kUnroll float4s at a time (the layout cub::DeviceReduce uses), and the grid is a
+//   whole number of waves of resident blocks, sized from the SM count and the occupancy API.
+// - Alignment: the floats before the first 16-byte boundary and after the last whole float4
+//   (at most 3 each) are added by the first threads of block 0, so any pointer works.
+// - Small inputs are launch-bound, not bandwidth-bound: one block, one launch, no workspace.
+// - Larger inputs combine the per-block partials in one of three ways, chosen by size:
+//     two_pass    a second launch of one block (fixed order: deterministic);
+//     last_block  one launch; each block publishes its partial, fences, takes a ticket, and
+//                 the block that draws the last ticket adds all partials in a fixed order
+//                 (deterministic; a memset of the ticket is the only other operation);
+//     atomic      one launch; each block atomicAdds its partial into the zeroed output
+//                 (fastest tail, but the order of the additions, so the bits, vary by run).
+// REDUCE_CAPSTONE_STRATEGY=single_block|two_pass|last_block|atomic forces one (experiments).
+#pragma once
+
+#include <reduce/cuda_check.cuh>
+#include <reduce/lab.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+
+namespace reduce::capstone {
+
+constexpr unsigned kThreads = 256;
+constexpr int kUnroll = 4;                                  // float4 loads in flight per thread
+constexpr std::size_t kTile = std::size_t{kThreads} * kUnroll;  // float4s per block per step
+constexpr unsigned kWarp = 32;
+constexpr std::size_t kSingleBlockMax = std::size_t{1} << 14;  // floats: below, one block is faster
+
+enum class Strategy { kSingleBlock, kTwoPass, kLastBlock, kAtomic };
+
+__device__ __forceinline__ float warp_sum(float v) {
+#pragma unroll
+  for (unsigned offset = kWarp / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
+  return v;
+}
+
+/// Sum over the block, valid in thread 0. Fixed order: the same inputs give the same bits.
+__device__ __forceinline__ float block_sum(float v) {
+  __shared__ float warp_totals[kThreads / kWarp];
+  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
+  v = warp_sum(v);
+  if (lane == 0) warp_totals[warp] = v;
+  __syncthreads();
+  v = threadIdx.x < kThreads / kWarp ? warp_totals[threadIdx.x] : 0.0f;
+  if (warp == 0) v = warp_sum(v);
+  __syncthreads();  // warp_totals may be reused by a second block_sum in the same kernel
+  return v;
+}
+
+/// The input split into an unaligned head, a float4 body and a tail.
+struct Split {
+  const float* head;
+  unsigned head_n;  // 0..3 floats before the first 16-byte boundary
+  const float4* body;
+  std::size_t body_n;  // float4s
+  const float* tail;
+  unsigned tail_n;  // 0..3 floats after the body
+};
+
+inline Split split(const float* in, std::size_t n) {
+  const auto misalignment = static_cast<unsigned>((reinterpret_cast<std::uintptr_t>(in) / 4) % 4);
+  const unsigned head_n = static_cast<unsigned>(std::min<std::size_t>(n, (4 - misalignment) % 4));
+  const std::size_t body_n = (n - head_n) / 4;
+  const float* tail = in + head_n + body_n * 4;
+  return {in, head_n, reinterpret_cast<const float4*>(in + head_n), body_n, tail,
+          static_cast<unsigned>(n - head_n - body_n * 4)};
+}
+
+/// This block's share of the body plus, in block 0, the head and the tail; per-thread value.
+__device__ __forceinline__ float thread_partial(const Split s, std::size_t share) {
+  const std::size_t begin = blockIdx.x * share;
+  const std::size_t end = begin + share < s.body_n ? begin + share : s.body_n;
+  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+  std::size_t base = begin;
+  for (; base + kTile <= end; base += kTile) {  // whole tiles: kUnroll independent loads
+    float4 v[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) v[k] = __ldg(s.body + base + k * kThreads + threadIdx.x);
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      a0 += v[k].x;
+      a1 += v[k].y;
+      a2 += v[k].z;
+      a3 += v[k].w;
+    }
+  }
+  for (std::size_t i = base + threadIdx.x; i < end; i += kThreads) {  // the last partial tile
+    const float4 v = __ldg(s.body + i);
+    a0 += v.x;
+    a1 += v.y;
+    a2 += v.z;
+    a3 += v.w;
+  }
+  if (blockIdx.x == 0) {
+    if (threadIdx.x < s.head_n) a0 += s.head[threadIdx.x];
+    if (threadIdx.x < s.tail_n) a1 += s.tail[threadIdx.x];
+  }
+  return (a0 + a1) + (a2 + a3);
+}
+
+/// Each block writes its partial; with kLastBlock the last block to finish adds them all,
+/// with kAtomic each block adds its own into *out.
+template <Strategy kStrategy>
+__global__ void __launch_bounds__(kThreads) sum_kernel(Split s, std::size_t share, float* partials,
+                                                       unsigned* ticket, float* out) {
+  const float total = block_sum(thread_partial(s, share));
+  if constexpr (kStrategy == Strategy::kAtomic) {
+    if (threadIdx.x == 0) atomicAdd(out, total);
+    return;
+  } else if constexpr (kStrategy == Strategy::kSingleBlock) {
+    if (threadIdx.x == 0) *out = total;
+    return;
+  } else {
+    if (threadIdx.x == 0) partials[blockIdx.x] = total;
+    if constexpr (kStrategy == Strategy::kLastBlock) {
+      __shared__ bool last;
+      if (threadIdx.x == 0) {
+        __threadfence();  // the partial is visible to every block before the ticket is taken
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+      }
+      __syncthreads();
+      if (!last) return;
+      __threadfence();  // see the partials the other blocks published
+      float v = 0.0f;
+      for (unsigned i = threadIdx.x; i < gridDim.x; i += kThreads) v += __ldcg(partials + i);
+      v = block_sum(v);
+      if (threadIdx.x == 0) *out = v;
+    }
+  }
+}
+
+/// One block sums \p n partials in a fixed order (second launch of two_pass).
+__global__ void __launch_bounds__(kThreads) final_kernel(const float* partials, unsigned n, float* out) {
+  float v = 0.0f;
+  for (unsigned i = threadIdx.x; i < n; i += kThreads) v += partials[i];
+  v = block_sum(v);
+  if (threadIdx.x == 0) *out = v;
+}
+
+/// Resident blocks of sum_kernel on the whole GPU (all strategies have the same footprint).
+inline unsigned resident_blocks() {
+  static const unsigned blocks = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    REDUCE_CUDA_CHECK(cudaGetDevice(&device));
+    REDUCE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    REDUCE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, sum_kernel<Strategy::kTwoPass>, kThreads, 0));
+    return static_cast<unsigned>(sms * per_sm);
+  }();
+  return blocks;
+}
+
+/// Blocks for \p body_n float4s: whole tiles per block, at most one wave of resident blocks.
+inline unsigned grid_for(std::size_t body_n) {
+  const std::size_t tiles = (body_n + kTile - 1) / kTile;
+  return static_cast<unsigned>(std::clamp<std::size_t>(tiles, 1, resident_blocks()));
+}
+
+/// float4s per block: an even share, rounded up to whole tiles.
+inline std::size_t share_for(std::size_t body_n, unsigned grid) {
+  const std::size_t tiles = (body_n + kTile - 1) / kTile;
+  return (tiles + grid - 1) / grid * kTile;
+}
+
+/// REDUCE_CAPSTONE_STRATEGY, if set, overrides the choice by size (for the lesson's experiments).
+inline bool forced_strategy(Strategy& strategy) {
+  static const int forced = [] {
+    const char* env = std::getenv("REDUCE_CAPSTONE_STRATEGY");
+    if (env == nullptr) return -1;
+    if (std::strcmp(env, "single_block") == 0) return static_cast<int>(Strategy::kSingleBlock);
+    if (std::strcmp(env, "two_pass") == 0) return static_cast<int>(Strategy::kTwoPass);
+    if (std::strcmp(env, "last_block") == 0) return static_cast<int>(Strategy::kLastBlock);
+    if (std::strcmp(env, "atomic") == 0) return static_cast<int>(Strategy::kAtomic);
+    return -1;
+  }();
+  if (forced >= 0) strategy = static_cast<Strategy>(forced);
+  return forced >= 0;
+}
+
+/// Workspace: the partials and the ticket.
+inline std::size_t workspace_bytes(std::size_t n) {
+  return (resident_blocks() + 1) * sizeof(float) + 256;
+}
+
+/// Queues the whole reduction with \p strategy.
+inline void run(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream,
+                Strategy strategy) {
+  const Split s = split(in, n);
+  if (strategy == Strategy::kSingleBlock) {
+    sum_kernel<Strategy::kSingleBlock><<<1, kThreads, 0, stream>>>(s, s.body_n, nullptr, nullptr, out);
+    REDUCE_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  const unsigned grid = grid_for(s.body_n);
+  const std::size_t share = share_for(s.body_n, grid);
+  float* partials = workspace.as<float>();
+  auto* ticket = reinterpret_cast<unsigned*>(workspace.as<char>() + workspace.bytes - 256);
+  switch (strategy) {
+    case Strategy::kAtomic:
+      REDUCE_CUDA_CHECK(cudaMemsetAsync(out, 0, sizeof(float), stream));
+      sum_kernel<Strategy::kAtomic><<<grid, kThreads, 0, stream>>>(s, share, nullptr, nullptr, out);
+      break;
+    case Strategy::kLastBlock:
+      REDUCE_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
+      sum_kernel<Strategy::kLastBlock><<<grid, kThreads, 0, stream>>>(s, share, partials, ticket, out);
+      break;
+    default:
+      sum_kernel<Strategy::kTwoPass><<<grid, kThreads, 0, stream>>>(s, share, partials, nullptr, out);
+      REDUCE_CUDA_CHECK_LAUNCH();
+      final_kernel<<<1, kThreads, 0, stream>>>(partials, grid, out);
+      break;
+  }
+  REDUCE_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace reduce::capstone
