@@ -3,7 +3,8 @@
 # compute-sanitizer, the ladder benchmark, (the grader when built). Logs go to $OUT (default
 # ./out); a short summary is printed last.
 #
-#   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [sweep]   (default: all but sweep)
+#   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [sweep] [capstone]
+#   (default: build test stubs sanitize bench)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs)
 set -uo pipefail
@@ -116,11 +117,27 @@ fi
 
 (cd "$OUT" && tar czf logs.tgz ./*.log && rm -f ./*.log.keep)
 
+# The capstone's grid-level strategies forced one at a time, beside CUB, over the size sweep.
+if want capstone; then
+  t0=$(stamp)
+  sizes=${SWEEP_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}
+  for strategy in auto single_block two_pass last_block atomic; do
+    env=(REDUCE_BENCH_SIZES="$sizes")
+    [ "$strategy" = auto ] || env+=(REDUCE_CAPSTONE_STRATEGY="$strategy")
+    [ "$strategy" = single_block ] && env=(REDUCE_BENCH_SIZES="2^10,2^12,2^14,2^16,2^18" REDUCE_CAPSTONE_STRATEGY=single_block)
+    env "${env[@]}" "$BUILD/solutions/bin/reduce_bench" --benchmark_filter='^sum/(cub|15_capstone[a-z_]*)/' \
+      --benchmark_out="$OUT/capstone_$strategy.json" --benchmark_out_format=json >"$OUT/capstone_$strategy.log" 2>&1
+  done
+  python3 tools/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"
+  note "capstone strategies: $(( $(stamp) - t0 ))s"
+fi
+
 echo
 echo "================ summary: $gpu ================"
 printf '%s\n' "${summary[@]}"
 [ -f "$OUT/sanitize.txt" ] && cat "$OUT/sanitize.txt"
 [ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
+[ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
 [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
 rm -f "$OUT"/*.log
 exit 0
