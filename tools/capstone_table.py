@@ -2,7 +2,8 @@
 """Prints the capstone's strategies beside CUB from reduce_bench JSON files.
 
 usage: tools/capstone_table.py capstone_<strategy>.json...
-Each file is one run of reduce_bench with REDUCE_CAPSTONE_STRATEGY forced (or "auto");
+Each file is one run of reduce_bench (capstone_<config>.json) with REDUCE_CAPSTONE_STRATEGY and
+REDUCE_CAPSTONE_WAVES forced, or "auto" for the defaults;
 columns: median time of each strategy, CUB's (from the auto run) and the ratio to CUB.
 """
 import json
@@ -22,9 +23,9 @@ def main():
             op, impl, n = b["name"].split("/")[:3]
             if "median_us" in b:
                 runs.setdefault(int(n), {})[(strategy, impl)] = b["median_us"]
-    order = ["auto", "single_block", "two_pass", "last_block", "atomic"]
+    order = sorted({s for row in runs.values() for (s, _) in row}, key=lambda s: (s != "auto", s))
     print(f"capstone on {gpu}: median us (ratio to CUB in the same run)")
-    print(f"{'n':>6} {'CUB':>8} " + " ".join(f"{s:>16}" for s in order) + f" {'deterministic':>16}")
+    print(f"{'n':>6} {'CUB':>8} " + " ".join(f"{s:>16}" for s in order) + f" {'auto determ.':>16}")
     for n in sorted(runs):
         row = runs[n]
         cub = row.get(("auto", "cub"))

@@ -117,19 +117,24 @@ fi
 
 (cd "$OUT" && tar czf logs.tgz ./*.log && rm -f ./*.log.keep)
 
-# The capstone's grid-level strategies forced one at a time, beside CUB, over the size sweep.
+# The capstone: its default (fast and deterministic modes) beside CUB over the size sweep, then
+# its grid-level strategies and grid sizes forced one at a time at large sizes.
 if want capstone; then
   t0=$(stamp)
-  sizes=${SWEEP_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}
-  for strategy in auto single_block two_pass last_block atomic; do
-    env=(REDUCE_BENCH_SIZES="$sizes")
-    [ "$strategy" = auto ] || env+=(REDUCE_CAPSTONE_STRATEGY="$strategy")
-    [ "$strategy" = single_block ] && env=(REDUCE_BENCH_SIZES="2^10,2^12,2^14,2^16,2^18" REDUCE_CAPSTONE_STRATEGY=single_block)
-    env "${env[@]}" "$BUILD/solutions/bin/reduce_bench" --benchmark_filter='^sum/(cub|15_capstone[a-z_]*)/' \
-      --benchmark_out="$OUT/capstone_$strategy.json" --benchmark_out_format=json >"$OUT/capstone_$strategy.log" 2>&1
+  run_capstone() {  # run_capstone <name> <sizes> [VAR=value...]
+    local name=$1 sizes=$2; shift 2
+    env REDUCE_BENCH_SIZES="$sizes" "$@" "$BUILD/solutions/bin/reduce_bench" \
+      --benchmark_filter='^sum/(cub|stream_read|15_capstone[a-z_]*)/' \
+      --benchmark_out="$OUT/capstone_$name.json" --benchmark_out_format=json >"$OUT/capstone_$name.log" 2>&1
+  }
+  run_capstone auto "${SWEEP_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}"
+  for config in ${CAPSTONE_CONFIGS:-atomic:2 atomic:4 last_block:2 last_block:4}; do
+    run_capstone "${config/:/-w}" "2^24,2^26,2^28,2^30" REDUCE_CAPSTONE_STRATEGY="${config%%:*}" \
+      REDUCE_CAPSTONE_WAVES="${config##*:}"
   done
   python3 tools/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"
-  note "capstone strategies: $(( $(stamp) - t0 ))s"
+  (cd "$OUT" && tar czf capstone.tgz capstone_*.json && rm -f capstone_*.json)
+  note "capstone: $(( $(stamp) - t0 ))s"
 fi
 
 echo

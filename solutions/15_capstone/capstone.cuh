@@ -17,7 +17,8 @@
 //                 (deterministic; a memset of the ticket is the only other operation);
 //     atomic      one launch; each block atomicAdds its partial into the zeroed output
 //                 (fastest tail, but the order of the additions, so the bits, vary by run).
-// REDUCE_CAPSTONE_STRATEGY=single_block|two_pass|last_block|atomic forces one (experiments).
+// REDUCE_CAPSTONE_STRATEGY=single_block|two_pass|last_block|atomic forces one, and
+// REDUCE_CAPSTONE_WAVES=k launches k waves of resident blocks instead of one (experiments).
 #pragma once
 
 #include <reduce/cuda_check.cuh>
@@ -34,7 +35,10 @@ constexpr unsigned kThreads = 256;
 constexpr int kUnroll = 4;                                  // float4 loads in flight per thread
 constexpr std::size_t kTile = std::size_t{kThreads} * kUnroll;  // float4s per block per step
 constexpr unsigned kWarp = 32;
-constexpr std::size_t kSingleBlockMax = std::size_t{1} << 14;  // floats: below, one block is faster
+// Up to these sizes (floats) one block in one launch beats any multi-block strategy (H200 and
+// H100: launch latency, not bandwidth, sets the time).
+constexpr std::size_t kSingleBlockMax = std::size_t{1} << 13;
+constexpr std::size_t kSingleBlockMaxDeterministic = std::size_t{1} << 14;
 
 enum class Strategy { kSingleBlock, kTwoPass, kLastBlock, kAtomic };
 
@@ -147,7 +151,18 @@ __global__ void __launch_bounds__(kThreads) final_kernel(const float* partials, 
   if (threadIdx.x == 0) *out = v;
 }
 
-/// Resident blocks of sum_kernel on the whole GPU (all strategies have the same footprint).
+/// Waves of resident blocks per launch: 1 unless REDUCE_CAPSTONE_WAVES says otherwise.
+inline unsigned waves() {
+  static const unsigned value = [] {
+    const char* env = std::getenv("REDUCE_CAPSTONE_WAVES");
+    const int k = env != nullptr ? std::atoi(env) : 1;
+    return static_cast<unsigned>(std::clamp(k, 1, 16));
+  }();
+  return value;
+}
+
+/// Resident blocks of sum_kernel on the whole GPU (all strategies have the same footprint),
+/// times waves().
 inline unsigned resident_blocks() {
   static const unsigned blocks = [] {
     int device = 0, sms = 0, per_sm = 0;
@@ -155,12 +170,12 @@ inline unsigned resident_blocks() {
     REDUCE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     REDUCE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, sum_kernel<Strategy::kTwoPass>, kThreads, 0));
-    return static_cast<unsigned>(sms * per_sm);
+    return static_cast<unsigned>(sms * per_sm) * waves();
   }();
   return blocks;
 }
 
-/// Blocks for \p body_n float4s: whole tiles per block, at most one wave of resident blocks.
+/// Blocks for \p body_n float4s: whole tiles per block, at most waves() waves of resident blocks.
 inline unsigned grid_for(std::size_t body_n) {
   const std::size_t tiles = (body_n + kTile - 1) / kTile;
   return static_cast<unsigned>(std::clamp<std::size_t>(tiles, 1, resident_blocks()));
