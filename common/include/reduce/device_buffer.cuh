@@ -28,8 +28,10 @@ class DeviceBuffer {
 
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  /// Takes over the allocation of \p other, which is left empty.
   DeviceBuffer(DeviceBuffer&& other) noexcept
       : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+  /// Frees this buffer, then takes over the allocation of \p other, which is left empty.
   DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
     if (this != &other) {
       release();

@@ -104,13 +104,13 @@ using SumLab = FloatLab;
 
 }  // namespace reduce
 
-/// Exported by every lab library, one per operation it implements (common/src/export_<op>.cu);
+/// Exported by every lab library, one per operation it implements (`common/src/export_<op>.cu`);
 /// a benchmark that dlopen()s a lab finds its entry points through these C names.
 extern "C" {
 const reduce::FloatLab* reduce_sum_lab();
-const reduce::FloatLab* reduce_maximum_lab();
-const reduce::FloatLab* reduce_minimum_lab();
-const reduce::FloatLab* reduce_product_lab();
-const reduce::FloatLab* reduce_mean_lab();
-const reduce::ArgmaxLab* reduce_argmax_lab();
+const reduce::FloatLab* reduce_maximum_lab();    ///< maximum() of this lab library
+const reduce::FloatLab* reduce_minimum_lab();    ///< minimum() of this lab library
+const reduce::FloatLab* reduce_product_lab();    ///< product() of this lab library
+const reduce::FloatLab* reduce_mean_lab();       ///< mean() of this lab library
+const reduce::ArgmaxLab* reduce_argmax_lab();   ///< argmax() of this lab library
 }

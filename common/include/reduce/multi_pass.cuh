@@ -27,6 +27,11 @@ constexpr std::size_t multi_pass_workspace_bytes(std::size_t n, std::size_t per_
 }
 
 /// Reduces \p n floats at \p in to one value at \p result by repeated passes.
+/// \param in device input
+/// \param n number of elements
+/// \param result device pointer to the one output float
+/// \param workspace at least multi_pass_workspace_bytes(n, per_block) bytes
+/// \param stream the stream every launch is queued on
 /// \param per_block elements one block of \p pass reduces
 /// \param pass callable `pass(const float* in, std::size_t n, float* partials, std::size_t blocks,
 ///             cudaStream_t)` that launches the lab's kernel with \p blocks blocks, each writing
