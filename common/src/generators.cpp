@@ -94,4 +94,70 @@ std::vector<float> wide_range(std::size_t n, std::uint64_t seed) {
   return x;
 }
 
+std::vector<float> all_negative(std::size_t n, std::uint64_t seed) {
+  std::vector<float> x(n);
+  parallel_fill(x, [seed](std::size_t i) {
+    return -(1.0f + static_cast<float>(1023.0 * unit(mix(seed, i))));
+  });
+  return x;
+}
+
+std::vector<float> signed_zeros(std::size_t n, std::uint64_t seed) {
+  std::vector<float> x(n);
+  parallel_fill(x, [seed](std::size_t i) { return (mix(seed, i) & 1) ? -0.0f : 0.0f; });
+  return x;
+}
+
+std::vector<float> signed_mix(std::size_t n, std::uint64_t seed, double zero_fraction,
+                              double inf_fraction) {
+  std::vector<float> x(n);
+  parallel_fill(x, [=](std::size_t i) {
+    const std::uint64_t kind = mix(seed ^ 0x5BD1E995ull, i);
+    const std::uint64_t r = mix(seed, i);
+    const bool negative = (kind & 1) != 0;
+    const double u = unit(kind);
+    if (u < inf_fraction) return negative ? -HUGE_VALF : HUGE_VALF;
+    if (u < inf_fraction + zero_fraction) return negative ? -0.0f : 0.0f;
+    const int exponent = static_cast<int>((r >> 8) % 41) - 20;
+    const float mantissa = 1.0f + static_cast<float>((r >> 16) & 0xFFFF) / 65536.0f;
+    const float v = std::ldexp(mantissa, exponent);
+    return negative ? -v : v;
+  });
+  return x;
+}
+
+std::vector<float> ties(std::size_t n, std::uint64_t seed, float top,
+                        const std::vector<std::size_t>& positions) {
+  std::vector<float> x(n);
+  const float scale = std::max(1.0f, std::fabs(top));
+  parallel_fill(x, [=](std::size_t i) {
+    // top - d with d >= max(1, |top|) lies below top by at least |top| or 1: no rounding
+    // can bring it back up to top.
+    return top - scale * (1.0f + static_cast<float>(unit(mix(seed, i))));
+  });
+  place(x, positions, top);
+  return x;
+}
+
+void place(std::vector<float>& x, const std::vector<std::size_t>& positions, float value) {
+  for (std::size_t p : positions) {
+    if (p < x.size()) x[p] = value;
+  }
+}
+
+std::vector<float> exact_product_factors(std::size_t n, std::uint64_t seed) {
+  std::vector<float> x(n);
+  parallel_fill(x, [seed](std::size_t i) { return (mix(seed, i) & 1) ? -1.0f : 1.0f; });
+  if (n == 0) return x;
+  // Up to kProductExponentBudget places each for +-2 and +-0.5 (a place drawn twice counts
+  // once; a 2 overwritten by a 0.5 only lowers the count of 2s).
+  const std::size_t each = std::min(kProductExponentBudget, n / 3);
+  for (std::size_t k = 0; k < 2 * each; ++k) {
+    const std::uint64_t r = mix(seed ^ 0xC2B2AE3D27D4EB4Full, k);
+    const float magnitude = k < each ? 2.0f : 0.5f;
+    x[r % n] = (r >> 63) ? -magnitude : magnitude;
+  }
+  return x;
+}
+
 }  // namespace reduce

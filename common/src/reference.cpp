@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <thread>
 
 namespace reduce {
@@ -67,6 +68,142 @@ std::size_t tree_depth(std::size_t n) {
 double sum_error_bound(std::size_t depth, std::size_t n, double abs_sum) {
   const double reference_error = static_cast<double>(n) * 0x1.0p-53 * abs_sum;
   return gamma(depth + 1) * abs_sum + reference_error;
+}
+
+float ieee_maximum(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? b : a;  // +0.0 beats -0.0; equal non-zeros are the same
+  return a > b ? a : b;
+}
+
+float ieee_minimum(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? a : b;  // -0.0 beats +0.0
+  return a < b ? a : b;
+}
+
+float reference_maximum(const std::vector<float>& x) {
+  float m = -std::numeric_limits<float>::infinity();
+  for (float v : x) {
+    m = ieee_maximum(m, v);
+    if (std::isnan(m)) break;  // nothing beats a NaN
+  }
+  return m;
+}
+
+float reference_minimum(const std::vector<float>& x) {
+  float m = std::numeric_limits<float>::infinity();
+  for (float v : x) {
+    m = ieee_minimum(m, v);
+    if (std::isnan(m)) break;
+  }
+  return m;
+}
+
+std::int64_t reference_argmax(const std::vector<float>& x) {
+  if (x.empty()) throw std::invalid_argument("reference_argmax: argmax of no elements");
+  std::size_t best = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i])) return static_cast<std::int64_t>(i);  // the first NaN wins
+    if (x[i] > x[best]) best = i;                                   // strict: ties keep the first
+  }
+  return static_cast<std::int64_t>(best);
+}
+
+namespace {
+
+/// A product kept as sign, flags and mantissa * 2^exponent, mantissa in [0.5, 1).
+struct ScaledProduct {
+  bool nan = false, zero = false, infinite = false, negative = false;
+  double mantissa = 1.0;
+  long long exponent = 0;
+
+  void multiply(double v) {
+    if (std::isnan(v)) {
+      nan = true;
+      return;
+    }
+    negative ^= std::signbit(v);
+    if (v == 0.0) {
+      zero = true;
+    } else if (std::isinf(v)) {
+      infinite = true;
+    } else {
+      int e = 0;
+      mantissa *= std::frexp(std::fabs(v), &e);
+      exponent += e;
+      mantissa = std::frexp(mantissa, &e);  // back to [0.5, 1): exact
+      exponent += e;
+    }
+  }
+
+  void merge(const ScaledProduct& o) {
+    nan |= o.nan;
+    zero |= o.zero;
+    infinite |= o.infinite;
+    negative ^= o.negative;
+    int e = 0;
+    mantissa = std::frexp(mantissa * o.mantissa, &e);
+    exponent += o.exponent + e;
+  }
+
+  double value() const {
+    if (nan || (zero && infinite)) return std::numeric_limits<double>::quiet_NaN();
+    const double sign = negative ? -1.0 : 1.0;
+    if (zero) return sign * 0.0;
+    if (infinite) return sign * std::numeric_limits<double>::infinity();
+    const long long e = std::clamp<long long>(exponent, -4000, 4000);  // ldexp saturates
+    return sign * std::ldexp(mantissa, static_cast<int>(e));
+  }
+};
+
+}  // namespace
+
+double reference_product(const std::vector<float>& x) {
+  const std::size_t n = x.size();
+  const std::size_t workers =
+      std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, n / (1u << 16) + 1);
+  std::vector<ScaledProduct> partial(workers);
+  std::vector<std::thread> threads;
+  for (std::size_t w = 0; w < workers; ++w) {
+    threads.emplace_back([&, w] {
+      ScaledProduct p;
+      for (std::size_t i = n * w / workers, end = n * (w + 1) / workers; i < end; ++i) {
+        p.multiply(static_cast<double>(x[i]));
+      }
+      partial[w] = p;
+    });
+  }
+  for (auto& t : threads) t.join();
+  ScaledProduct total;
+  for (const ScaledProduct& p : partial) total.merge(p);
+  return total.value();
+}
+
+double reference_mean(const std::vector<float>& x) {
+  if (x.empty()) return std::numeric_limits<double>::quiet_NaN();
+  return reference_sum(x) / static_cast<double>(x.size());
+}
+
+double probabilistic_gamma(std::size_t depth, double lambda) {
+  const double u = kFloatUnitRoundoff;
+  const double d = static_cast<double>(depth);
+  return std::expm1(lambda * std::sqrt(d) * u + d * u * u / (1.0 - u));
+}
+
+double product_relative_error_bound(std::size_t n) {
+  const std::size_t depth = n == 0 ? 0 : n - 1;
+  const double rounding = std::min(gamma(depth), probabilistic_gamma(depth, 8.0));
+  return rounding + 2.0 * static_cast<double>(n) * 0x1.0p-53;
+}
+
+double mean_error_bound(std::size_t depth, std::size_t n, double abs_sum, double mean) {
+  if (n == 0) return 0.0;
+  const double u = kFloatUnitRoundoff;
+  const double sum_part = sum_error_bound(depth, n, abs_sum) / static_cast<double>(n);
+  return (1.0 + 2.0 * u) * (sum_part + 2.0 * u * std::fabs(mean));
 }
 
 }  // namespace reduce

@@ -40,4 +40,39 @@ std::uint64_t mix(std::uint64_t seed, std::uint64_t index) noexcept;
 /// A fresh seed from the clock and the process, for runs that must not repeat their inputs.
 std::uint64_t fresh_seed() noexcept;
 
+// ---- adversarial inputs for maximum, minimum, argmax, product and atomic max (labs 10-14) -----
+
+/// Strictly negative values -(1 + 1023 u), u uniform in [0, 1): the maximum is negative, so a
+/// reduction that starts from 0 instead of -inf (or memsets its output to 0) returns 0.
+std::vector<float> all_negative(std::size_t n, std::uint64_t seed);
+
+/// +0.0f and -0.0f at random, each with probability 1/2. The IEEE maximum of such an input is
+/// +0.0f as soon as one +0.0f is present, the minimum -0.0f as soon as one -0.0f is.
+std::vector<float> signed_zeros(std::size_t n, std::uint64_t seed);
+
+/// Random sign; magnitudes as wide_range() (2^-20 to 2^21); about \p zero_fraction of the
+/// elements are +0.0f or -0.0f and about \p inf_fraction are +inf or -inf, signs at random.
+std::vector<float> signed_mix(std::size_t n, std::uint64_t seed, double zero_fraction,
+                              double inf_fraction);
+
+/// Values strictly below \p top, with \p top itself at each of \p positions that is < n: the
+/// maximum is reached at several places (argmax must return the first). \p top must be finite.
+std::vector<float> ties(std::size_t n, std::uint64_t seed, float top,
+                        const std::vector<std::size_t>& positions);
+
+/// Writes \p value at each of \p positions that is < x.size(), e.g. NaN at the first, a middle
+/// and the last place. Positions out of range are ignored, so one list serves every size.
+void place(std::vector<float>& x, const std::vector<std::size_t>& positions, float value);
+
+/// Most exponent steps exact_product_factors() puts in one direction: at most this many factors
+/// of magnitude 2 and as many of magnitude 1/2.
+inline constexpr std::size_t kProductExponentBudget = 60;
+
+/// Factors whose product is exact in float in any order: +1 or -1 (random sign) everywhere,
+/// except at up to kProductExponentBudget places +-2 and up to as many +-0.5. Every partial
+/// product of any subset is +-2^k with |k| <= 60, far inside float's range, so every
+/// multiplication order gives the same, exact result (compare bitwise). Dropping or doubling
+/// a +-2, +-0.5 or -1 changes the product.
+std::vector<float> exact_product_factors(std::size_t n, std::uint64_t seed);
+
 }  // namespace reduce

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace reduce {
@@ -47,5 +48,58 @@ std::size_t tree_depth(std::size_t n);
 /// magnitudes add up to \p abs_sum: gamma(depth + 1) * abs_sum, the +1 for rounding the result
 /// to float, plus the double reference's own error (n * 2^-53 * abs_sum).
 double sum_error_bound(std::size_t depth, std::size_t n, double abs_sum);
+
+// ---- references for the exercises (labs 10-14) ------------------------------------------------
+// The semantics are those of common/include/reduce/lab.cuh: IEEE 754-2019 maximum and minimum
+// (a NaN anywhere gives NaN; -0.0 < +0.0), numpy/torch argmax (first index on ties, first NaN).
+
+/// IEEE 754-2019 maximum of two floats: NaN if either is NaN, +0.0f for (+0.0f, -0.0f) in
+/// either order, else the larger. Associative and commutative (up to the NaN's payload).
+float ieee_maximum(float a, float b);
+
+/// IEEE 754-2019 minimum of two floats: NaN if either is NaN, -0.0f for (+0.0f, -0.0f) in
+/// either order, else the smaller.
+float ieee_minimum(float a, float b);
+
+/// Largest element by ieee_maximum(); -inf for no elements (the identity of maximum).
+float reference_maximum(const std::vector<float>& x);
+
+/// Smallest element by ieee_minimum(); +inf for no elements (the identity of minimum).
+float reference_minimum(const std::vector<float>& x);
+
+/// Index of the first NaN if x holds one; otherwise the first index of the largest element,
+/// +0.0 and -0.0 counting as equal. 64-bit, like the lab's output.
+/// \throws std::invalid_argument for an empty x (argmax of nothing is undefined).
+std::int64_t reference_argmax(const std::vector<float>& x);
+
+/// Product of x in double precision with the exponent kept apart (no overflow or underflow
+/// along the way, whatever n): NaN if any element is NaN or if a zero meets an infinity;
+/// otherwise a zero or an infinity with the sign of the product, or the finite product
+/// (which may still exceed double's range and come back as +-inf or +-0). 1 for no elements.
+/// Relative error at most about n * 2^-53.
+double reference_product(const std::vector<float>& x);
+
+/// Mean in double: reference_sum(x) / n; NaN for no elements (as numpy).
+double reference_mean(const std::vector<float>& x);
+
+/// Probabilistic counterpart of gamma() (Higham and Mary, SIAM J. Sci. Comput. 41(5), 2019,
+/// Theorem 2.4): if the rounding errors of \p depth operations are independent with mean zero,
+/// then |prod(1 + delta_k) - 1| <= exp(lambda sqrt(depth) u + depth u^2 / (1 - u)) - 1 with
+/// probability at least 1 - 2 exp(-lambda^2 (1 - u)^2 / 2). For lambda = 8 that is 1 - 2.5e-14.
+double probabilistic_gamma(std::size_t depth, double lambda);
+
+/// Bound on |float product - exact| / |exact| for a product of \p n finite factors in float,
+/// evaluated in any order without overflow or underflow. Unlike a sum, every one of the n - 1
+/// roundings scales the whole result, whatever the tree: the worst case is gamma(n - 1) for a
+/// serial loop and for a balanced tree alike. That worst case grows linearly and is useless
+/// past about 2^20 factors, so the bound is the smaller of gamma(n - 1) and
+/// probabilistic_gamma(n - 1, 8), plus the double reference's own error (2 n 2^-53).
+double product_relative_error_bound(std::size_t n);
+
+/// Bound on |float mean - exact mean| when the sum was evaluated with depth \p depth and then
+/// divided by n with one rounding to float in double precision: the sum's bound
+/// (sum_error_bound) divided by n, plus 2u |mean| for the division and the final rounding,
+/// everything scaled by (1 + 2u).
+double mean_error_bound(std::size_t depth, std::size_t n, double abs_sum, double mean);
 
 }  // namespace reduce
