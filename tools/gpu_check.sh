@@ -3,7 +3,7 @@
 # compute-sanitizer, the ladder benchmark, (the grader when built). Logs go to $OUT (default
 # ./out); a short summary is printed last.
 #
-#   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [sweep] [capstone]
+#   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [ops] [sweep] [capstone]
 #   (default: build test stubs sanitize bench)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs)
@@ -58,7 +58,7 @@ fi
 
 # compute-sanitizer on small sizes, all (binary, tool) pairs in parallel. racecheck reports
 # warp-level hazards as warnings only, so hazards are counted from its summary, not its exit code.
-FILTER='*SumExact*/33:*SumExact*/1025:*EmptyInput*:*SumSentinel*/1025'
+FILTER='*EmptyInput*:*/33:*/1025'
 log_name() { echo "$OUT/san/$(basename "$(dirname "$(dirname "$1")")").$(basename "$1").$2.log"; }
 run_sanitizer() {  # run_sanitizer <binary> <tool>
   compute-sanitizer --tool "$2" --print-limit 5 "$1" --gtest_filter="$FILTER" >"$(log_name "$1" "$2")" 2>&1
@@ -106,6 +106,16 @@ if want bench; then
   note "ladder: rc=$? in $(( $(stamp) - t0 ))s"
 fi
 
+# The exercises' operations beside their CUB counterparts (Max, Min, Reduce with multiplies, Sum
+# then a division, ArgMax).
+if want ops; then
+  t0=$(stamp)
+  REDUCE_BENCH_SIZES=${OPS_SIZES:-2^28} "$BUILD/solutions/bin/reduce_bench" \
+    --benchmark_filter='^(maximum|minimum|product|mean|argmax)/' \
+    --benchmark_out="$OUT/ops.json" --benchmark_out_format=json >"$OUT/ops.log" 2>&1
+  note "ops: rc=$? in $(( $(stamp) - t0 ))s"
+fi
+
 if want sweep; then
   t0=$(stamp)
   sizes=(); IFS=, read -ra sizes <<<"${SWEEP_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}"
@@ -143,6 +153,7 @@ printf '%s\n' "${summary[@]}"
 [ -f "$OUT/sanitize.txt" ] && cat "$OUT/sanitize.txt"
 [ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
 [ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
+[ -f "$OUT/ops.log" ] && sed -n '/^probe layouts/,$p' "$OUT/ops.log" | grep -v "^probe\|^$\|^rung"
 [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
 rm -f "$OUT"/*.log
 exit 0
