@@ -5,9 +5,10 @@
 // a dropped or doubled factor changes them. Sentinels (one -2 among ones) find index bugs.
 // Realistic factors near 1 are compared with a double reference within a derived bound: every
 // one of the n - 1 roundings scales the whole product, whatever the order, so the worst case is
-// gamma(n - 1); past about 2^16 factors the bound used is the probabilistic one of Higham and
-// Mary (reference.hpp, product_relative_error_bound), which fails a correct kernel with
-// probability below 1e-13. Overflow to inf and underflow to 0 are checked with inputs that
+// gamma(n - 1) (reference.hpp, product_relative_error_bound). That bound is useless past 2^24
+// factors, and a probabilistic one does not hold here (roundings of factors near 1 are biased:
+// an H200 gave 3.3e-3 for 2^24 factors, above the lambda = 8 bound of 2e-3), so realistic
+// inputs stop at 2^20; the exact tests cover every size. Overflow to inf and underflow to 0 are checked with inputs that
 // overflow (or underflow) in every order, so the tree's own order does not matter.
 #include "gpu_test.hpp"
 
@@ -229,12 +230,11 @@ TEST_P(ProductRealistic, WithinErrorBound) {
   EXPECT_LE(relative, bound)
       << "n = " << n << ": got " << describe(got) << ", reference " << exact
       << ", relative error " << relative << " above the bound " << bound
-      << " (min(gamma(n - 1), probabilistic gamma(n - 1, lambda = 8)) + the reference's "
-         "error). A dropped or repeated factor near 1 changes the product by about 1e-3.";
+      << " (gamma(n - 1) + the reference's error).";
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ProductRealistic,
-                         ::testing::Values<std::size_t>(1000, 65537, (1u << 20) + 7, 1u << 24),
+                         ::testing::Values<std::size_t>(1000, 65537, (1u << 20) + 7),
                          ::testing::PrintToStringParamName());
 
 // ---- overflow and underflow ------------------------------------------------------------------

@@ -187,16 +187,9 @@ double reference_mean(const std::vector<float>& x) {
   return reference_sum(x) / static_cast<double>(x.size());
 }
 
-double probabilistic_gamma(std::size_t depth, double lambda) {
-  const double u = kFloatUnitRoundoff;
-  const double d = static_cast<double>(depth);
-  return std::expm1(lambda * std::sqrt(d) * u + d * u * u / (1.0 - u));
-}
-
 double product_relative_error_bound(std::size_t n) {
   const std::size_t depth = n == 0 ? 0 : n - 1;
-  const double rounding = std::min(gamma(depth), probabilistic_gamma(depth, 8.0));
-  return rounding + 2.0 * static_cast<double>(n) * 0x1.0p-53;
+  return gamma(depth) + 2.0 * static_cast<double>(n) * 0x1.0p-53;
 }
 
 double mean_error_bound(std::size_t depth, std::size_t n, double abs_sum, double mean) {
