@@ -18,7 +18,8 @@
 //     atomic      one launch; each block atomicAdds its partial into the zeroed output
 //                 (fastest tail, but the order of the additions, so the bits, vary by run).
 // REDUCE_CAPSTONE_STRATEGY=single_block|two_pass|last_block|atomic forces one, and
-// REDUCE_CAPSTONE_WAVES=k launches k waves of resident blocks instead of one (experiments).
+// REDUCE_CAPSTONE_WAVES=k launches k waves of resident blocks instead of the default (1, or 2
+// from 2^27 floats on) (experiments).
 #pragma once
 
 #include <reduce/cuda_check.cuh>
@@ -151,18 +152,8 @@ __global__ void __launch_bounds__(kThreads) final_kernel(const float* partials, 
   if (threadIdx.x == 0) *out = v;
 }
 
-/// Waves of resident blocks per launch: 1 unless REDUCE_CAPSTONE_WAVES says otherwise.
-inline unsigned waves() {
-  static const unsigned value = [] {
-    const char* env = std::getenv("REDUCE_CAPSTONE_WAVES");
-    const int k = env != nullptr ? std::atoi(env) : 1;
-    return static_cast<unsigned>(std::clamp(k, 1, 16));
-  }();
-  return value;
-}
-
-/// Resident blocks of sum_kernel on the whole GPU (all strategies have the same footprint),
-/// times waves().
+/// Resident blocks of sum_kernel on the whole GPU: one wave (all strategies have the same
+/// footprint).
 inline unsigned resident_blocks() {
   static const unsigned blocks = [] {
     int device = 0, sms = 0, per_sm = 0;
@@ -170,15 +161,29 @@ inline unsigned resident_blocks() {
     REDUCE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     REDUCE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &per_sm, sum_kernel<Strategy::kTwoPass>, kThreads, 0));
-    return static_cast<unsigned>(sms * per_sm) * waves();
+    return static_cast<unsigned>(sms * per_sm);
   }();
   return blocks;
 }
 
-/// Blocks for \p body_n float4s: whole tiles per block, at most waves() waves of resident blocks.
-inline unsigned grid_for(std::size_t body_n) {
+/// Waves of resident blocks for \p n floats. Two waves from 2^27 floats on: each block then
+/// streams half as much, and blocks that finish early leave room for the second wave, which
+/// evens out the end of the launch (H200, 2^28 floats: 249.3 us instead of 251.6, CUB 251.6).
+/// REDUCE_CAPSTONE_WAVES=k forces k.
+inline unsigned waves_for(std::size_t n) {
+  static const int forced = [] {
+    const char* env = std::getenv("REDUCE_CAPSTONE_WAVES");
+    return env != nullptr ? std::clamp(std::atoi(env), 1, 16) : 0;
+  }();
+  if (forced > 0) return static_cast<unsigned>(forced);
+  return n >= (std::size_t{1} << 27) ? 2u : 1u;
+}
+
+/// Blocks for \p body_n float4s: whole tiles per block, at most \p waves waves of resident blocks.
+inline unsigned grid_for(std::size_t body_n, unsigned waves) {
   const std::size_t tiles = (body_n + kTile - 1) / kTile;
-  return static_cast<unsigned>(std::clamp<std::size_t>(tiles, 1, resident_blocks()));
+  return static_cast<unsigned>(
+      std::clamp<std::size_t>(tiles, 1, std::size_t{resident_blocks()} * waves));
 }
 
 /// float4s per block: an even share, rounded up to whole tiles.
@@ -204,7 +209,7 @@ inline bool forced_strategy(Strategy& strategy) {
 
 /// Workspace: the partials and the ticket.
 inline std::size_t workspace_bytes(std::size_t n) {
-  return (resident_blocks() + 1) * sizeof(float) + 256;
+  return (std::size_t{resident_blocks()} * waves_for(n) + 1) * sizeof(float) + 256;
 }
 
 /// Queues the whole reduction with \p strategy.
@@ -216,7 +221,7 @@ inline void run(const float* in, std::size_t n, float* out, Workspace workspace,
     REDUCE_CUDA_CHECK_LAUNCH();
     return;
   }
-  const unsigned grid = grid_for(s.body_n);
+  const unsigned grid = grid_for(s.body_n, waves_for(n));
   const std::size_t share = share_for(s.body_n, grid);
   float* partials = workspace.as<float>();
   auto* ticket = reinterpret_cast<unsigned*>(workspace.as<char>() + workspace.bytes - 256);
