@@ -71,6 +71,7 @@ count_problems() {  # count_problems <binary> <tool>
   else
     n=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$log" | grep -Eo "[0-9]+" | head -1)
   fi
+  [ -f "$log" ] || { echo "no-log"; return; }
   echo "${n:-?}"
 }
 export -f run_sanitizer log_name
@@ -82,7 +83,8 @@ if want sanitize; then
   planted=("$BUILD-planted"/submission/bin/*_test)
   { for b in "${bins[@]}"; do for t in memcheck racecheck synccheck initcheck; do echo "$b $t"; done; done
     for b in "${planted[@]}"; do [ -x "$b" ] && echo "$b racecheck"; done; } |
-    xargs -P 8 -n 2 bash -c 'run_sanitizer "$0" "$1"'
+    xargs -P 8 -n 2 bash -c 'run_sanitizer "$0" "$1"' >"$OUT/sanitize_runner.log" 2>&1
+  [ -s "$OUT/sanitize_runner.log" ] && { echo "sanitizer runner said:"; head -20 "$OUT/sanitize_runner.log"; }
   printf "%-40s %8s %9s %9s %9s\n" "sanitizer: problems found" memcheck racecheck synccheck initcheck >"$OUT/sanitize.txt"
   for b in "${bins[@]}"; do
     printf "%-40s %8s %9s %9s %9s\n" "$(basename "$b")" "$(count_problems "$b" memcheck)" \
