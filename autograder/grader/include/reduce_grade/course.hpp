@@ -1,0 +1,76 @@
+/// \file
+/// \brief The course the grader grades against: its root folder and its labs.
+#pragma once
+
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace reduce::grade {
+
+/// A usage or configuration problem (bad path, missing course root, unknown lab, bad rubric):
+/// the CLI reports its message and exits with code 2.
+class ConfigError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One lab of the course, as cmake/CourseLabs.cmake registers it.
+struct CourseLab {
+  std::string folder;            ///< e.g. "04_sequential" (same in labs/, solutions/, a submission)
+  std::vector<std::string> ops;  ///< operations it implements, one <op>.cu each, e.g. {"sum"}
+  std::string order;             ///< summation order for its error bound: "serial" or "tree"
+  int number = 0;                ///< the leading number of the folder, e.g. 4
+};
+
+/// How the grader treats one operation of a lab, derived from the course's files.
+struct OpPlan {
+  std::string op;             ///< e.g. "sum", "sum_deterministic", "maximum", "atomic_max"
+  bool public_tests = false;  ///< autograder/tests/<op>_test.cu exists
+  bool hidden_tests = false;  ///< autograder/hidden/<op>_hidden_test.cu exists
+  std::string bench_op;       ///< benchmark row family ("sum" for sum_deterministic); empty: none
+  std::string bench_name;     ///< the lab's benchmark row: "<lab>", or "<lab>_<op>" for a mode
+};
+
+/// The course: where it lives and which labs it has, in teaching order.
+struct Course {
+  std::filesystem::path root;   ///< folder with CMakeLists.txt, cmake/, common/, autograder/
+  std::vector<CourseLab> labs;  ///< from cmake/CourseLabs.cmake
+
+  /// The lab with folder name \p folder, or nullptr.
+  const CourseLab* find(const std::string& folder) const;
+};
+
+/// True when \p dir looks like the course root (CMakeLists.txt, cmake/ReduceLab.cmake,
+/// cmake/CourseLabs.cmake, autograder/tests).
+bool is_course_root(const std::filesystem::path& dir);
+
+/// Finds the course root: \p explicit_root if given, else $REDUCE_COURSE_ROOT, else the first
+/// course root above the working directory, else above the grader's executable, else the
+/// source folder the grader was built from. Throws ConfigError when none is found.
+std::filesystem::path find_course_root(const std::string& explicit_root);
+
+/// Parses the reduce_course_lab(...) calls of cmake/CourseLabs.cmake text.
+std::vector<CourseLab> parse_course_labs(const std::string& cmake_text);
+
+/// Loads the course at \p root; throws ConfigError when it is not a course root.
+Course load_course(const std::filesystem::path& root);
+
+/// Operations the benchmark times (reduce_bench's row families).
+const std::vector<std::string>& benchmarked_ops();
+
+/// The plan of every operation of \p lab: which test suites exist, how it is benchmarked.
+std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab);
+
+/// Resolves a lab selection such as "01,04", "4;9", "04_sequential,9", "all" or "" (all) to
+/// lab folders in course order. Throws ConfigError naming an unknown lab.
+std::vector<std::string> select_labs(const Course& course, const std::string& spec);
+
+/// The folder of a submission that holds the lab folders: \p path itself when it holds any
+/// course lab folder, else \p path/labs, else its only subfolder when that holds lab folders
+/// (a zip with a top folder). Returns \p path when none matches (every lab is then missing).
+std::filesystem::path resolve_submission_tree(const Course& course,
+                                              const std::filesystem::path& path);
+
+}  // namespace reduce::grade

@@ -1,0 +1,62 @@
+/// \file
+/// \brief What the grader observed about one lab: the input of scoring, the body of reports.
+#pragma once
+
+#include <reduce_grade/gtest_suite.hpp>
+#include <reduce_grade/library_check.hpp>
+#include <reduce_grade/sanitizer.hpp>
+
+#include <string>
+#include <vector>
+
+namespace reduce::grade {
+
+/// How the lab's build went.
+struct BuildFacts {
+  bool attempted = false;   ///< the build was tried (false when the lab is missing)
+  bool ok = false;          ///< library and test binaries all built
+  bool library_ok = false;  ///< the lab library itself compiled and linked
+  bool timed_out = false;   ///< the build hit its time limit
+  std::string stage;        ///< where it failed: "configure", "library", "tests", "" when ok
+  std::string errors;       ///< the compiler's first error lines
+  std::string log;          ///< build log file of this lab
+};
+
+/// The lab's benchmark measurement.
+struct PerfFacts {
+  bool ran = false;             ///< the benchmark ran and produced this lab's row
+  std::string problem;          ///< why not, or the row's error (else empty)
+  double median_us = 0;         ///< median time of one call at the benchmark size
+  double gbps = 0;              ///< bandwidth of the lab
+  double ceiling_gbps = 0;      ///< the ceiling it is compared with (same run)
+  double probe_gbps = 0;        ///< the run's ceiling probe (context)
+  double stream_read_gbps = 0;  ///< the run's stream_read row at the same size
+  double cub_gbps = 0;          ///< cub::DeviceReduce at the same size
+  double fraction = 0;          ///< gbps / ceiling_gbps
+  double wrong_results = 0;     ///< timed runs with a wrong result
+  std::size_t n = 0;            ///< elements
+  std::string op;               ///< the row that set the fraction (the slowest of the lab's ops)
+  std::string detail;           ///< every benchmarked operation's fraction, e.g. "maximum 0.91"
+  std::string log;              ///< log file
+};
+
+/// Everything observed about one lab.
+struct LabFacts {
+  std::string lab;                      ///< lab folder
+  bool present = false;                 ///< every <op>.cu of the lab exists in the submission
+  std::string missing_what;             ///< which file was missing
+  BuildFacts build;                     ///< the build
+  LibraryCheck library;                 ///< the library inspection (plus source scan)
+  bool gpu = false;                     ///< a GPU was available for this lab's runs
+  std::vector<SuiteRun> tests;          ///< public suites (one per op)
+  std::vector<SuiteRun> hidden;         ///< hidden suites (one per op, when hidden tests exist)
+  bool hidden_exists = true;            ///< the course has hidden tests for the lab's ops
+  std::vector<SanitizerRun> sanitizer;  ///< one per tool and tested operation
+  std::string sanitizer_skipped;        ///< why the sanitizer was not run (else empty)
+  PerfFacts perf;                       ///< the benchmark
+  std::string perf_skipped;             ///< why the benchmark was not run (else empty)
+  std::string tests_skipped;            ///< why the tests were not run (else empty)
+  std::string hidden_skipped;           ///< why the hidden tests were not run (else empty)
+};
+
+}  // namespace reduce::grade

@@ -1,0 +1,107 @@
+/// \file
+/// \brief The grading pipeline: build a submission, run its tests, sanitizer and benchmark one
+/// GPU job at a time, score it with the rubric and write the reports.
+#pragma once
+
+#include <reduce_grade/build.hpp>
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/report.hpp>
+#include <reduce_grade/rubric.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace reduce::grade {
+
+/// Exit codes of reduce-grade (docs/grader.md).
+enum ExitCode : int {
+  kExitGraded = 0,     ///< graded, score at or above the pass mark (or the command succeeded)
+  kExitBelowPass = 1,  ///< graded, score below the pass mark (check-planted: a case failed)
+  kExitUsage = 2,      ///< usage or configuration error: bad path, no course root, bad rubric
+  kExitNoGpu = 3,      ///< graded without a GPU: build points only
+};
+
+/// Progress lines, safe to call from several threads.
+class Progress {
+ public:
+  /// \param quiet print nothing
+  explicit Progress(bool quiet = false) : quiet_(quiet) {}
+  /// Prints one line (prefixed with the elapsed time).
+  void line(const std::string& text);
+
+ private:
+  bool quiet_;
+  std::mutex mutex_;
+  double start_ = -1;
+};
+
+/// Options of one grading run.
+struct GradeOptions {
+  std::filesystem::path submission;     ///< the submission (resolved to its lab tree)
+  std::vector<std::string> labs;        ///< lab folders to grade
+  std::optional<std::uint64_t> seed;    ///< fixed seed (else a fresh one)
+  std::filesystem::path out;            ///< report folder
+  int jobs = 0;                         ///< parallel compile jobs (0: all cores)
+  std::optional<double> pass_mark;      ///< percent, overrides the rubric's
+  std::filesystem::path build_dir;      ///< build folder (empty: a temporary one)
+  bool keep_build = false;              ///< keep the build folder afterwards
+  bool no_gpu = false;                  ///< do not use a GPU even if present (build only)
+  std::vector<std::string> cmake_args;  ///< extra configure arguments
+  bool print_summary = true;            ///< print the table at the end
+  std::string label;                    ///< prefix of progress lines (e.g. the student)
+};
+
+/// GPU presence, as `nvidia-smi -L` reports it.
+struct GpuProbe {
+  bool present = false;  ///< at least one device listed
+  std::string name;      ///< the first device's name
+  std::string detail;    ///< why not, when absent
+};
+
+/// Asks `nvidia-smi -L` (never throws).
+GpuProbe probe_gpu();
+
+/// A submission that has been built and waits for its GPU runs.
+struct PreparedSubmission {
+  GradeOptions options;               ///< the options it was prepared with
+  std::filesystem::path tree;         ///< the folder holding the lab folders
+  std::filesystem::path build_dir;    ///< its build folder
+  bool temporary_build = false;       ///< build_dir is ours to delete
+  std::uint64_t seed = 0;             ///< the seed of this run
+  std::vector<LabFacts> labs;         ///< facts so far (presence, build, library)
+  BuildOutcome build;                 ///< the build
+  std::vector<std::string> messages;  ///< run-wide messages
+  double started = 0;                 ///< now_seconds() at the start
+  std::string started_at;             ///< UTC time at the start
+};
+
+/// Resolves the tree, builds the present labs and inspects their libraries (CPU only).
+PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric,
+                                      const GradeOptions& options, const GpuProbe& gpu,
+                                      Progress& progress);
+
+/// Runs the GPU steps of every built lab (one process at a time), scores, writes the reports
+/// into options.out, removes a temporary build folder, and returns the report.
+GradeReport finish_submission(PreparedSubmission& prepared, const Course& course,
+                              const Rubric& rubric, const GpuProbe& gpu, Progress& progress);
+
+/// prepare_submission() then finish_submission().
+GradeReport grade_submission(const Course& course, const Rubric& rubric,
+                             const GradeOptions& options, Progress& progress);
+
+/// Runs the benchmark for one built lab (also used by calibrate): every benchmarked operation
+/// of the lab at the rubric's size, beside the ceiling probe and CUB. The lab's fraction is that
+/// of its slowest operation.
+PerfFacts run_benchmark(const std::filesystem::path& build_dir, const std::string& lab,
+                        const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
+                        const std::filesystem::path& log_dir);
+
+/// The grader's version string.
+std::string grader_version();
+
+}  // namespace reduce::grade

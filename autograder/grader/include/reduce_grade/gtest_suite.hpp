@@ -1,0 +1,105 @@
+/// \file
+/// \brief Runs a GoogleTest binary robustly and reports every test's outcome.
+///
+/// The binary is listed first (--gtest_list_tests), then run with --gtest_output=json. Its
+/// streamed output is parsed as it comes, so a crash, a hang, an exit() or a flood of output
+/// in the middle of a test still leaves the outcome of every test before it; the test that was
+/// running is failed with the reason. After a crash, or after a test fails with a "sticky" CUDA
+/// error (an illegal address poisons the CUDA context, so every later test in that process
+/// would fail too), the tests not yet trusted are run again in a fresh process, up to a limit
+/// of restarts. After a timeout or a flood nothing is rerun: those repeat.
+#pragma once
+
+#include <reduce_grade/process.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace reduce::grade {
+
+/// The outcome of one test.
+enum class TestResult { kPassed, kFailed, kSkipped };
+
+/// One test of a suite run.
+struct TestOutcome {
+  std::string name;                         ///< full name, e.g. "Sizes/SumExact.MatchesBitwise/33"
+  TestResult result = TestResult::kFailed;  ///< passed, failed or skipped
+  std::string message;                      ///< failure or skip message (clipped)
+  bool sticky_cuda_error = false;  ///< the failure was an error that poisons the CUDA context
+};
+
+/// What one test binary did, over all its attempts.
+struct SuiteRun {
+  bool ran = false;     ///< the binary was found, listed its tests and ran
+  std::string problem;  ///< why it did not run, or how it stopped abnormally (else empty)
+  std::vector<TestOutcome> tests;  ///< every listed test, in the binary's order
+  bool no_gpu = false;             ///< the binary reported "no CUDA device" (its tests skipped)
+  bool not_implemented = false;    ///< a failure said "not implemented: see labs/..." (a stub)
+  bool timed_out = false;          ///< an attempt hit the time limit
+  bool output_flood = false;       ///< an attempt exceeded the output cap
+  bool crashed = false;           ///< an attempt died by a signal or exited in the middle of a test
+  int attempts = 0;               ///< processes started (1 + restarts)
+  double seconds = 0;             ///< wall-clock time of all attempts
+  std::vector<std::string> logs;  ///< log files written
+
+  /// Tests that passed.
+  int passed() const;
+  /// Tests that failed (including tests not run because the binary stopped early).
+  int failed() const;
+  /// Tests skipped by the suite itself (e.g. not enough device memory).
+  int skipped() const;
+  /// Tests that count for points: passed + failed.
+  int counted() const { return passed() + failed(); }
+  /// Up to \p max failures as "name: first lines of the message".
+  std::vector<std::string> failure_summaries(std::size_t max, std::size_t lines_each = 6) const;
+};
+
+/// How to run one suite.
+struct SuiteOptions {
+  std::filesystem::path binary;                          ///< the GoogleTest executable
+  std::vector<std::pair<std::string, std::string>> env;  ///< e.g. {"REDUCE_SEED", "123"}
+  double timeout_s = 300;                                ///< per attempt
+  std::size_t output_cap = std::size_t{4} << 20;         ///< per attempt
+  int max_restarts = 3;            ///< fresh processes after a crash or a sticky CUDA error
+  std::filesystem::path log_dir;   ///< where <stem>.log, <stem>.json, <stem>.retryN.log go
+  std::string log_stem = "tests";  ///< file name stem of the logs
+};
+
+/// \p message without GoogleTest's "Expected equality of these values:" operand block, so the
+/// test's own explanation ("n = 1025: got 1024, expected exactly 1025 ...") comes first.
+std::string condense_failure(const std::string& message);
+
+/// Lists, runs and, where useful, reruns one GoogleTest binary.
+SuiteRun run_gtest_suite(const SuiteOptions& options);
+
+/// Full test names from the output of --gtest_list_tests, in order.
+std::vector<std::string> parse_gtest_list(const std::string& output);
+
+/// What the streamed output of one GoogleTest process says.
+struct StreamParse {
+  std::vector<TestOutcome> finished;       ///< tests that ended (OK, FAILED or SKIPPED)
+  std::optional<std::string> in_progress;  ///< a test that started and never ended
+  std::string in_progress_output;          ///< what that test printed before the end
+  bool completed = false;                  ///< the final "[==========] N tests ... ran." line
+  bool no_gpu = false;                     ///< "no CUDA device" appeared
+};
+
+/// Parses GoogleTest's streamed console output (with --gtest_color=no).
+StreamParse parse_gtest_stream(const std::string& output);
+
+/// Fills failure and skip messages of \p outcomes from GoogleTest's JSON report; returns false
+/// when the JSON cannot be parsed. Tests marked failed in the JSON but passed in \p outcomes
+/// are failed (the JSON is written by GoogleTest itself at the end of a complete run).
+bool merge_gtest_json(const std::string& json_text, std::vector<TestOutcome>& outcomes);
+
+/// True when \p message shows a CUDA error that leaves the context unusable (illegal address,
+/// launch failure, illegal instruction, misaligned address, device-side assert...).
+bool is_sticky_cuda_error(const std::string& message);
+
+/// A GoogleTest filter that selects exactly \p names ("A.b:C.d").
+std::string gtest_filter_for(const std::vector<std::string>& names);
+
+}  // namespace reduce::grade

@@ -1,0 +1,43 @@
+/// \file
+/// \brief The planted-bug corpus: submissions with one known bug each, and the grade and
+/// message each must get (autograder/planted/<case>/expected.toml).
+#pragma once
+
+#include <reduce_grade/report.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace reduce::grade {
+
+/// One case's expected.toml.
+struct PlantedExpectation {
+  std::string name;                   ///< case folder name
+  std::filesystem::path dir;          ///< case folder (the submission)
+  std::string lab;                    ///< the lab graded
+  std::optional<double> points;       ///< exact points expected
+  std::optional<double> max_points;   ///< at most this many points
+  std::optional<double> min_points;   ///< at least this many points
+  std::vector<std::string> messages;  ///< the lab's report must contain one of these
+  std::string failing_test;           ///< a GoogleTest name pattern (* and ?) that must fail
+  bool needs_gpu = true;              ///< the expectation can only be checked on a GPU
+  std::vector<std::string> warnings;  ///< unknown keys (ignored)
+  std::string description;            ///< what the bug is
+};
+
+/// Parses expected.toml text. Throws ConfigError.
+PlantedExpectation parse_expectation(const std::string& text, const std::string& name);
+
+/// Every case folder with an expected.toml under \p planted_dir, sorted by name.
+std::vector<PlantedExpectation> load_planted(const std::filesystem::path& planted_dir);
+
+/// Checks one graded lab against its expectation; empty when met, else the reasons.
+std::vector<std::string> check_expectation(const PlantedExpectation& expected,
+                                           const LabReport& lab);
+
+/// All text of a lab's report that messages are searched in (items' outputs and messages).
+std::string lab_report_text(const LabReport& lab);
+
+}  // namespace reduce::grade

@@ -1,0 +1,35 @@
+/// \file
+/// \brief Writes the student release: the course without solutions, hidden tests, planted
+/// bugs, rubric and grader, with cache defaults that build the student's labs/ tree.
+#pragma once
+
+#include <reduce_grade/course.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace reduce::grade {
+
+/// What write_release() did.
+struct ReleaseResult {
+  std::vector<std::string> files;     ///< files written, relative to the release root
+  std::vector<std::string> warnings;  ///< things worth a look (e.g. a missing README.md)
+};
+
+/// Writes the release of \p course into \p out_dir, which must not exist or be empty. Throws
+/// ConfigError for a non-empty \p out_dir or when a released lab is identical to its solution.
+ReleaseResult write_release(const Course& course, const std::filesystem::path& out_dir);
+
+/// The top-level CMakeLists.txt text with the release's cache defaults: REDUCE_TREES "labs"
+/// and REDUCE_LABS_ARE_STUBS OFF. Throws ConfigError when either default is not found.
+std::string release_cmakelists(const std::string& text);
+
+/// CMakePresets.json text for the release: the "grader" presets removed, the default preset
+/// building the labs/ tree as the student's own.
+std::string release_presets(const std::string& text);
+
+/// True for paths (relative to the course root) that never go into a release.
+bool excluded_from_release(const std::string& relative_path);
+
+}  // namespace reduce::grade

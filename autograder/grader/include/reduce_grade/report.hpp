@@ -1,0 +1,89 @@
+/// \file
+/// \brief The report of one grading run and its writers: report.json, junit.xml, Gradescope
+/// results.json, summary.txt; and the gradebook CSV of a batch.
+#pragma once
+
+#include <reduce_grade/facts.hpp>
+#include <reduce_grade/score.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace reduce::grade {
+
+/// One lab in a report: what was observed and what it scored.
+struct LabReport {
+  LabFacts facts;        ///< observations
+  LabScore score;        ///< points
+  double threshold = 0;  ///< the rubric's performance threshold (fraction of the ceiling)
+  double floor = 0;      ///< the rubric's performance floor
+};
+
+/// A whole grading run of one submission.
+struct GradeReport {
+  std::string grader_version;  ///< reduce-grade version
+  std::string submission;      ///< the submission folder graded
+  std::string course_root;     ///< the course it was graded against
+  std::string rubric;          ///< rubric file
+  std::uint64_t seed = 0;      ///< REDUCE_SEED of every test and benchmark run
+  std::string started_at;      ///< UTC ISO 8601
+  double seconds = 0;          ///< wall-clock time of the run
+  bool gpu_available = false;  ///< correctness and timing were measured
+  std::string gpu;             ///< GPU name (nvidia-smi, or the benchmark's context)
+  double ceiling_gbps = 0;     ///< the first ceiling measured in this run (informative)
+  std::vector<std::string> labs_requested;  ///< lab folders graded
+  std::vector<LabReport> labs;              ///< per lab
+  std::vector<std::string> messages;        ///< run-wide messages (no GPU, configure failure...)
+  double score = 0;                         ///< total points
+  double max_score = 0;                     ///< total available
+  double pass_mark = 0;                     ///< percent
+  int exit_code = 0;                        ///< what `grade` exits with
+  std::string reproduce;                    ///< the command that reproduces this grade
+
+  /// Recomputes score and max_score from the labs.
+  void total();
+};
+
+/// Everything, as JSON (report.json).
+nlohmann::ordered_json report_json(const GradeReport& report);
+
+/// JUnit XML: one <testsuite> per lab, one <testcase> per graded part.
+std::string junit_xml(const GradeReport& report);
+
+/// Gradescope's results.json.
+nlohmann::ordered_json gradescope_json(const GradeReport& report);
+
+/// The terminal table with a header (GPU, seed) and the notable messages below it.
+std::string summary_text(const GradeReport& report);
+
+/// Writes report.json, junit.xml, results.json and summary.txt into \p out_dir.
+void write_reports(const GradeReport& report, const std::filesystem::path& out_dir);
+
+/// Escapes text for XML attribute and element content (and drops characters XML forbids).
+std::string xml_escape(const std::string& text);
+
+/// One row of a batch gradebook.
+struct GradebookRow {
+  std::string student;             ///< subfolder name
+  double total = 0;                ///< points
+  double max = 0;                  ///< available points
+  std::vector<double> lab_points;  ///< per lab, in the column order
+  std::uint64_t seed = 0;          ///< seed of the student's run
+  std::string status;              ///< "graded", "graded (no GPU)", "error: ..."
+};
+
+/// The gradebook CSV: student,total,max,<lab>...,seed,status.
+std::string gradebook_csv(const std::vector<std::string>& labs,
+                          const std::vector<GradebookRow>& rows);
+
+/// Quotes a CSV field when it needs it.
+std::string csv_field(const std::string& text);
+
+/// JSON text that never throws on the invalid UTF-8 a student's program may print.
+std::string dump_json(const nlohmann::ordered_json& json);
+
+}  // namespace reduce::grade

@@ -1,0 +1,117 @@
+/// \file
+/// \brief The rubric (autograder/rubric.toml): points, limits, thresholds and the credit curve.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace reduce::grade {
+
+/// Points of one lab, per graded part.
+struct Points {
+  double build = 1;        ///< the lab compiles, links with the tests, and is not the stub
+  double tests = 4;        ///< public tests, in proportion to the tests passed
+  double hidden = 2;       ///< hidden tests, in proportion to the tests passed
+  double sanitizer = 1;    ///< split evenly over the sanitizer tools; a tool earns its share clean
+  double performance = 2;  ///< fraction of the ceiling vs the lab's threshold (gated by tests)
+
+  /// Sum of all parts.
+  double total() const { return build + tests + hidden + sanitizer + performance; }
+};
+
+/// One lab's entry in the rubric.
+struct LabRubric {
+  std::string lab;       ///< lab folder, e.g. "04_sequential"
+  Points points;         ///< its points (the rubric's [points] unless overridden)
+  double threshold = 0;  ///< fraction of the ceiling for full performance credit
+  double floor = 0;      ///< fraction at and below which performance earns nothing
+  double measured = 0;   ///< the reference solution's measured fraction (informative)
+};
+
+/// Time and output limits for the child processes the grader runs.
+struct Limits {
+  double configure_timeout_s = 300;                     ///< cmake configure
+  double build_timeout_s = 1800;                        ///< one cmake --build call
+  double test_timeout_s = 300;                          ///< one run of a public test binary
+  double hidden_timeout_s = 300;                        ///< one run of a hidden test binary
+  double sanitizer_timeout_s = 300;                     ///< one compute-sanitizer run
+  double bench_timeout_s = 300;                         ///< one benchmark run
+  std::size_t output_cap_bytes = std::size_t{4} << 20;  ///< output kept per run; more is a flood
+  int max_restarts = 3;  ///< reruns of a test binary after a crash or a sticky CUDA error
+};
+
+/// compute-sanitizer settings.
+struct SanitizerRules {
+  std::vector<std::string> tools = {"memcheck", "racecheck", "synccheck"};  ///< tools run
+  /// Tests run under the sanitizer (a GoogleTest filter of small sizes), for any operation
+  /// without an entry in \p filters.
+  std::string filter = "*EmptyInput*:*/33:*/1025";
+  /// Per-operation filters ([sanitizer.filters]), e.g. sum = "*SumExact*/33:...".
+  std::map<std::string, std::string> filters = {
+      {"sum", "*SumExact*/33:*SumExact*/1025:*EmptyInput*:*SumSentinel*/1025"}};
+
+  /// The filter for operation \p op.
+  std::string filter_for(const std::string& op) const {
+    const auto it = filters.find(op);
+    return it != filters.end() ? it->second : filter;
+  }
+};
+
+/// How bandwidth is measured and turned into a fraction.
+struct PerformanceRules {
+  std::string size = "2^28";  ///< elements per benchmark input (REDUCE_BENCH_SIZES syntax)
+  /// "probe": the benchmark's ceiling_gbps context (the ceiling probe of the same run);
+  /// "stream_read": the stream_read row at the same size.
+  std::string ceiling = "probe";
+  double floor_ratio = 0.4;  ///< default floor of a lab = floor_ratio * threshold
+  double margin = 0.75;      ///< calibrate suggests threshold = margin * measured median
+};
+
+/// What a lab may not use: library reductions, found in its built library and its sources.
+struct LibraryRules {
+  /// Substrings of demangled symbols (defined or undefined) in the lab library.
+  std::vector<std::string> forbidden_symbols = {"cub::",    "thrust::", "cublas", "cudnn",
+                                                "cutensor", "nppsSum",  "nppiSum"};
+  /// Substrings of the library's DT_NEEDED entries (readelf -d).
+  std::vector<std::string> forbidden_needed = {"libcublas", "libcudnn", "libcutensor", "libnpp"};
+  /// Prefixes of #include paths in the lab's source files.
+  std::vector<std::string> forbidden_includes = {"cub/",  "thrust/",  "cublas",
+                                                 "cudnn", "cutensor", "npp"};
+};
+
+/// The whole rubric.
+struct Rubric {
+  std::filesystem::path source;  ///< the file it was read from (empty when parsed from text)
+  double pass_mark = 0;          ///< percent of the maximum; `grade` exits 1 below it
+  Points default_points;         ///< [points]
+  Limits limits;                 ///< [limits]
+  SanitizerRules sanitizer;      ///< [sanitizer]
+  PerformanceRules performance;  ///< [performance]
+  LibraryRules library;          ///< [library]
+  std::vector<LabRubric> labs;   ///< [labs.<folder>], in file order
+
+  /// The entry of lab \p folder, or nullptr.
+  const LabRubric* find(const std::string& folder) const;
+};
+
+/// Parses rubric TOML text; \p source_name names it in error messages. Throws ConfigError
+/// (course.hpp) for syntax errors, unknown keys, negative points or a threshold outside (0, 1].
+Rubric parse_rubric(std::string_view text, const std::string& source_name = "rubric.toml");
+
+/// Reads and parses a rubric file. Throws ConfigError.
+Rubric load_rubric(const std::filesystem::path& path);
+
+/// Problems between a rubric and the course's lab list (a course lab without a rubric entry,
+/// an entry for no course lab); empty when consistent.
+std::vector<std::string> check_rubric_against_labs(const Rubric& rubric,
+                                                   const std::vector<std::string>& course_labs);
+
+/// The performance credit curve: \p max_points at or above \p threshold, nothing at or below
+/// \p floor, linear in between. A floor at or above the threshold makes it a step.
+double performance_points(double fraction, double threshold, double floor, double max_points);
+
+}  // namespace reduce::grade

@@ -1,0 +1,58 @@
+/// \file
+/// \brief compute-sanitizer runs and the parsing of their summaries.
+///
+/// memcheck and synccheck report problems as errors ("ERROR SUMMARY: N errors"). racecheck
+/// reports warp-level hazards only as warnings ("RACECHECK SUMMARY: 5 hazards displayed (0
+/// errors, 175 warnings)"), so for racecheck the grader counts hazards, not errors.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace reduce::grade {
+
+/// The counts one sanitizer log reports.
+struct SanitizerSummary {
+  bool found = false;  ///< a summary line was present
+  int errors = -1;     ///< from "ERROR SUMMARY: N errors" (or the racecheck summary's errors)
+  int hazards = -1;    ///< racecheck: hazards displayed
+  int warnings = -1;   ///< racecheck: warnings
+  /// Problems that count against the lab: hazards for racecheck, errors otherwise.
+  int problems() const { return hazards >= 0 ? hazards : errors; }
+};
+
+/// Parses the summary lines of a compute-sanitizer log for \p tool.
+SanitizerSummary parse_sanitizer_summary(const std::string& tool, const std::string& output);
+
+/// What one compute-sanitizer run found.
+struct SanitizerRun {
+  std::string tool;           ///< memcheck, racecheck, synccheck, initcheck
+  std::string op;             ///< the operation whose test binary ran (named in multi-op labs)
+  bool ran = false;           ///< it ran and printed a summary
+  SanitizerSummary summary;   ///< its counts
+  bool tests_passed = false;  ///< the tests it ran under it all passed
+  bool no_gpu = false;        ///< "no CUDA device"
+  std::string problem;        ///< why it did not run or did not finish (else empty)
+  std::string excerpt;        ///< the first reported problems, for the student
+  double seconds = 0;         ///< wall-clock time
+  std::string log;            ///< log file
+
+  /// Ran, found nothing, and the tests under it passed.
+  bool clean() const { return ran && summary.problems() == 0 && tests_passed; }
+  /// One line for reports, e.g. "racecheck: 5 hazards (0 errors, 175 warnings)".
+  std::string describe() const;
+};
+
+/// Runs `compute-sanitizer --tool <tool> --print-limit 5 <binary> --gtest_filter=<filter>`.
+SanitizerRun run_sanitizer(const std::filesystem::path& sanitizer, const std::string& tool,
+                           const std::filesystem::path& binary, const std::string& filter,
+                           const std::vector<std::pair<std::string, std::string>>& env,
+                           double timeout_s, std::size_t output_cap,
+                           const std::filesystem::path& log_file);
+
+/// compute-sanitizer from PATH, else $CUDA_HOME/bin or /usr/local/cuda/bin; empty when absent.
+std::filesystem::path find_compute_sanitizer();
+
+}  // namespace reduce::grade

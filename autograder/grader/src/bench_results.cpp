@@ -1,0 +1,104 @@
+#include <reduce_grade/bench_results.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+
+namespace reduce::grade {
+namespace {
+
+double number_of(const nlohmann::json& object, const char* key) {
+  if (!object.contains(key)) return 0;
+  const auto& v = object[key];
+  if (v.is_number()) return v.get<double>();
+  if (v.is_string()) return std::strtod(v.get<std::string>().c_str(), nullptr);
+  return 0;
+}
+
+bool truthy(const nlohmann::json& object, const char* key) {
+  if (!object.contains(key)) return false;
+  const auto& v = object[key];
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_number()) return v.get<double>() != 0;
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    return !s.empty() && s != "false" && s != "0" && s != "NotSkipped";
+  }
+  return false;
+}
+
+std::string string_of(const nlohmann::json& object, const char* key) {
+  if (!object.contains(key) || !object[key].is_string()) return {};
+  return object[key].get<std::string>();
+}
+
+}  // namespace
+
+const BenchRow* BenchResults::find(const std::string& impl, std::size_t n,
+                                   const std::string& family) const {
+  for (const BenchRow& row : rows)
+    if (row.impl == impl && row.n == n && (family.empty() || row.family == family)) return &row;
+  return nullptr;
+}
+
+std::size_t parse_size(const std::string& text) {
+  const std::string t = trim(text);
+  if (t.empty()) return 0;
+  const auto caret = t.find('^');
+  char* end = nullptr;
+  if (caret == std::string::npos) {
+    const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
+    return end != nullptr && *end == '\0' ? static_cast<std::size_t>(v) : 0;
+  }
+  const std::string base_text = t.substr(0, caret), exponent_text = t.substr(caret + 1);
+  char* base_end = nullptr;
+  char* exponent_end = nullptr;
+  const double base = std::strtod(base_text.c_str(), &base_end);
+  const double exponent = std::strtod(exponent_text.c_str(), &exponent_end);
+  if (base_text.empty() || exponent_text.empty() || *base_end != '\0' || *exponent_end != '\0')
+    return 0;
+  if (base <= 0 || exponent < 0 || exponent > 62) return 0;
+  return static_cast<std::size_t>(std::llround(std::pow(base, exponent)));
+}
+
+BenchResults parse_bench_json(const std::string& text) {
+  BenchResults results;
+  const nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
+  if (json.is_discarded() || !json.is_object()) {
+    results.problem =
+        text.empty() ? "no benchmark output file" : "the benchmark output is not JSON";
+    return results;
+  }
+  if (json.contains("context") && json["context"].is_object()) {
+    results.ceiling_gbps = number_of(json["context"], "ceiling_gbps");
+    results.gpu = string_of(json["context"], "gpu");
+  }
+  if (json.contains("benchmarks") && json["benchmarks"].is_array()) {
+    for (const auto& b : json["benchmarks"]) {
+      if (!b.is_object()) continue;
+      if (b.contains("run_type") && string_of(b, "run_type") != "iteration") continue;
+      const std::vector<std::string> parts = split(string_of(b, "name"), "/");
+      if (parts.size() < 3) continue;
+      BenchRow row;
+      row.family = parts[0];
+      row.impl = parts[1];
+      row.n = parse_size(parts[2]);
+      row.median_us = number_of(b, "median_us");
+      row.median_gbps = number_of(b, "median_gbps");
+      row.wrong_results = number_of(b, "wrong_results");
+      // 1.7: error_occurred/error_message; 1.8: the same for SkipWithError, or
+      // skipped/skip_message for SkipWithMessage.
+      row.error = truthy(b, "error_occurred") || truthy(b, "skipped");
+      row.error_message = string_of(b, "error_message");
+      if (row.error_message.empty()) row.error_message = string_of(b, "skip_message");
+      if (row.error && row.error_message.empty()) row.error_message = "the benchmark row failed";
+      results.rows.push_back(row);
+    }
+  }
+  results.parsed = true;
+  return results;
+}
+
+}  // namespace reduce::grade

@@ -1,0 +1,207 @@
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <optional>
+#include <regex>
+#include <set>
+#include <system_error>
+
+#ifndef REDUCE_GRADE_DEFAULT_ROOT
+#define REDUCE_GRADE_DEFAULT_ROOT ""
+#endif
+
+namespace reduce::grade {
+
+const CourseLab* Course::find(const std::string& folder) const {
+  for (const CourseLab& lab : labs)
+    if (lab.folder == folder) return &lab;
+  return nullptr;
+}
+
+bool is_course_root(const fs::path& dir) {
+  std::error_code ec;
+  return fs::is_regular_file(dir / "CMakeLists.txt", ec) &&
+         fs::is_regular_file(dir / "cmake" / "ReduceLab.cmake", ec) &&
+         fs::is_regular_file(dir / "cmake" / "CourseLabs.cmake", ec) &&
+         fs::is_directory(dir / "autograder" / "tests", ec);
+}
+
+namespace {
+
+std::optional<fs::path> search_upwards(fs::path start) {
+  std::error_code ec;
+  start = fs::weakly_canonical(start, ec);
+  for (fs::path dir = start; !dir.empty(); dir = dir.parent_path()) {
+    if (is_course_root(dir)) return dir;
+    if (dir == dir.root_path()) break;
+  }
+  return std::nullopt;
+}
+
+fs::path executable_path() {
+  char buf[PATH_MAX];
+  const ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  buf[n] = '\0';
+  return fs::path(buf);
+}
+
+}  // namespace
+
+fs::path find_course_root(const std::string& explicit_root) {
+  std::error_code ec;
+  if (!explicit_root.empty()) {
+    const fs::path root = fs::weakly_canonical(fs::absolute(explicit_root, ec), ec);
+    if (!is_course_root(root))
+      throw ConfigError(fmt::format(
+          "--root {}: not the course root (expected CMakeLists.txt, cmake/ReduceLab.cmake, "
+          "cmake/CourseLabs.cmake and autograder/tests there)",
+          explicit_root));
+    return root;
+  }
+  if (const char* env = std::getenv("REDUCE_COURSE_ROOT"); env != nullptr && *env != '\0') {
+    const fs::path root = fs::weakly_canonical(fs::absolute(env, ec), ec);
+    if (!is_course_root(root))
+      throw ConfigError(fmt::format("REDUCE_COURSE_ROOT={}: not the course root", env));
+    return root;
+  }
+  if (auto found = search_upwards(fs::current_path(ec))) return *found;
+  if (const fs::path exe = executable_path(); !exe.empty()) {
+    if (auto found = search_upwards(exe.parent_path())) return *found;
+  }
+  const fs::path built_from = REDUCE_GRADE_DEFAULT_ROOT;
+  if (!built_from.empty() && is_course_root(built_from)) return built_from;
+  throw ConfigError(
+      "cannot find the course root: run inside the course, or pass --root DIR (or set "
+      "REDUCE_COURSE_ROOT)");
+}
+
+std::vector<CourseLab> parse_course_labs(const std::string& cmake_text) {
+  // Drop comments first, so a commented-out call does not count.
+  std::string text;
+  for (const std::string& line : split_lines(cmake_text)) {
+    const auto hash = line.find('#');
+    text += hash == std::string::npos ? line : line.substr(0, hash);
+    text += '\n';
+  }
+  std::vector<CourseLab> labs;
+  static const std::regex call(R"(reduce_course_lab\s*\(([^)]*)\))", std::regex::icase);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), call); it != std::sregex_iterator();
+       ++it) {
+    const std::vector<std::string> words = split((*it)[1].str(), " \t\r\n\"");
+    if (words.empty()) continue;
+    CourseLab lab;
+    lab.folder = words[0];
+    std::string mode;
+    for (std::size_t i = 1; i < words.size(); ++i) {
+      if (words[i] == "OPS" || words[i] == "ORDER") {
+        mode = words[i];
+      } else if (mode == "OPS") {
+        lab.ops.push_back(words[i]);
+      } else if (mode == "ORDER") {
+        lab.order = words[i];
+      }
+    }
+    if (lab.order.empty()) lab.order = "tree";
+    lab.number = std::atoi(lab.folder.c_str());
+    labs.push_back(lab);
+  }
+  return labs;
+}
+
+Course load_course(const fs::path& root) {
+  if (!is_course_root(root))
+    throw ConfigError(fmt::format("{}: not the course root", root.string()));
+  Course course;
+  course.root = root;
+  course.labs = parse_course_labs(read_file(root / "cmake" / "CourseLabs.cmake"));
+  if (course.labs.empty())
+    throw ConfigError(fmt::format("{}: no reduce_course_lab(...) entries",
+                                  (root / "cmake" / "CourseLabs.cmake").string()));
+  return course;
+}
+
+const std::vector<std::string>& benchmarked_ops() {
+  static const std::vector<std::string> ops = {"sum",     "maximum", "minimum",
+                                               "product", "mean",    "argmax"};
+  return ops;
+}
+
+std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab) {
+  std::error_code ec;
+  std::vector<OpPlan> plans;
+  for (const std::string& op : lab.ops) {
+    OpPlan plan;
+    plan.op = op;
+    plan.public_tests =
+        fs::is_regular_file(course.root / "autograder" / "tests" / (op + "_test.cu"), ec);
+    plan.hidden_tests =
+        fs::is_regular_file(course.root / "autograder" / "hidden" / (op + "_hidden_test.cu"), ec);
+    for (const std::string& base : benchmarked_ops()) {
+      if (op == base) {
+        plan.bench_op = base;
+        plan.bench_name = lab.folder;
+      } else if (starts_with(op, base + "_")) {  // a second mode of the operation
+        plan.bench_op = base;
+        plan.bench_name = lab.folder + "_" + op;
+      }
+    }
+    plans.push_back(plan);
+  }
+  return plans;
+}
+
+std::vector<std::string> select_labs(const Course& course, const std::string& spec) {
+  std::vector<std::string> tokens = split(spec, ",; \t");
+  std::set<std::string> chosen;
+  if (tokens.empty() || (tokens.size() == 1 && tokens[0] == "all")) {
+    for (const CourseLab& lab : course.labs) chosen.insert(lab.folder);
+  }
+  for (const std::string& token : tokens) {
+    if (token == "all") continue;
+    const CourseLab* match = course.find(token);
+    const bool numeric = !token.empty() && std::all_of(token.begin(), token.end(), ::isdigit);
+    if (match == nullptr && numeric) {
+      for (const CourseLab& lab : course.labs)
+        if (lab.number == std::atoi(token.c_str())) match = &lab;
+    }
+    if (match == nullptr) {
+      std::string known;
+      for (const CourseLab& lab : course.labs) known += (known.empty() ? "" : ", ") + lab.folder;
+      throw ConfigError(fmt::format("--labs: unknown lab '{}' (labs: {})", token, known));
+    }
+    chosen.insert(match->folder);
+  }
+  std::vector<std::string> ordered;
+  for (const CourseLab& lab : course.labs)
+    if (chosen.count(lab.folder) != 0) ordered.push_back(lab.folder);
+  return ordered;
+}
+
+fs::path resolve_submission_tree(const Course& course, const fs::path& path) {
+  std::error_code ec;
+  auto holds_labs = [&](const fs::path& dir) {
+    for (const CourseLab& lab : course.labs)
+      if (fs::is_directory(dir / lab.folder, ec)) return true;
+    return false;
+  };
+  if (holds_labs(path)) return path;
+  if (holds_labs(path / "labs")) return path / "labs";
+  std::vector<fs::path> subdirs;
+  for (const auto& entry : fs::directory_iterator(path, ec))
+    if (entry.is_directory(ec) && entry.path().filename().string()[0] != '.')
+      subdirs.push_back(entry.path());
+  if (subdirs.size() == 1) {
+    if (holds_labs(subdirs[0])) return subdirs[0];
+    if (holds_labs(subdirs[0] / "labs")) return subdirs[0] / "labs";
+  }
+  return path;
+}
+
+}  // namespace reduce::grade

@@ -1,0 +1,501 @@
+#include <reduce_grade/bench_results.hpp>
+#include <reduce_grade/grader.hpp>
+#include <reduce_grade/library_check.hpp>
+#include <reduce_grade/process.hpp>
+#include <reduce_grade/sanitizer.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <system_error>
+
+namespace reduce::grade {
+namespace {
+
+std::string suite_line(const SuiteRun& run) {
+  std::string text = fmt::format("{}/{} passed", run.passed(), run.counted());
+  if (run.skipped() > 0) text += fmt::format(", {} skipped", run.skipped());
+  if (run.timed_out) text += ", TIMED OUT";
+  if (run.output_flood) text += ", OUTPUT FLOOD";
+  if (run.crashed) text += ", crashed";
+  if (run.attempts > 1) text += fmt::format(", {} runs", run.attempts);
+  return text + fmt::format(" ({:.1f} s)", run.seconds);
+}
+
+bool all_skipped_no_gpu(const std::vector<SuiteRun>& runs) {
+  if (runs.empty()) return false;
+  for (const SuiteRun& r : runs)
+    if (!r.no_gpu || r.passed() > 0 || r.failed() > 0) return false;
+  return true;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (s.find_first_of(" \t'\"$\\;&|<>*?()") == std::string::npos && !s.empty()) return s;
+  return "'" + replace_all(s, "'", "'\\''") + "'";
+}
+
+}  // namespace
+
+std::string grader_version() {
+  return "1.0.0";
+}
+
+void Progress::line(const std::string& text) {
+  if (quiet_) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (start_ < 0) start_ = now_seconds();
+  std::fprintf(stdout, "[%7.1fs] %s\n", now_seconds() - start_, text.c_str());
+  std::fflush(stdout);
+}
+
+GpuProbe probe_gpu() {
+  GpuProbe probe;
+  const auto smi = find_program("nvidia-smi");
+  if (!smi) {
+    probe.detail = "nvidia-smi not found";
+    return probe;
+  }
+  ProcessSpec spec;
+  spec.argv = {smi->string(), "-L"};
+  spec.timeout_s = 60;
+  spec.output_cap = 1 << 20;
+  const ProcessResult r = run_process(spec);
+  for (const std::string& line : split_lines(r.output)) {
+    if (!starts_with(line, "GPU ")) continue;
+    probe.present = true;
+    const auto colon = line.find(": ");
+    const auto uuid = line.find(" (UUID");
+    if (colon != std::string::npos)
+      probe.name =
+          line.substr(colon + 2, uuid == std::string::npos ? std::string::npos : uuid - colon - 2);
+    break;
+  }
+  if (!probe.present) probe.detail = "nvidia-smi -L lists no GPU (" + r.describe() + ")";
+  return probe;
+}
+
+PerfFacts run_benchmark(const fs::path& build_dir, const std::string& lab,
+                        const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
+                        const fs::path& log_dir) {
+  PerfFacts perf;
+  std::error_code ec;
+  fs::create_directories(log_dir, ec);
+  perf.n = parse_size(rubric.performance.size);
+  std::string libs, families, names;
+  std::vector<const OpPlan*> timed;
+  for (const OpPlan& plan : plans) {
+    if (plan.bench_op.empty()) continue;
+    timed.push_back(&plan);
+    libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" +
+            lab_library_path(build_dir, lab, plan.op).string();
+    if (!contains("|" + families + "|", "|" + plan.bench_op + "|"))
+      families += (families.empty() ? "" : "|") + plan.bench_op;
+    names += "|" + plan.bench_name;
+  }
+  if (timed.empty()) {
+    perf.problem = "no benchmark for this lab's operations";
+    return perf;
+  }
+  const fs::path json_path = log_dir / "bench.json";
+  fs::remove(json_path, ec);
+  ProcessSpec spec;
+  spec.argv = {bench_binary_path(build_dir).string(),
+               "--benchmark_filter=^(" + families + ")/(stream_read|cub" + names + ")/",
+               "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
+  spec.env = {{"REDUCE_LABS", libs},
+              {"REDUCE_BENCH_SIZES", rubric.performance.size},
+              {"REDUCE_SEED", std::to_string(seed)}};
+  spec.timeout_s = rubric.limits.bench_timeout_s;
+  spec.output_cap = rubric.limits.output_cap_bytes;
+  spec.log_file = log_dir / "bench.log";
+  perf.log = spec.log_file.string();
+  const ProcessResult r = run_process(spec);
+  const BenchResults results = parse_bench_json(read_file(json_path));
+  if (contains(r.output, "no CUDA device")) {
+    perf.problem = "no CUDA device";
+    return perf;
+  }
+  perf.probe_gbps = results.ceiling_gbps;
+  const bool probe = rubric.performance.ceiling == "probe";
+  double slowest = -1;
+  for (const OpPlan* plan : timed) {
+    const BenchRow* row = nullptr;
+    for (const BenchRow& candidate : results.rows)
+      if (candidate.impl == plan->bench_name && candidate.n == perf.n &&
+          (candidate.family.empty() || candidate.family == plan->bench_op))
+        row = &candidate;
+    if (row == nullptr) {
+      perf.problem = fmt::format("no benchmark result for {} ({}{})", plan->bench_name,
+                                 r.describe(), results.parsed ? "" : ", " + results.problem);
+      if (r.timed_out)
+        perf.problem = fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s));
+      if (r.output_flood) perf.problem = "output flood in the benchmark: " + r.describe();
+      const std::string tail = clip(r.output, 8, 1500);
+      if (!tail.empty() && !r.output_flood) perf.problem += "\n" + tail;
+      return perf;
+    }
+    perf.wrong_results += row->wrong_results;
+    if (row->error) {
+      perf.problem = plan->bench_op + ": " + row->error_message;
+      if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in "))
+        perf.wrong_results += std::atof(row->error_message.c_str() + 9);
+      return perf;
+    }
+    double stream = 0, cub = 0;
+    for (const BenchRow& other : results.rows) {
+      if (other.n != perf.n || (!other.family.empty() && other.family != plan->bench_op)) continue;
+      if (other.impl == "stream_read") stream = other.median_gbps;
+      if (other.impl == "cub") cub = other.median_gbps;
+    }
+    double ceiling = probe ? perf.probe_gbps : stream;
+    if (ceiling <= 0) ceiling = probe ? stream : perf.probe_gbps;
+    if (ceiling <= 0) {
+      perf.problem = "the benchmark measured no ceiling";
+      return perf;
+    }
+    const double fraction = row->median_gbps / ceiling;
+    perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", plan->op,
+                               fraction_text(fraction), fixed(row->median_gbps, 1));
+    if (slowest < 0 || fraction < slowest) {
+      slowest = fraction;
+      perf.op = plan->op;
+      perf.fraction = fraction;
+      perf.gbps = row->median_gbps;
+      perf.median_us = row->median_us;
+      perf.ceiling_gbps = ceiling;
+      perf.stream_read_gbps = stream;
+      perf.cub_gbps = cub;
+    }
+  }
+  perf.ran = true;
+  return perf;
+}
+
+PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric,
+                                      const GradeOptions& options, const GpuProbe& gpu,
+                                      Progress& progress) {
+  PreparedSubmission p;
+  p.options = options;
+  p.started = now_seconds();
+  p.started_at = utc_timestamp();
+  p.seed = options.seed.value_or(random_seed());
+  const std::string tag = options.label.empty() ? "" : options.label + ": ";
+  std::error_code ec;
+
+  const fs::path submission = fs::weakly_canonical(fs::absolute(options.submission, ec), ec);
+  if (!fs::is_directory(submission, ec))
+    throw ConfigError("submission folder not found: " + options.submission.string());
+  p.tree = resolve_submission_tree(course, submission);
+  if (p.tree != submission) p.messages.push_back("graded the lab folders in " + p.tree.string());
+  fs::create_directories(options.out, ec);
+  if (!fs::is_directory(options.out, ec))
+    throw ConfigError("cannot create the report folder " + options.out.string());
+  const fs::path logs = options.out / "logs";
+  fs::create_directories(logs, ec);
+
+  std::vector<std::string> present;
+  std::map<std::string, std::vector<OpPlan>> plans;
+  for (const std::string& lab : options.labs) {
+    LabFacts f;
+    f.lab = lab;
+    const CourseLab* cl = course.find(lab);
+    if (cl == nullptr) throw ConfigError("unknown lab " + lab);
+    plans[lab] = plan_ops(course, *cl);
+    f.present = true;
+    if (!fs::is_directory(p.tree / lab, ec)) {
+      f.present = false;
+      f.missing_what = lab + "/ (the lab folder)";
+    } else {
+      for (const OpPlan& plan : plans[lab]) {
+        if (!fs::is_regular_file(p.tree / lab / (plan.op + ".cu"), ec)) {
+          f.present = false;
+          f.missing_what = lab + "/" + plan.op + ".cu";
+          break;
+        }
+      }
+    }
+    if (f.present)
+      present.push_back(lab);
+    else
+      progress.line(fmt::format("{}{}: missing {}", tag, lab, f.missing_what));
+    p.labs.push_back(f);
+  }
+
+  if (options.build_dir.empty()) {
+    p.build_dir = make_temp_dir("reduce-grade-");
+    p.temporary_build = true;
+  } else {
+    p.build_dir = fs::absolute(options.build_dir, ec);
+    if (!is_empty_dir(p.build_dir)) {
+      if (!fs::is_regular_file(p.build_dir / "CMakeCache.txt", ec))
+        throw ConfigError("--build-dir " + p.build_dir.string() +
+                          " is not empty and not a build folder: refusing to clear it");
+      for (const auto& entry : fs::directory_iterator(p.build_dir, ec))
+        remove_all_quietly(entry.path());
+    }
+    fs::create_directories(p.build_dir, ec);
+  }
+
+  if (!present.empty()) {
+    BuildOptions bo;
+    bo.course_root = course.root;
+    bo.submission = p.tree;
+    bo.build_dir = p.build_dir;
+    bo.labs = present;
+    bo.plans = plans;
+    bo.jobs = options.jobs;
+    bo.benchmark = gpu.present && !options.no_gpu;
+    bo.hidden = true;
+    bo.cmake_args = options.cmake_args;
+    bo.limits = rubric.limits;
+    bo.log_dir = logs;
+    bo.progress = [&progress, tag](const std::string& line) { progress.line(tag + line); };
+    // The library check runs as soon as a lab's library exists: a lab that uses a library
+    // reduction scores nothing, so its tests are not built.
+    bo.keep_lab = [&](const std::string& lab) {
+      LibraryCheck check;
+      for (const OpPlan& plan : plans[lab]) {
+        LibraryCheck one =
+            inspect_library(lab_library_path(p.build_dir, lab, plan.op), rubric.library);
+        check.inspected = one.inspected;
+        check.stub = check.stub || one.stub;
+        if (!one.problem.empty()) check.problem = one.problem;
+        for (const LibraryFinding& lf : one.forbidden) check.forbidden.push_back(lf);
+      }
+      for (const LibraryFinding& lf : scan_sources(p.tree / lab, rubric.library))
+        check.forbidden.push_back(lf);
+      for (LabFacts& f : p.labs)
+        if (f.lab == lab) f.library = check;
+      if (!check.forbidden.empty())
+        progress.line(fmt::format("{}{}: {}", tag, lab, check.describe()));
+      return check.forbidden.empty();
+    };
+    p.build = build_submission(bo);
+    if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
+    progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
+  }
+  for (LabFacts& f : p.labs) {
+    if (!f.present) continue;
+    const auto it = p.build.labs.find(f.lab);
+    if (it != p.build.labs.end()) f.build = it->second;
+  }
+  return p;
+}
+
+GradeReport finish_submission(PreparedSubmission& p, const Course& course, const Rubric& rubric,
+                              const GpuProbe& gpu_probe, Progress& progress) {
+  const GradeOptions& o = p.options;
+  const std::string tag = o.label.empty() ? "" : o.label + ": ";
+  GradeReport report;
+  report.grader_version = grader_version();
+  report.submission = p.tree.string();
+  report.course_root = course.root.string();
+  report.rubric = rubric.source.string();
+  report.seed = p.seed;
+  report.started_at = p.started_at;
+  report.labs_requested = o.labs;
+  report.messages = p.messages;
+  bool gpu = gpu_probe.present && !o.no_gpu;
+  report.gpu = gpu ? gpu_probe.name : "";
+  const std::vector<std::pair<std::string, std::string>> env = {
+      {"REDUCE_SEED", std::to_string(p.seed)}};
+  const fs::path sanitizer = gpu ? find_compute_sanitizer() : fs::path();
+  const Limits& limits = rubric.limits;
+  std::error_code ec;
+
+  for (LabFacts& f : p.labs) {
+    f.gpu = gpu;
+    if (!gpu || !f.present || !f.build.ok || !f.library.forbidden.empty()) continue;
+    const CourseLab* cl = course.find(f.lab);
+    const std::vector<OpPlan> plans = cl != nullptr ? plan_ops(course, *cl) : std::vector<OpPlan>{};
+    const bool multi = plans.size() > 1;
+    const fs::path logs = o.out / "logs" / f.lab;
+    fs::create_directories(logs, ec);
+    auto suite_options = [&](const OpPlan& plan, bool hidden) {
+      SuiteOptions so;
+      so.binary = test_binary_path(p.build_dir, f.lab, plan.op, hidden);
+      so.env = env;
+      so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
+      so.output_cap = limits.output_cap_bytes;
+      so.max_restarts = limits.max_restarts;
+      so.log_dir = logs;
+      so.log_stem = plan.op + (hidden ? "_hidden" : "_tests");
+      return so;
+    };
+
+    // ---- public tests
+    for (const OpPlan& plan : plans) {
+      if (!plan.public_tests) continue;
+      progress.line(fmt::format("{}{}: public tests ({})", tag, f.lab, plan.op));
+      f.tests.push_back(run_gtest_suite(suite_options(plan, false)));
+      progress.line(fmt::format("{}{}: public tests {}", tag, f.lab, suite_line(f.tests.back())));
+    }
+    if (all_skipped_no_gpu(f.tests)) {
+      // nvidia-smi saw a GPU but CUDA does not: grade as without a GPU from here on.
+      gpu = false;
+      f.tests.clear();
+      report.messages.push_back(
+          "the test binaries report \"no CUDA device\" although nvidia-smi "
+          "lists a GPU: graded as without a GPU");
+      break;
+    }
+    bool hung = false;
+    std::string hung_why;
+    for (const SuiteRun& r : f.tests) {
+      if (r.timed_out)
+        hung = true, hung_why = "the public tests timed out";
+      else if (r.output_flood)
+        hung = true, hung_why = "the public tests flooded their output";
+    }
+    bool tests_failed = false;
+    for (const SuiteRun& r : f.tests)
+      tests_failed = tests_failed || r.failed() > 0 || r.counted() == 0;
+
+    // ---- hidden tests
+    f.hidden_exists =
+        std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
+    if (f.hidden_exists && hung) {
+      f.hidden_skipped = hung_why + "; the hidden tests were not run";
+    } else {
+      for (const OpPlan& plan : plans) {
+        if (!plan.hidden_tests) continue;
+        progress.line(fmt::format("{}{}: hidden tests ({})", tag, f.lab, plan.op));
+        f.hidden.push_back(run_gtest_suite(suite_options(plan, true)));
+        progress.line(
+            fmt::format("{}{}: hidden tests {}", tag, f.lab, suite_line(f.hidden.back())));
+        tests_failed =
+            tests_failed || f.hidden.back().failed() > 0 || f.hidden.back().counted() == 0;
+        if (f.hidden.back().timed_out || f.hidden.back().output_flood) {
+          hung = true;
+          hung_why = "the hidden tests timed out or flooded their output";
+        }
+      }
+    }
+
+    // ---- sanitizer: small sizes of each operation's public suite
+    if (hung) {
+      f.sanitizer_skipped = hung_why;
+    } else if (sanitizer.empty()) {
+      f.sanitizer_skipped =
+          "compute-sanitizer not found on the grading machine (a grading problem)";
+    } else {
+      for (const std::string& tool : rubric.sanitizer.tools) {
+        for (const OpPlan& plan : plans) {
+          if (!plan.public_tests) continue;
+          progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", tag, f.lab, tool,
+                                    multi ? " (" + plan.op + ")" : ""));
+          SanitizerRun run =
+              run_sanitizer(sanitizer, tool, test_binary_path(p.build_dir, f.lab, plan.op, false),
+                            rubric.sanitizer.filter_for(plan.op), env, limits.sanitizer_timeout_s,
+                            limits.output_cap_bytes,
+                            logs / (multi ? plan.op + "_" + tool + ".log" : tool + ".log"));
+          if (multi) run.op = plan.op;
+          progress.line(fmt::format("{}{}: {}{} ({:.1f} s)", tag, f.lab, run.describe(),
+                                    run.clean() ? " - clean" : "", run.seconds));
+          f.sanitizer.push_back(std::move(run));
+        }
+      }
+    }
+
+    // ---- benchmark
+    if (std::none_of(plans.begin(), plans.end(),
+                     [](const OpPlan& pl) { return !pl.bench_op.empty(); })) {
+      f.perf_skipped = "no benchmark for this lab's operations";
+    } else if (hung) {
+      f.perf_skipped = hung_why;
+    } else if (tests_failed) {
+      f.perf_skipped = "the lab fails tests, so the benchmark was not run";
+    } else if (!p.build.benchmark_ok) {
+      f.perf_skipped =
+          "the benchmark did not build (a grading problem): " + p.build.benchmark_problem;
+    } else {
+      progress.line(fmt::format("{}{}: benchmark at n = {}", tag, f.lab, rubric.performance.size));
+      f.perf = run_benchmark(p.build_dir, f.lab, plans, rubric, p.seed, logs);
+      if (f.perf.ran) {
+        const LabRubric* lr = rubric.find(f.lab);
+        progress.line(fmt::format(
+            "{}{}: {} GB/s = {} of the ceiling {} GB/s (threshold {}){}", tag, f.lab,
+            fixed(f.perf.gbps, 1), fraction_text(f.perf.fraction), fixed(f.perf.ceiling_gbps, 1),
+            lr ? fraction_text(lr->threshold) : "-", multi ? "; " + f.perf.detail : ""));
+      } else {
+        progress.line(fmt::format("{}{}: benchmark: {}", tag, f.lab, clip(f.perf.problem, 1, 200)));
+      }
+      if (report.ceiling_gbps <= 0) report.ceiling_gbps = f.perf.ceiling_gbps;
+    }
+  }
+
+  report.gpu_available = gpu;
+  if (!gpu) {
+    report.gpu.clear();
+    report.messages.push_back(
+        "no GPU (" +
+        (o.no_gpu                   ? std::string("--no-gpu")
+         : gpu_probe.detail.empty() ? "no CUDA device"
+                                    : gpu_probe.detail) +
+        "): correctness and timing need a GPU. The labs were built and given build points only; "
+        "tests, sanitizer and benchmark were not run (exit code 3).");
+  }
+  for (LabFacts& f : p.labs) {
+    f.gpu = gpu;
+    LabReport lab;
+    lab.facts = f;
+    const LabRubric* lr = rubric.find(f.lab);
+    LabRubric fallback;
+    fallback.lab = f.lab;
+    fallback.points = rubric.default_points;
+    if (lr == nullptr) {
+      report.messages.push_back("lab " + f.lab +
+                                " has no rubric entry: default points, no threshold");
+      lr = &fallback;
+    }
+    lab.threshold = lr->threshold;
+    lab.floor = lr->floor;
+    lab.score = score_lab(f, *lr, rubric);
+    report.labs.push_back(std::move(lab));
+  }
+  report.total();
+  report.pass_mark = o.pass_mark.value_or(rubric.pass_mark);
+  if (!p.build.configured && !p.build.configure_problem.empty() &&
+      p.build.configure_problem != "no labs to build") {
+    report.exit_code = kExitUsage;
+  } else if (!gpu) {
+    report.exit_code = kExitNoGpu;
+  } else {
+    const double percent = report.max_score > 0 ? 100.0 * report.score / report.max_score : 0;
+    report.exit_code = percent + 1e-9 >= report.pass_mark ? kExitGraded : kExitBelowPass;
+  }
+  std::string labs_arg;
+  for (const std::string& lab : o.labs) labs_arg += (labs_arg.empty() ? "" : ",") + lab;
+  report.reproduce = fmt::format("reduce-grade grade {} --labs {} --seed {}",
+                                 shell_quote(report.submission), labs_arg, p.seed);
+  report.seconds = now_seconds() - p.started;
+  try {
+    write_reports(report, o.out);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "reduce-grade: cannot write the reports: %s\n", e.what());
+    report.exit_code = kExitUsage;
+  }
+  if (o.print_summary) {
+    std::fputs(("\n" + summary_text(report)).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  if (p.temporary_build && !o.keep_build) {
+    remove_all_quietly(p.build_dir);
+  } else if (!p.build_dir.empty()) {
+    progress.line(tag + "build folder kept: " + p.build_dir.string());
+  }
+  return report;
+}
+
+GradeReport grade_submission(const Course& course, const Rubric& rubric,
+                             const GradeOptions& options, Progress& progress) {
+  const GpuProbe gpu = options.no_gpu ? GpuProbe{false, "", "--no-gpu"} : probe_gpu();
+  PreparedSubmission prepared = prepare_submission(course, rubric, options, gpu, progress);
+  return finish_submission(prepared, course, rubric, gpu, progress);
+}
+
+}  // namespace reduce::grade

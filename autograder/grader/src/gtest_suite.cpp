@@ -1,0 +1,346 @@
+#include <reduce_grade/gtest_suite.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
+
+namespace reduce::grade {
+namespace {
+
+constexpr std::size_t kMessageBytes = 6000;
+
+std::string test_name_after(std::string_view line, std::size_t prefix_length) {
+  std::string_view rest = line.substr(prefix_length);
+  const auto end = rest.find_first_of(" ,");
+  return std::string(end == std::string_view::npos ? rest : rest.substr(0, end));
+}
+
+void append_clipped(std::string& buffer, const std::string& line) {
+  if (buffer.size() >= kMessageBytes) return;
+  buffer += line.substr(0, kMessageBytes - buffer.size());
+  buffer += '\n';
+}
+
+}  // namespace
+
+int SuiteRun::passed() const {
+  return static_cast<int>(std::count_if(tests.begin(), tests.end(), [](const TestOutcome& t) {
+    return t.result == TestResult::kPassed;
+  }));
+}
+
+int SuiteRun::failed() const {
+  return static_cast<int>(std::count_if(tests.begin(), tests.end(), [](const TestOutcome& t) {
+    return t.result == TestResult::kFailed;
+  }));
+}
+
+int SuiteRun::skipped() const {
+  return static_cast<int>(std::count_if(tests.begin(), tests.end(), [](const TestOutcome& t) {
+    return t.result == TestResult::kSkipped;
+  }));
+}
+
+/// A failure message without GoogleTest's "Expected equality of these values" block (raw
+/// operands and bit patterns): the file:line and the test's own explanation remain.
+std::string condense_failure(const std::string& message) {
+  std::string out;
+  bool in_block = false;
+  for (const std::string& line : split_lines(message)) {
+    if (starts_with(line, "Expected equality of these values:") ||
+        starts_with(line, "Value of: ") || starts_with(line, "Expected: ") ||
+        (starts_with(line, "Expected ") && contains(line, ", actual:"))) {
+      in_block = true;
+      continue;
+    }
+    if (in_block && (starts_with(line, "  ") || starts_with(line, "Actual: ") ||
+                     starts_with(line, "Which is: ")))
+      continue;
+    in_block = false;
+    out += line + "\n";
+  }
+  return trim(out);
+}
+
+std::vector<std::string> SuiteRun::failure_summaries(std::size_t max,
+                                                     std::size_t lines_each) const {
+  std::vector<std::string> out;
+  for (const TestOutcome& t : tests) {
+    if (t.result != TestResult::kFailed) continue;
+    if (out.size() == max) {
+      out.push_back(fmt::format("... and {} more failed tests", failed() - static_cast<int>(max)));
+      break;
+    }
+    const std::string message = clip(condense_failure(t.message), lines_each, 1500);
+    out.push_back(message.empty() ? t.name : t.name + ":\n" + message);
+  }
+  return out;
+}
+
+std::vector<std::string> parse_gtest_list(const std::string& output) {
+  std::vector<std::string> names;
+  std::string suite;
+  for (const std::string& raw : split_lines(output)) {
+    if (trim(raw).empty()) continue;
+    std::string line = raw;
+    const auto comment = line.find("  #");
+    if (comment != std::string::npos) line = line.substr(0, comment);
+    if (line[0] == ' ') {
+      const std::string test = trim(line);
+      if (!suite.empty() && !test.empty()) names.push_back(suite + test);
+    } else {
+      const std::string text = trim(line);
+      suite = !text.empty() && text.back() == '.' && text[0] != '[' ? text : std::string();
+    }
+  }
+  return names;
+}
+
+StreamParse parse_gtest_stream(const std::string& output) {
+  static const std::string kRun = "[ RUN      ] ";
+  static const std::string kOk = "[       OK ] ";
+  static const std::string kFailed = "[  FAILED  ] ";
+  static const std::string kSkipped = "[  SKIPPED ] ";
+  StreamParse parse;
+  std::string buffer;
+  for (const std::string& line : split_lines(output)) {
+    if (!parse.no_gpu && contains(line, "no CUDA device")) parse.no_gpu = true;
+    // GoogleTest's own lines start at the beginning of a line; anything a lab prints lands in
+    // between and becomes part of the running test's message.
+    if (starts_with(line, kRun)) {
+      if (parse.in_progress) {  // a RUN without an end: count the earlier one as failed
+        parse.finished.push_back({*parse.in_progress, TestResult::kFailed,
+                                  buffer + "(no result line: the test's output was cut)"});
+      }
+      parse.in_progress = test_name_after(line, kRun.size());
+      buffer.clear();
+      continue;
+    }
+    const bool ok = starts_with(line, kOk);
+    const bool failed = starts_with(line, kFailed);
+    const bool skipped = starts_with(line, kSkipped);
+    if (ok || failed || skipped) {
+      const std::string name = test_name_after(line, kOk.size());
+      if (parse.in_progress && name == *parse.in_progress) {
+        TestOutcome outcome;
+        outcome.name = name;
+        outcome.result = ok       ? TestResult::kPassed
+                         : failed ? TestResult::kFailed
+                                  : TestResult::kSkipped;
+        outcome.message = trim(buffer);
+        outcome.sticky_cuda_error = failed && is_sticky_cuda_error(buffer);
+        parse.finished.push_back(std::move(outcome));
+        parse.in_progress.reset();
+        buffer.clear();
+      }
+      continue;  // the summary repeats FAILED/SKIPPED lines after the run: ignored
+    }
+    if (starts_with(line, "[==========] ") && contains(line, " ran.")) {
+      parse.completed = true;
+      continue;
+    }
+    if (parse.in_progress) append_clipped(buffer, line);
+  }
+  if (parse.in_progress) parse.in_progress_output = trim(buffer);
+  return parse;
+}
+
+bool merge_gtest_json(const std::string& json_text, std::vector<TestOutcome>& outcomes) {
+  nlohmann::json json = nlohmann::json::parse(json_text, nullptr, false);
+  if (json.is_discarded() || !json.is_object() || !json.contains("testsuites")) return false;
+  std::map<std::string, TestOutcome*> by_name;
+  for (TestOutcome& o : outcomes) by_name[o.name] = &o;
+  for (const auto& suite : json["testsuites"]) {
+    if (!suite.is_object() || !suite.contains("testsuite")) continue;
+    for (const auto& test : suite["testsuite"]) {
+      if (!test.is_object()) continue;
+      const std::string name =
+          test.value("classname", std::string()) + "." + test.value("name", std::string());
+      const auto it = by_name.find(name);
+      if (it == by_name.end()) continue;
+      TestOutcome& o = *it->second;
+      std::string failures;
+      if (test.contains("failures") && test["failures"].is_array()) {
+        for (const auto& f : test["failures"]) {
+          if (f.is_object() && f.contains("failure") && f["failure"].is_string())
+            append_clipped(failures, f["failure"].get<std::string>());
+        }
+      }
+      if (!failures.empty()) {
+        o.result = TestResult::kFailed;
+        o.message = sanitize_text(trim(failures));
+        o.sticky_cuda_error = o.sticky_cuda_error || is_sticky_cuda_error(failures);
+      } else if (test.value("result", std::string()) == "SKIPPED") {
+        o.result = TestResult::kSkipped;
+      }
+    }
+  }
+  return true;
+}
+
+bool is_sticky_cuda_error(const std::string& message) {
+  static const char* const kSticky[] = {
+      "cudaErrorIllegalAddress",      "illegal memory access",
+      "cudaErrorLaunchFailure",       "unspecified launch failure",
+      "cudaErrorIllegalInstruction",  "cudaErrorMisalignedAddress",
+      "cudaErrorInvalidAddressSpace", "cudaErrorInvalidPc",
+      "cudaErrorHardwareStackError",  "cudaErrorAssert",
+      "device-side assert",           "cudaErrorLaunchTimeout",
+      "cudaErrorECCUncorrectable"};
+  for (const char* marker : kSticky)
+    if (contains(message, marker)) return true;
+  return false;
+}
+
+std::string gtest_filter_for(const std::vector<std::string>& names) {
+  std::string filter;
+  for (const std::string& n : names) filter += (filter.empty() ? "" : ":") + n;
+  return filter;
+}
+
+SuiteRun run_gtest_suite(const SuiteOptions& options) {
+  SuiteRun run;
+  const double start = now_seconds();
+  std::error_code ec;
+  if (!options.log_dir.empty()) fs::create_directories(options.log_dir, ec);
+  const auto log_path = [&](const std::string& suffix) {
+    return options.log_dir.empty() ? fs::path() : options.log_dir / (options.log_stem + suffix);
+  };
+
+  if (!fs::is_regular_file(options.binary, ec)) {
+    run.problem = "test binary not found: " + options.binary.string();
+    return run;
+  }
+  ProcessSpec list;
+  list.argv = {options.binary.string(), "--gtest_list_tests"};
+  list.env = options.env;
+  list.timeout_s = std::min(60.0, options.timeout_s);
+  list.output_cap = options.output_cap;
+  list.log_file = log_path(".list.log");
+  const ProcessResult listed = run_process(list);
+  if (!list.log_file.empty()) run.logs.push_back(list.log_file.string());
+  const std::vector<std::string> names = parse_gtest_list(listed.output);
+  if (!listed.succeeded() || names.empty()) {
+    run.crashed = true;
+    run.problem = fmt::format("the test binary does not start ({}):\n{}", listed.describe(),
+                              clip(listed.output, 15, 3000));
+    run.seconds = now_seconds() - start;
+    return run;
+  }
+  run.ran = true;
+
+  std::map<std::string, TestOutcome> done;
+  std::vector<std::string> remaining = names;
+  std::string stop_reason;
+  for (int attempt = 0; attempt <= options.max_restarts && !remaining.empty(); ++attempt) {
+    const std::string suffix = attempt == 0 ? "" : fmt::format(".retry{}", attempt);
+    const fs::path json_path = log_path(suffix + ".json").empty()
+                                   ? fs::temp_directory_path() / "reduce-grade-gtest.json"
+                                   : log_path(suffix + ".json");
+    fs::remove(json_path, ec);
+    ProcessSpec spec;
+    spec.argv = {options.binary.string(), "--gtest_color=no",
+                 "--gtest_output=json:" + json_path.string()};
+    if (attempt > 0) spec.argv.push_back("--gtest_filter=" + gtest_filter_for(remaining));
+    spec.env = options.env;
+    spec.timeout_s = options.timeout_s;
+    spec.output_cap = options.output_cap;
+    spec.log_file = log_path(suffix + ".log");
+    const ProcessResult r = run_process(spec);
+    ++run.attempts;
+    if (!spec.log_file.empty()) run.logs.push_back(spec.log_file.string());
+
+    StreamParse parse = parse_gtest_stream(r.output);
+    run.no_gpu = run.no_gpu || parse.no_gpu;
+    std::vector<TestOutcome> outcomes = std::move(parse.finished);
+    if (r.exited() && parse.completed && fs::exists(json_path, ec))
+      merge_gtest_json(read_file(json_path), outcomes);
+
+    const bool abnormal = !r.exited() || !parse.completed || parse.in_progress.has_value();
+    std::string reason;
+    if (abnormal) {
+      if (r.timed_out) {
+        run.timed_out = true;
+        reason = fmt::format(
+            "the test timed out: no result after {} s, the test binary was "
+            "killed (an endless loop or a deadlock in the kernel?)",
+            points_text(options.timeout_s));
+      } else if (r.output_flood) {
+        run.output_flood = true;
+        reason = fmt::format(
+            "output flood: the test printed more than {}, the test binary "
+            "was killed (remove debug printing)",
+            byte_size_text(options.output_cap));
+      } else if (r.signal != 0) {
+        run.crashed = true;
+        reason = "the test binary crashed: killed by " + signal_description(r.signal);
+      } else if (!r.started) {
+        run.crashed = true;
+        reason = "the test binary did not start: " + r.start_error;
+      } else {
+        run.crashed = true;
+        reason = fmt::format(
+            "the test binary exited ({}) in the middle of the run (does the "
+            "lab call exit() or abort()?)",
+            r.describe());
+      }
+      if (parse.in_progress) {
+        TestOutcome culprit;
+        culprit.name = *parse.in_progress;
+        culprit.result = TestResult::kFailed;
+        culprit.message = reason;
+        if (!parse.in_progress_output.empty())
+          culprit.message += "\noutput before that:\n" + clip(parse.in_progress_output, 12, 2000);
+        outcomes.push_back(std::move(culprit));
+      }
+      if (run.problem.empty())
+        run.problem = parse.in_progress ? reason + " (in " + *parse.in_progress + ")" : reason;
+    }
+    // After a sticky CUDA error every later test of that process failed for nothing: keep the
+    // results up to the first such failure, rerun the rest in a fresh process.
+    std::size_t keep = outcomes.size();
+    bool sticky = false;
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+      if (outcomes[i].result == TestResult::kFailed && outcomes[i].sticky_cuda_error) {
+        keep = i + 1;
+        sticky = true;
+        if (run.problem.empty())
+          run.problem = fmt::format(
+              "{} failed with a CUDA error that breaks the CUDA context; "
+              "the tests after it were rerun in a fresh process",
+              outcomes[i].name);
+        break;
+      }
+    }
+    for (std::size_t i = 0; i < keep; ++i) done[outcomes[i].name] = outcomes[i];
+    remaining.clear();
+    for (const std::string& n : names)
+      if (done.count(n) == 0) remaining.push_back(n);
+    if (abnormal)
+      stop_reason = reason;
+    else if (sticky)
+      stop_reason = "a sticky CUDA error in an earlier test";
+    if (r.timed_out || r.output_flood) break;  // those repeat: rerunning costs time for nothing
+    if (!abnormal && !sticky) break;           // a complete run: nothing to rerun
+  }
+  for (const std::string& n : remaining) {
+    done[n] = {n, TestResult::kFailed,
+               "not run: the test binary stopped before this test (" +
+                   (stop_reason.empty() ? std::string("no result reported") : stop_reason) + ")"};
+  }
+  for (const std::string& n : names) {
+    TestOutcome& o = done[n];
+    o.name = n;
+    if (contains(o.message, "not implemented: see")) run.not_implemented = true;
+    run.tests.push_back(o);
+  }
+  run.seconds = now_seconds() - start;
+  return run;
+}
+
+}  // namespace reduce::grade

@@ -1,0 +1,539 @@
+// reduce-grade: the grader of the CUDA reduction course (docs/grader.md).
+//
+//   reduce-grade grade [SUBMISSION] [--labs 01,04] [--seed N] [--out DIR] ...
+//   reduce-grade batch FOLDER [--out DIR] ...
+//   reduce-grade release OUT_DIR
+//   reduce-grade calibrate [--runs 3]
+//   reduce-grade check-planted [PLANTED_DIR] [--cases a,b]
+//
+// Exit codes: 0 graded (at or above the pass mark), 1 below the pass mark (check-planted: a case
+// missed its expectation; calibrate: a reference below its threshold), 2 usage or
+// configuration error, 3 graded without a GPU (build points only).
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/grader.hpp>
+#include <reduce_grade/planted.hpp>
+#include <reduce_grade/release.hpp>
+#include <reduce_grade/rubric.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <future>
+#include <map>
+#include <optional>
+#include <system_error>
+
+namespace rg = reduce::grade;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Common {
+  std::string root;
+  std::string rubric;
+  bool quiet = false;
+};
+
+struct Loaded {
+  rg::Course course;
+  rg::Rubric rubric;
+};
+
+Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_for_check = {}) {
+  Loaded l;
+  l.course = rg::load_course(rg::find_course_root(common.root));
+  l.rubric = rg::load_rubric(common.rubric.empty() ? l.course.root / "autograder" / "rubric.toml"
+                                                   : fs::path(common.rubric));
+  std::vector<std::string> all;
+  for (const rg::CourseLab& lab : l.course.labs) all.push_back(lab.folder);
+  for (const std::string& problem : rg::check_rubric_against_labs(l.rubric, all))
+    std::fprintf(stderr, "reduce-grade: warning: %s\n", problem.c_str());
+  for (const std::string& lab : chosen_labs_for_check)
+    if (l.rubric.find(lab) == nullptr)
+      throw rg::ConfigError("the rubric has no entry for lab " + lab + " ([labs." + lab + "])");
+  return l;
+}
+
+/// Builds one submission ahead while the GPU runs the previous one.
+struct Pending {
+  std::optional<rg::PreparedSubmission> prepared;
+  std::string error;
+};
+
+template <typename Item, typename MakeOptions, typename OnReport, typename OnError>
+void pipeline(const std::vector<Item>& items, int build_ahead, const Loaded& l,
+              const rg::GpuProbe& gpu, rg::Progress& progress, MakeOptions make_options,
+              OnReport on_report, OnError on_error) {
+  auto prepare = [&](std::size_t i) {
+    Pending p;
+    try {
+      p.prepared =
+          rg::prepare_submission(l.course, l.rubric, make_options(items[i]), gpu, progress);
+    } catch (const std::exception& e) {
+      p.error = e.what();
+    }
+    return p;
+  };
+  std::future<Pending> next;
+  if (!items.empty())
+    next = std::async(build_ahead > 0 ? std::launch::async : std::launch::deferred, prepare, 0);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Pending current = next.get();
+    if (i + 1 < items.size())
+      next =
+          std::async(build_ahead > 0 ? std::launch::async : std::launch::deferred, prepare, i + 1);
+    if (!current.prepared) {
+      on_error(items[i], current.error);
+      continue;
+    }
+    try {
+      on_report(items[i],
+                rg::finish_submission(*current.prepared, l.course, l.rubric, gpu, progress));
+    } catch (const std::exception& e) {
+      on_error(items[i], e.what());
+    }
+  }
+}
+
+int cmd_grade(const Common& common, const std::string& submission, const std::string& labs_spec,
+              std::optional<std::uint64_t> seed, const std::string& out, int jobs,
+              std::optional<double> pass_mark, const std::string& build_dir, bool keep_build,
+              bool no_gpu, const std::vector<std::string>& cmake_args) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
+  const Loaded l = load(common, labs);
+  rg::GradeOptions o;
+  o.submission = submission.empty() ? l.course.root / "labs" : fs::path(submission);
+  std::error_code ec;
+  if (!fs::is_directory(o.submission, ec))
+    throw rg::ConfigError("submission folder not found: " + o.submission.string());
+  o.labs = labs;
+  o.seed = seed;
+  o.out = out;
+  o.jobs = jobs;
+  o.pass_mark = pass_mark;
+  o.build_dir = build_dir;
+  o.keep_build = keep_build;
+  o.no_gpu = no_gpu;
+  o.cmake_args = cmake_args;
+  rg::Progress progress(common.quiet);
+  const rg::GradeReport report = rg::grade_submission(l.course, l.rubric, o, progress);
+  std::printf("reports: %s (report.json, junit.xml, results.json, summary.txt); exit code %d\n",
+              fs::absolute(o.out, ec).c_str(), report.exit_code);
+  return report.exit_code;
+}
+
+int cmd_batch(const Common& common, const std::string& folder, const std::string& labs_spec,
+              std::optional<std::uint64_t> seed, const std::string& out, int jobs, bool no_gpu,
+              int build_ahead, const std::vector<std::string>& cmake_args) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
+  const Loaded l = load(common, labs);
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) throw rg::ConfigError("batch folder not found: " + folder);
+  std::vector<std::string> students;
+  for (const auto& entry : fs::directory_iterator(folder, ec))
+    if (entry.is_directory(ec) && entry.path().filename().string()[0] != '.')
+      students.push_back(entry.path().filename().string());
+  std::sort(students.begin(), students.end());
+  if (students.empty())
+    throw rg::ConfigError("batch folder " + folder + " has no submission folders");
+  fs::create_directories(out, ec);
+
+  rg::Progress progress(common.quiet);
+  const rg::GpuProbe gpu = no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
+  std::vector<rg::GradebookRow> rows;
+  bool any_no_gpu = false;
+  auto write_gradebook = [&] {
+    rg::write_file(fs::path(out) / "gradebook.csv", rg::gradebook_csv(labs, rows));
+  };
+  pipeline(
+      students, build_ahead, l, gpu, progress,
+      [&](const std::string& student) {
+        rg::GradeOptions o;
+        o.submission = fs::path(folder) / student;
+        o.labs = labs;
+        o.seed = seed;
+        o.out = fs::path(out) / student;
+        o.jobs = jobs;
+        o.no_gpu = no_gpu;
+        o.cmake_args = cmake_args;
+        o.print_summary = false;
+        o.label = student;
+        return o;
+      },
+      [&](const std::string& student, const rg::GradeReport& report) {
+        rg::GradebookRow row;
+        row.student = student;
+        row.total = report.score;
+        row.max = report.max_score;
+        for (const rg::LabReport& lab : report.labs) row.lab_points.push_back(lab.score.score);
+        row.seed = report.seed;
+        row.status = report.gpu_available ? "graded" : "graded (no GPU)";
+        any_no_gpu = any_no_gpu || !report.gpu_available;
+        rows.push_back(row);
+        write_gradebook();
+        progress.line(fmt::format("{}: {}/{} points", student, rg::points_text(report.score),
+                                  rg::points_text(report.max_score)));
+      },
+      [&](const std::string& student, const std::string& error) {
+        rg::GradebookRow row;
+        row.student = student;
+        row.status = "error: " + error;
+        for (const std::string& lab : labs) {
+          const rg::LabRubric* lr = l.rubric.find(lab);
+          row.max += lr != nullptr ? lr->points.total() : 0;
+          row.lab_points.push_back(0);
+        }
+        rows.push_back(row);
+        try {
+          rg::write_file(fs::path(out) / student / "error.txt", error + "\n");
+        } catch (const std::exception&) {
+        }
+        write_gradebook();
+        progress.line(fmt::format("{}: not graded: {}", student, error));
+      });
+  std::printf("gradebook: %s (%zu submissions)\n", (fs::path(out) / "gradebook.csv").c_str(),
+              rows.size());
+  return any_no_gpu ? rg::kExitNoGpu : rg::kExitGraded;
+}
+
+int cmd_release(const Common& common, const std::string& out_dir) {
+  const rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const rg::ReleaseResult r = rg::write_release(course, out_dir);
+  for (const std::string& w : r.warnings)
+    std::fprintf(stderr, "reduce-grade: warning: %s\n", w.c_str());
+  std::printf(
+      "release: %zu files written to %s (no solutions/, hidden tests, planted bugs, rubric "
+      "or grader)\n",
+      r.files.size(), out_dir.c_str());
+  return rg::kExitGraded;
+}
+
+int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
+                  const std::string& out, int jobs, bool keep_build,
+                  const std::vector<std::string>& cmake_args) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
+  const Loaded l = load(common, labs);
+  rg::Progress progress(common.quiet);
+  const rg::GpuProbe gpu = rg::probe_gpu();
+  if (!gpu.present) {
+    std::printf("calibrate needs a GPU (%s): nothing measured\n", gpu.detail.c_str());
+    return rg::kExitNoGpu;
+  }
+  rg::GradeOptions o;
+  o.submission = l.course.root / "solutions";
+  o.labs = labs;
+  o.out = out;
+  o.jobs = jobs;
+  o.keep_build = keep_build;
+  o.cmake_args = cmake_args;
+  o.label = "calibrate";
+  rg::PreparedSubmission p = rg::prepare_submission(l.course, l.rubric, o, gpu, progress);
+  std::map<std::string, std::vector<double>> fractions;
+  std::map<std::string, std::vector<double>> gbps;
+  std::map<std::string, std::string> problems;
+  for (int run = 0; run < runs; ++run) {
+    const std::uint64_t seed = rg::random_seed();
+    for (const rg::LabFacts& f : p.labs) {
+      if (!f.build.ok) {
+        problems[f.lab] = "did not build";
+        continue;
+      }
+      if (!p.build.benchmark_ok) {
+        problems[f.lab] = "benchmark did not build";
+        continue;
+      }
+      progress.line(fmt::format("calibrate: run {}/{}: {}", run + 1, runs, f.lab));
+      const rg::PerfFacts perf = rg::run_benchmark(
+          p.build_dir, f.lab, rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
+          fs::path(out) / "logs" / fmt::format("run{}", run + 1) / f.lab);
+      if (perf.ran) {
+        fractions[f.lab].push_back(perf.fraction);
+        gbps[f.lab].push_back(perf.gbps);
+      } else {
+        problems[f.lab] = rg::clip(perf.problem, 1, 200);
+      }
+    }
+  }
+  if (p.temporary_build && !keep_build) rg::remove_all_quietly(p.build_dir);
+  std::string table = fmt::format(
+      "calibrate: {} run(s) of the reference solutions on {}, n = {}, "
+      "ceiling = {}\n\n",
+      runs, gpu.name, l.rubric.performance.size, l.rubric.performance.ceiling);
+  table += fmt::format("{:<26} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>10}  {}\n", "lab", "min",
+                       "median", "max", "GB/s med.", "thresh.", "margin", "suggested", "verdict");
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  bool below = false;
+  for (const std::string& lab : labs) {
+    const rg::LabRubric* lr = l.rubric.find(lab);
+    std::vector<double> v = fractions[lab];
+    if (v.empty()) {
+      table +=
+          fmt::format("{:<26} {}\n", lab, problems.count(lab) ? problems[lab] : "no measurement");
+      below = true;
+      continue;
+    }
+    std::sort(v.begin(), v.end());
+    std::vector<double> g = gbps[lab];
+    std::sort(g.begin(), g.end());
+    const double median = v[v.size() / 2];
+    const double margin = lr->threshold > 0 ? v.front() / lr->threshold : 0;
+    const bool ok = v.front() >= lr->threshold;
+    below = below || !ok;
+    table += fmt::format(
+        "{:<26} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>10}  {}\n", lab,
+        rg::fraction_text(v.front()), rg::fraction_text(median), rg::fraction_text(v.back()),
+        rg::fixed(g[g.size() / 2], 1), rg::fraction_text(lr->threshold), rg::fixed(margin, 2) + "x",
+        rg::fraction_text(l.rubric.performance.margin * median), ok ? "ok" : "BELOW THRESHOLD");
+    json.push_back({{"lab", lab},
+                    {"fractions", v},
+                    {"median", median},
+                    {"threshold", lr->threshold},
+                    {"floor", lr->floor},
+                    {"min_over_threshold", margin},
+                    {"suggested_threshold", l.rubric.performance.margin * median}});
+  }
+  table +=
+      "\nmargin = slowest run / threshold (above 1: the reference earns full credit every run);\n"
+      "suggested = performance.margin x median: copy into [labs.<lab>] threshold to recalibrate.\n";
+  std::fputs(table.c_str(), stdout);
+  rg::write_file(fs::path(out) / "calibrate.txt", table);
+  rg::write_file(fs::path(out) / "calibrate.json",
+                 rg::dump_json({{"gpu", gpu.name}, {"runs", runs}, {"labs", json}}));
+  return below ? rg::kExitBelowPass : rg::kExitGraded;
+}
+
+int cmd_check_planted(const Common& common, const std::string& dir, const std::string& cases_spec,
+                      const std::string& out, int jobs, std::optional<std::uint64_t> seed,
+                      bool no_gpu, bool require_gpu, int build_ahead,
+                      const std::vector<std::string>& cmake_args) {
+  const Loaded l = load(common);
+  if (require_gpu && !rg::probe_gpu().present) {
+    std::printf("check-planted: no GPU here (--require-gpu): nothing checked\n");
+    return rg::kExitNoGpu;
+  }
+  const fs::path planted = dir.empty() ? l.course.root / "autograder" / "planted" : fs::path(dir);
+  std::vector<rg::PlantedExpectation> cases = rg::load_planted(planted);
+  for (const auto& c : cases)
+    for (const std::string& w : c.warnings)
+      std::fprintf(stderr, "reduce-grade: warning: %s\n", w.c_str());
+  if (!cases_spec.empty()) {
+    const std::vector<std::string> wanted = rg::split(cases_spec, ",; ");
+    std::vector<rg::PlantedExpectation> chosen;
+    for (const std::string& w : wanted) {
+      auto it =
+          std::find_if(cases.begin(), cases.end(), [&](const auto& c) { return c.name == w; });
+      if (it == cases.end()) throw rg::ConfigError("--cases: no planted case '" + w + "'");
+      chosen.push_back(*it);
+    }
+    cases = chosen;
+  }
+  if (cases.empty())
+    throw rg::ConfigError("no planted cases (with expected.toml) in " + planted.string());
+  for (const auto& c : cases)
+    if (l.course.find(c.lab) == nullptr)
+      throw rg::ConfigError(c.name + "/expected.toml: unknown lab " + c.lab);
+  rg::Progress progress(common.quiet);
+  const rg::GpuProbe gpu = no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
+  auto expected_text = [](const rg::PlantedExpectation& c) {
+    if (c.points) return "= " + rg::points_text(*c.points);
+    std::string t;
+    if (c.min_points) t += ">= " + rg::points_text(*c.min_points);
+    if (c.max_points)
+      t += std::string(t.empty() ? "" : ", ") + "<= " + rg::points_text(*c.max_points);
+    return t;
+  };
+  std::vector<rg::PlantedExpectation> runnable;
+  std::vector<std::string> lines;
+  for (const auto& c : cases) {
+    if (c.needs_gpu && !gpu.present) {
+      lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, "-",
+                                  expected_text(c), "skipped: needs a GPU"));
+    } else {
+      runnable.push_back(c);
+    }
+  }
+  int failures = 0;
+  const std::uint64_t fixed_seed = seed.value_or(rg::random_seed());
+  pipeline(
+      runnable, build_ahead, l, gpu, progress,
+      [&](const rg::PlantedExpectation& c) {
+        rg::GradeOptions o;
+        o.submission = c.dir;
+        o.labs = {c.lab};
+        o.seed = fixed_seed;
+        o.out = fs::path(out) / c.name;
+        o.jobs = jobs;
+        o.no_gpu = no_gpu;
+        o.cmake_args = cmake_args;
+        o.print_summary = false;
+        o.label = c.name;
+        return o;
+      },
+      [&](const rg::PlantedExpectation& c, const rg::GradeReport& report) {
+        std::vector<std::string> problems;
+        if (report.labs.empty())
+          problems.push_back("no lab graded");
+        else
+          problems = rg::check_expectation(c, report.labs.front());
+        const double got = report.labs.empty() ? 0 : report.labs.front().score.score;
+        if (!problems.empty()) ++failures;
+        std::string verdict = problems.empty() ? "ok" : "FAILED: ";
+        for (std::size_t i = 0; i < problems.size(); ++i) verdict += (i ? "; " : "") + problems[i];
+        lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab,
+                                    rg::points_text(got), expected_text(c), verdict));
+        progress.line(fmt::format("{}: {}", c.name, verdict));
+      },
+      [&](const rg::PlantedExpectation& c, const std::string& error) {
+        ++failures;
+        lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} FAILED: not graded: {}", c.name,
+                                    c.lab, "-", expected_text(c), error));
+      });
+  std::string table = fmt::format(
+      "planted-bug corpus: {} case(s), seed {}, GPU {}\n\n{:<24} {:<26} {:>8} {:<22} {}\n",
+      cases.size(), fixed_seed, gpu.present ? gpu.name : "none", "case", "lab", "points",
+      "expected", "verdict");
+  std::sort(lines.begin(), lines.end());
+  for (const std::string& line : lines) table += line + "\n";
+  table += fmt::format("\n{} failed, {} checked, {} skipped\n", failures, runnable.size(),
+                       cases.size() - runnable.size());
+  std::fputs(("\n" + table).c_str(), stdout);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  rg::write_file(fs::path(out) / "planted.txt", table);
+  if (failures > 0) return rg::kExitBelowPass;
+  return gpu.present ? rg::kExitGraded : rg::kExitNoGpu;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::signal(SIGPIPE, SIG_IGN);
+  CLI::App app{
+      "reduce-grade: builds, tests, sanitizes, benchmarks and scores submissions of the "
+      "CUDA reduction course (docs/grader.md)"};
+  app.set_version_flag("--version", rg::grader_version());
+  app.require_subcommand(1);
+  Common common;
+  app.add_option("--root", common.root,
+                 "course root (default: found from the working folder or the executable)");
+  app.add_option("--rubric", common.rubric, "rubric file (default: <root>/autograder/rubric.toml)");
+  app.add_flag("-q,--quiet", common.quiet, "no progress lines");
+
+  // grade
+  std::string submission, labs_spec, out = "grade-out", build_dir;
+  std::uint64_t seed_value = 0;
+  int jobs = 0;
+  double pass_mark_value = 0;
+  bool keep_build = false, no_gpu = false;
+  std::vector<std::string> cmake_args;
+  auto* grade = app.add_subcommand("grade", "grade one submission (default: <root>/labs)");
+  grade->add_option("submission", submission,
+                    "submission folder: a copy of labs/ with the stubs filled in");
+  grade->add_option("--labs", labs_spec,
+                    "labs to grade, e.g. 01,04 or 04_sequential (default: all)");
+  auto* grade_seed = grade->add_option("--seed", seed_value,
+                                       "seed of every test and benchmark input (default: fresh)");
+  grade->add_option("--out", out, "report folder (default: grade-out)");
+  grade->add_option("-j,--jobs", jobs, "parallel compile jobs (default: all cores)");
+  auto* grade_pass = grade
+                         ->add_option("--pass-mark", pass_mark_value,
+                                      "percent; exit 1 below it (default: the rubric's)")
+                         ->check(CLI::Range(0.0, 100.0));
+  grade->add_option("--build-dir", build_dir, "build folder (default: a fresh temporary one)");
+  grade->add_flag("--keep-build", keep_build, "keep the build folder");
+  grade->add_flag("--no-gpu", no_gpu, "build only, even where a GPU is present (exit code 3)");
+  grade->add_option("--cmake-arg", cmake_args,
+                    "extra configure argument, e.g. -DCMAKE_CUDA_ARCHITECTURES=80 (repeatable)");
+
+  // batch
+  std::string batch_folder, batch_out = "batch-out";
+  int build_ahead = 1;
+  auto* batch = app.add_subcommand("batch", "grade every subfolder of FOLDER (one student each)");
+  batch->add_option("folder", batch_folder, "folder of submissions")->required();
+  batch->add_option("--out", batch_out,
+                    "report folder: <out>/<student>/, <out>/gradebook.csv (default: batch-out)");
+  batch->add_option("--labs", labs_spec, "labs to grade (default: all)");
+  auto* batch_seed = batch->add_option("--seed", seed_value,
+                                       "one seed for every student (default: fresh per student)");
+  batch->add_option("-j,--jobs", jobs, "parallel compile jobs");
+  batch->add_flag("--no-gpu", no_gpu, "build only");
+  batch->add_option("--build-ahead", build_ahead,
+                    "build the next submission while the GPU runs this one (0: off)");
+  batch->add_option("--cmake-arg", cmake_args, "extra configure argument (repeatable)");
+
+  // release
+  std::string release_out;
+  auto* release = app.add_subcommand("release", "write the student release into an empty folder");
+  release->add_option("out_dir", release_out, "new or empty folder")->required();
+
+  // calibrate
+  int runs = 3;
+  std::string calibrate_out = "calibrate-out";
+  auto* calibrate =
+      app.add_subcommand("calibrate", "measure the reference solutions' fraction of the ceiling");
+  calibrate->add_option("--runs", runs, "benchmark runs per lab (default 3)")
+      ->check(CLI::Range(1, 100));
+  calibrate->add_option("--labs", labs_spec, "labs (default: all)");
+  calibrate->add_option("--out", calibrate_out, "report folder (default: calibrate-out)");
+  calibrate->add_option("-j,--jobs", jobs, "parallel compile jobs");
+  calibrate->add_flag("--keep-build", keep_build, "keep the build folder");
+  calibrate->add_option("--cmake-arg", cmake_args, "extra configure argument (repeatable)");
+
+  // check-planted
+  std::string planted_dir, cases_spec, planted_out = "planted-out";
+  auto* planted = app.add_subcommand("check-planted",
+                                     "grade the planted-bug corpus and check every expected.toml");
+  planted->add_option("planted_dir", planted_dir,
+                      "corpus folder (default: <root>/autograder/planted)");
+  planted->add_option("--cases", cases_spec, "only these cases, e.g. compile_error,cub_call");
+  planted->add_option("--out", planted_out, "report folder (default: planted-out)");
+  planted->add_option("-j,--jobs", jobs, "parallel compile jobs");
+  auto* planted_seed = planted->add_option("--seed", seed_value, "seed (default: fresh)");
+  planted->add_flag("--no-gpu", no_gpu, "check only the cases that need no GPU");
+  bool require_gpu = false;
+  planted->add_flag("--require-gpu", require_gpu,
+                    "exit 3 at once when there is no GPU (for ctest)");
+  planted->add_option("--build-ahead", build_ahead,
+                      "build the next case while the GPU runs this one (0: off)");
+  planted->add_option("--cmake-arg", cmake_args, "extra configure argument (repeatable)");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? 0 : rg::kExitUsage;
+  }
+  try {
+    auto seed_of = [&](CLI::Option* opt) {
+      return *opt ? std::optional<std::uint64_t>(seed_value) : std::nullopt;
+    };
+    if (*grade)
+      return cmd_grade(common, submission, labs_spec, seed_of(grade_seed), out, jobs,
+                       *grade_pass ? std::optional<double>(pass_mark_value) : std::nullopt,
+                       build_dir, keep_build, no_gpu, cmake_args);
+    if (*batch)
+      return cmd_batch(common, batch_folder, labs_spec, seed_of(batch_seed), batch_out, jobs,
+                       no_gpu, build_ahead, cmake_args);
+    if (*release) return cmd_release(common, release_out);
+    if (*calibrate)
+      return cmd_calibrate(common, runs, labs_spec, calibrate_out, jobs, keep_build, cmake_args);
+    if (*planted)
+      return cmd_check_planted(common, planted_dir, cases_spec, planted_out, jobs,
+                               seed_of(planted_seed), no_gpu, require_gpu, build_ahead, cmake_args);
+  } catch (const rg::ConfigError& e) {
+    std::fprintf(stderr, "reduce-grade: error: %s\n", e.what());
+    return rg::kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "reduce-grade: internal error: %s\n", e.what());
+    return rg::kExitUsage;
+  }
+  return rg::kExitUsage;
+}

@@ -1,0 +1,268 @@
+// The process runner: fork/exec into a new process group, one pipe for stdout+stderr, poll()
+// with a deadline, kill the group on expiry or on an output flood, decode how it ended.
+#include <reduce_grade/process.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <fmt/format.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <map>
+
+extern char** environ;
+
+namespace reduce::grade {
+namespace {
+
+/// Builds "KEY=VALUE" strings from the grader's environment with \p overrides applied.
+std::vector<std::string> child_environment(
+    const std::vector<std::pair<std::string, std::string>>& overrides) {
+  std::map<std::string, std::string> vars;
+  std::vector<std::string> order;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string entry(*e);
+    const auto eq = entry.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string key = entry.substr(0, eq);
+    if (vars.emplace(key, entry.substr(eq + 1)).second) order.push_back(key);
+  }
+  for (const auto& [key, value] : overrides) {
+    if (vars.find(key) == vars.end()) order.push_back(key);
+    vars[key] = value;
+  }
+  std::vector<std::string> env;
+  env.reserve(order.size());
+  for (const std::string& key : order) env.push_back(key + "=" + vars[key]);
+  return env;
+}
+
+void kill_group(pid_t pgid) {
+  if (pgid > 0) ::kill(-pgid, SIGKILL);
+}
+
+}  // namespace
+
+std::string byte_size_text(std::size_t bytes) {
+  if (bytes >= (std::size_t{1} << 20) && bytes % (std::size_t{1} << 20) == 0)
+    return fmt::format("{} MiB", bytes >> 20);
+  if (bytes >= (std::size_t{1} << 20)) return fmt::format("{:.1f} MiB", bytes / 1048576.0);
+  if (bytes >= 1024 && bytes % 1024 == 0) return fmt::format("{} KiB", bytes >> 10);
+  return fmt::format("{} bytes", bytes);
+}
+
+std::string signal_description(int signal) {
+  static const std::map<int, const char*> names = {
+      {SIGSEGV, "SIGSEGV (segmentation fault)"},
+      {SIGABRT, "SIGABRT (abort: an uncaught exception or a failed assertion)"},
+      {SIGBUS, "SIGBUS (bus error)"},
+      {SIGFPE, "SIGFPE (arithmetic exception)"},
+      {SIGILL, "SIGILL (illegal instruction)"},
+      {SIGKILL, "SIGKILL (killed)"},
+      {SIGTERM, "SIGTERM (terminated)"},
+      {SIGINT, "SIGINT (interrupted)"},
+      {SIGPIPE, "SIGPIPE (broken pipe)"},
+      {SIGXCPU, "SIGXCPU (CPU time limit)"},
+      {SIGTRAP, "SIGTRAP (trap)"},
+  };
+  const auto it = names.find(signal);
+  if (it != names.end()) return it->second;
+  const char* text = ::strsignal(signal);
+  return fmt::format("signal {} ({})", signal, text != nullptr ? text : "unknown");
+}
+
+std::string ProcessResult::describe() const {
+  if (!started) return "not started: " + start_error;
+  if (timed_out) return fmt::format("timed out after {} s (killed)", points_text(timeout_s));
+  if (output_flood)
+    return fmt::format("output flood: more than {} of output (killed)", byte_size_text(output_cap));
+  if (signal != 0) return "killed by " + signal_description(signal);
+  return fmt::format("exit {}", exit_code);
+}
+
+std::optional<std::filesystem::path> find_program(const std::string& program) {
+  if (program.empty()) return std::nullopt;
+  if (program.find('/') != std::string::npos) {
+    if (::access(program.c_str(), X_OK) == 0) return std::filesystem::path(program);
+    return std::nullopt;
+  }
+  const char* path = std::getenv("PATH");
+  for (const std::string& dir :
+       split(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin", ":")) {
+    const std::filesystem::path candidate = std::filesystem::path(dir) / program;
+    struct stat st {};
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        ::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return std::nullopt;
+}
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  ProcessResult result;
+  result.timeout_s = spec.timeout_s;
+  result.output_cap = spec.output_cap;
+  const double start = now_seconds();
+  auto finish = [&]() -> ProcessResult& {
+    result.seconds = now_seconds() - start;
+    if (!spec.log_file.empty()) {
+      std::string log = result.output;
+      log += fmt::format("\n[reduce-grade] {}: {} ({:.1f} s)\n",
+                         spec.argv.empty() ? "" : spec.argv[0], result.describe(), result.seconds);
+      try {
+        write_file(spec.log_file, log);
+      } catch (const std::exception&) {
+      }
+    }
+    return result;
+  };
+
+  if (spec.argv.empty()) {
+    result.start_error = "empty command";
+    return finish();
+  }
+  const auto program = find_program(spec.argv[0]);
+  if (!program) {
+    result.start_error = "program not found: " + spec.argv[0];
+    return finish();
+  }
+
+  // Everything the child needs is prepared before fork(): after it, only async-signal-safe
+  // calls (the grader may run threads).
+  const std::string program_path = program->string();
+  std::vector<char*> argv;
+  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const std::vector<std::string> env_strings = child_environment(spec.env);
+  std::vector<char*> envp;
+  for (const std::string& e : env_strings) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const std::string cwd = spec.cwd.string();
+
+  int out_pipe[2];
+  int err_pipe[2];  // reports an exec failure (errno) from the child; closed on exec
+  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
+    result.start_error = std::string("pipe: ") + std::strerror(errno);
+    return finish();
+  }
+  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
+    ::close(out_pipe[0]);
+    ::close(out_pipe[1]);
+    result.start_error = std::string("pipe: ") + std::strerror(errno);
+    return finish();
+  }
+
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
+    result.start_error = std::string("fork: ") + std::strerror(errno);
+    return finish();
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, STDIN_FILENO);
+    ::dup2(out_pipe[1], STDOUT_FILENO);
+    ::dup2(out_pipe[1], STDERR_FILENO);
+    // Default signal dispositions and mask for the child.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::signal(SIGPIPE, SIG_DFL);
+    if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
+      const int e = errno;
+      (void)!::write(err_pipe[1], &e, sizeof e);
+      ::_exit(127);
+    }
+    ::execve(program_path.c_str(), argv.data(), envp.data());
+    const int e = errno;
+    (void)!::write(err_pipe[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // also in the parent: no race with kill(-pid) below
+  ::close(out_pipe[1]);
+  ::close(err_pipe[1]);
+
+  int child_errno = 0;
+  const ssize_t got = ::read(err_pipe[0], &child_errno, sizeof child_errno);
+  ::close(err_pipe[0]);
+  if (got == static_cast<ssize_t>(sizeof child_errno)) {
+    ::close(out_pipe[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    result.start_error = fmt::format("cannot run {}: {}", program_path, std::strerror(child_errno));
+    return finish();
+  }
+  result.started = true;
+  ::fcntl(out_pipe[0], F_SETFL, ::fcntl(out_pipe[0], F_GETFL) | O_NONBLOCK);
+
+  const double deadline = start + spec.timeout_s;
+  bool reaped = false;
+  int status = 0;
+  bool open = true;
+  double drain_until = 0;  // after the child exits, read what is left for a moment
+  char buffer[65536];
+  while (true) {
+    if (!reaped) {
+      const pid_t w = ::waitpid(pid, &status, WNOHANG);
+      if (w == pid) {
+        reaped = true;
+        drain_until = now_seconds() + 0.5;
+      }
+    }
+    if (!open) {
+      if (reaped) break;
+    } else {
+      struct pollfd pfd {
+        out_pipe[0], POLLIN, 0
+      };
+      const int ready = ::poll(&pfd, 1, reaped ? 20 : 50);
+      if (ready > 0) {
+        while (true) {
+          const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
+          if (n > 0) {
+            const std::size_t room =
+                spec.output_cap - std::min(spec.output_cap, result.output.size());
+            result.output.append(buffer, std::min<std::size_t>(room, static_cast<std::size_t>(n)));
+            if (static_cast<std::size_t>(n) > room) {
+              result.output_flood = true;
+              break;
+            }
+            continue;
+          }
+          if (n == 0) open = false;  // every writer closed the pipe
+          break;                     // EAGAIN or error: wait for more
+        }
+      }
+      if (result.output_flood) break;
+    }
+    if (reaped && (!open || now_seconds() > drain_until)) break;
+    if (!reaped && now_seconds() > deadline) {
+      result.timed_out = true;
+      break;
+    }
+  }
+  kill_group(pid);  // the child's leftovers, or the child itself on timeout or flood
+  ::close(out_pipe[0]);
+  if (!reaped) {
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+  if (result.timed_out || result.output_flood) {
+    result.exit_code = -1;
+  } else if (WIFEXITED(status)) {
+    result.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    result.signal = WTERMSIG(status);
+  }
+  result.output = sanitize_text(result.output);
+  return finish();
+}
+
+}  // namespace reduce::grade

@@ -1,0 +1,158 @@
+#include <reduce_grade/release.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <regex>
+#include <system_error>
+
+namespace reduce::grade {
+namespace {
+
+/// Top-level entries of the release: folders copied whole (minus exclusions) and single files.
+const std::vector<std::string> kReleased = {
+    "labs",          "common",    "cmake",          "autograder/tests",  "autograder/bench",
+    "tools/ladder",  "docs",      "CMakeLists.txt", "CMakePresets.json", "README.md",
+    ".clang-format", ".gitignore"};
+
+}  // namespace
+
+bool excluded_from_release(const std::string& relative_path) {
+  static const std::vector<std::string> kExcludedPrefixes = {
+      "solutions",         "autograder/hidden",     "autograder/planted", "autograder/rubric.toml",
+      "autograder/grader", "autograder/gradescope", "autograder/ci",      ".git",
+      "tools/gpu_check.sh"};
+  for (const std::string& prefix : kExcludedPrefixes) {
+    if (relative_path == prefix || starts_with(relative_path, prefix + "/")) return true;
+  }
+  const fs::path p(relative_path);
+  for (const auto& part : p) {
+    const std::string s = part.string();
+    if (s == "solutions" || starts_with(s, "build") || s == ".git" || s == "out") return true;
+  }
+  // No solution code in docs/: CUDA sources there are not released.
+  if (starts_with(relative_path, "docs/")) {
+    const std::string ext = p.extension().string();
+    if (ext == ".cu" || ext == ".cuh") return true;
+  }
+  return false;
+}
+
+std::string release_cmakelists(const std::string& text) {
+  static const std::regex trees(R"re((set\(\s*REDUCE_TREES\s+)"[^"]*")re");
+  static const std::regex stubs(
+      R"re((option\(\s*REDUCE_LABS_ARE_STUBS(\s+"[^"]*")?\s+)ON(\s*\)))re");
+  if (!std::regex_search(text, trees))
+    throw ConfigError(
+        "release: CMakeLists.txt has no set(REDUCE_TREES \"...\" CACHE ...) to rewrite");
+  if (!std::regex_search(text, stubs))
+    throw ConfigError(
+        "release: CMakeLists.txt has no option(REDUCE_LABS_ARE_STUBS ... ON) to rewrite");
+  std::string out = std::regex_replace(text, trees, "$1\"labs\"");
+  out = std::regex_replace(out, stubs, "$1OFF$3");
+  return "# Student release: REDUCE_TREES defaults to your labs/ tree, built as your own code\n"
+         "# (REDUCE_LABS_ARE_STUBS OFF: its tests must pass).\n" +
+         out;
+}
+
+std::string release_presets(const std::string& text) {
+  nlohmann::ordered_json presets = nlohmann::ordered_json::parse(text, nullptr, false);
+  if (presets.is_discarded() || !presets.is_object())
+    throw ConfigError("release: CMakePresets.json is not valid JSON");
+  auto drop = [&](const char* list, auto predicate) {
+    if (!presets.contains(list) || !presets[list].is_array()) return;
+    nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+    for (const auto& p : presets[list])
+      if (!predicate(p)) kept.push_back(p);
+    presets[list] = kept;
+  };
+  auto is_grader = [](const nlohmann::ordered_json& p) {
+    return p.value("name", std::string()) == "grader" ||
+           p.value("configurePreset", std::string()) == "grader";
+  };
+  drop("configurePresets", is_grader);
+  drop("buildPresets", is_grader);
+  drop("testPresets", is_grader);
+  drop("workflowPresets", [](const nlohmann::ordered_json& p) {
+    if (!p.contains("steps")) return false;
+    for (const auto& s : p["steps"])
+      if (s.value("name", std::string()) == "grader") return true;
+    return false;
+  });
+  if (presets.contains("configurePresets")) {
+    for (auto& p : presets["configurePresets"]) {
+      if (p.value("name", std::string()) != "default") continue;
+      p["displayName"] = "Your labs/ tree: build, tests and benchmarks";
+      p["cacheVariables"]["REDUCE_TREES"] = "labs";
+      p["cacheVariables"]["REDUCE_LABS_ARE_STUBS"] = "OFF";
+    }
+  }
+  return presets.dump(2) + "\n";
+}
+
+ReleaseResult write_release(const Course& course, const fs::path& out_dir) {
+  std::error_code ec;
+  if (!is_empty_dir(out_dir))
+    throw ConfigError("release: " + out_dir.string() + " is not empty; choose a new folder");
+  if (fs::exists(out_dir, ec) && !fs::is_directory(out_dir, ec))
+    throw ConfigError("release: " + out_dir.string() + " is a file");
+  // A lab stub identical to its solution would hand out the answer.
+  for (const CourseLab& lab : course.labs) {
+    for (const std::string& op : lab.ops) {
+      const fs::path stub = course.root / "labs" / lab.folder / (op + ".cu");
+      const fs::path solution = course.root / "solutions" / lab.folder / (op + ".cu");
+      if (fs::is_regular_file(stub, ec) && fs::is_regular_file(solution, ec) &&
+          read_file(stub) == read_file(solution))
+        throw ConfigError(
+            fmt::format("release: labs/{}/{}.cu is identical to its solution; "
+                        "refusing to release it",
+                        lab.folder, op));
+    }
+  }
+  fs::create_directories(out_dir, ec);
+  ReleaseResult result;
+  auto copy_one = [&](const fs::path& from, const std::string& rel) {
+    const fs::path to = out_dir / rel;
+    fs::create_directories(to.parent_path(), ec);
+    if (rel == "CMakeLists.txt") {
+      write_file(to, release_cmakelists(read_file(from)));
+    } else if (rel == "CMakePresets.json") {
+      write_file(to, release_presets(read_file(from)));
+    } else {
+      fs::copy_file(from, to, fs::copy_options::overwrite_existing, ec);
+      if (ec) throw ConfigError("release: cannot copy " + from.string() + ": " + ec.message());
+      fs::permissions(to, fs::status(from).permissions(), ec);
+    }
+    result.files.push_back(rel);
+  };
+  for (const std::string& entry : kReleased) {
+    const fs::path from = course.root / entry;
+    if (fs::is_regular_file(from, ec)) {
+      if (!excluded_from_release(entry)) copy_one(from, entry);
+    } else if (fs::is_directory(from, ec)) {
+      std::vector<std::string> files;
+      for (auto it = fs::recursive_directory_iterator(from, ec);
+           !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        const std::string rel = fs::relative(it->path(), course.root, ec).generic_string();
+        if (excluded_from_release(rel)) {
+          if (it->is_directory(ec)) it.disable_recursion_pending();
+          continue;
+        }
+        if (it->is_regular_file(ec)) files.push_back(rel);
+      }
+      std::sort(files.begin(), files.end());
+      for (const std::string& rel : files) copy_one(course.root / rel, rel);
+    } else {
+      result.warnings.push_back(entry + " not found in the course: not in the release");
+    }
+  }
+  // Last line of defence: nothing instructors-only may have slipped in.
+  for (const std::string& rel : result.files)
+    if (excluded_from_release(rel))
+      throw ConfigError("release: internal error, " + rel + " must not be released");
+  return result;
+}
+
+}  // namespace reduce::grade

@@ -1,0 +1,76 @@
+// Benchmark JSON: both Google Benchmark formats for failed rows, and a real run from an H200.
+#include <reduce_grade/bench_results.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+
+namespace reduce::grade {
+namespace {
+
+TEST(BenchSizes, Parse) {
+  EXPECT_EQ(parse_size("2^28"), std::size_t{1} << 28);
+  EXPECT_EQ(parse_size("268435456"), std::size_t{1} << 28);
+  EXPECT_EQ(parse_size(" 1000 "), 1000u);
+  EXPECT_EQ(parse_size("2^x"), 0u);
+  EXPECT_EQ(parse_size("big"), 0u);
+}
+
+TEST(BenchJson, Version17ErrorRows) {
+  const BenchResults r = parse_bench_json(R"({
+    "context": {"ceiling_gbps": "4408.1", "gpu": "NVIDIA H200"},
+    "benchmarks": [
+      {"name": "sum/stream_read/268435456/min_time:0.100/manual_time", "run_type": "iteration",
+       "median_us": 243.8, "median_gbps": 4403.5, "wrong_results": 0},
+      {"name": "sum/04_sequential/268435456/min_time:0.100/manual_time", "run_type": "iteration",
+       "median_us": 1154.5, "median_gbps": 930.1, "wrong_results": 0},
+      {"name": "sum/09_warp_shuffle/268435456/min_time:0.100/manual_time", "run_type": "iteration",
+       "error_occurred": true, "error_message": "WRONG in 7 timed runs"}]})");
+  ASSERT_TRUE(r.parsed);
+  EXPECT_DOUBLE_EQ(r.ceiling_gbps, 4408.1);
+  EXPECT_EQ(r.gpu, "NVIDIA H200");
+  const BenchRow* four = r.find("04_sequential", std::size_t{1} << 28);
+  ASSERT_NE(four, nullptr);
+  EXPECT_EQ(four->family, "sum");
+  EXPECT_DOUBLE_EQ(four->median_gbps, 930.1);
+  EXPECT_FALSE(four->error);
+  const BenchRow* nine = r.find("09_warp_shuffle", std::size_t{1} << 28, "sum");
+  ASSERT_NE(nine, nullptr);
+  EXPECT_TRUE(nine->error);
+  EXPECT_EQ(nine->error_message, "WRONG in 7 timed runs");
+  EXPECT_EQ(r.find("04_sequential", 1024), nullptr);
+  EXPECT_EQ(r.find("04_sequential", std::size_t{1} << 28, "maximum"), nullptr);
+}
+
+TEST(BenchJson, Version18SkippedRows) {
+  const BenchResults r = parse_bench_json(R"({"context": {"ceiling_gbps": "3100.0"},
+    "benchmarks": [
+      {"name": "maximum/10_max_min/1024/min_time:0.100/manual_time", "run_type": "iteration",
+       "skipped": true, "skip_message": "not implemented: see labs/10_max_min/maximum.cu"},
+      {"name": "sum/cub/1024/manual_time", "run_type": "aggregate", "median_gbps": 1}]})");
+  ASSERT_TRUE(r.parsed);
+  ASSERT_EQ(r.rows.size(), 1u);
+  EXPECT_EQ(r.rows[0].family, "maximum");
+  EXPECT_TRUE(r.rows[0].error);
+  EXPECT_TRUE(contains(r.rows[0].error_message, "not implemented"));
+}
+
+TEST(BenchJson, GarbageIsAProblemNotACrash) {
+  EXPECT_FALSE(parse_bench_json("").parsed);
+  EXPECT_FALSE(parse_bench_json("{truncated").parsed);
+  EXPECT_TRUE(parse_bench_json("{}").rows.empty());
+}
+
+TEST(BenchJson, RealH200Run) {
+  const fs::path file = fs::path(REDUCE_GRADE_TEST_ROOT) / "docs" / "results" / "ladder_h200.json";
+  if (!fs::exists(file)) GTEST_SKIP() << "no recorded run in docs/results";
+  const BenchResults r = parse_bench_json(read_file(file));
+  ASSERT_TRUE(r.parsed);
+  EXPECT_GT(r.ceiling_gbps, 1000);
+  const BenchRow* nine = r.find("09_warp_shuffle", std::size_t{1} << 28);
+  if (nine == nullptr) GTEST_SKIP() << "the recorded run has no 2^28 row of lab 09";
+  EXPECT_GT(nine->median_gbps / r.ceiling_gbps, 0.5);
+  EXPECT_EQ(nine->wrong_results, 0);
+}
+
+}  // namespace
+}  // namespace reduce::grade

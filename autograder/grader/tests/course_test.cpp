@@ -1,0 +1,120 @@
+// The course model: lab list, lab selection, submission layout, operation plans, and the
+// compiler-error excerpt.
+#include <reduce_grade/build.hpp>
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+
+namespace reduce::grade {
+namespace {
+
+TEST(CourseLabs, ParsesCallsAndIgnoresComments) {
+  const std::vector<CourseLab> labs = parse_course_labs(
+      "# reduce_course_lab(00_commented OPS sum)\n"
+      "reduce_course_lab(01_atomic_naive          OPS sum ORDER serial)\n"
+      "reduce_course_lab(10_max_min OPS maximum minimum)  # trailing comment\n"
+      "reduce_course_lab(15_capstone\n  OPS sum sum_deterministic ORDER tree)\n");
+  ASSERT_EQ(labs.size(), 3u);
+  EXPECT_EQ(labs[0].folder, "01_atomic_naive");
+  EXPECT_EQ(labs[0].order, "serial");
+  EXPECT_EQ(labs[0].number, 1);
+  EXPECT_EQ(labs[1].ops, (std::vector<std::string>{"maximum", "minimum"}));
+  EXPECT_EQ(labs[1].order, "tree");
+  EXPECT_EQ(labs[2].ops, (std::vector<std::string>{"sum", "sum_deterministic"}));
+}
+
+TEST(CourseLabs, TheRealCourse) {
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  ASSERT_GE(course.labs.size(), 9u);
+  EXPECT_EQ(course.labs[0].folder, "01_atomic_naive");
+  EXPECT_EQ(course.labs[0].ops, std::vector<std::string>{"sum"});
+  EXPECT_EQ(course.labs[8].folder, "09_warp_shuffle");
+  for (const CourseLab& lab : course.labs) {
+    EXPECT_TRUE(fs::is_directory(course.root / "labs" / lab.folder)) << lab.folder;
+    EXPECT_TRUE(fs::is_directory(course.root / "solutions" / lab.folder)) << lab.folder;
+  }
+}
+
+TEST(SelectLabs, NumbersNamesAndAll) {
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  EXPECT_EQ(select_labs(course, "04,1"),
+            (std::vector<std::string>{"01_atomic_naive", "04_sequential"}));
+  EXPECT_EQ(select_labs(course, "09_warp_shuffle;4"),
+            (std::vector<std::string>{"04_sequential", "09_warp_shuffle"}));
+  EXPECT_EQ(select_labs(course, "").size(), course.labs.size());
+  EXPECT_EQ(select_labs(course, "all").size(), course.labs.size());
+  EXPECT_THROW(select_labs(course, "04,99"), ConfigError);
+  EXPECT_THROW(select_labs(course, "sequential"), ConfigError);
+}
+
+TEST(SubmissionTree, FindsTheLabFolders) {
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  const fs::path dir = make_temp_dir("reduce-grade-tree-");
+  fs::create_directories(dir / "flat" / "04_sequential");
+  fs::create_directories(dir / "repo" / "labs" / "04_sequential");
+  fs::create_directories(dir / "zip" / "alice" / "04_sequential");
+  fs::create_directories(dir / "empty");
+  EXPECT_EQ(resolve_submission_tree(course, dir / "flat"), dir / "flat");
+  EXPECT_EQ(resolve_submission_tree(course, dir / "repo"), dir / "repo" / "labs");
+  EXPECT_EQ(resolve_submission_tree(course, dir / "zip"), dir / "zip" / "alice");
+  EXPECT_EQ(resolve_submission_tree(course, dir / "empty"), dir / "empty");
+  remove_all_quietly(dir);
+}
+
+TEST(OpPlans, TestsHiddenTestsAndBenchmarkRows) {
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  CourseLab lab;
+  lab.folder = "15_capstone";
+  lab.ops = {"sum", "sum_deterministic", "atomic_max", "maximum"};
+  const std::vector<OpPlan> plans = plan_ops(course, lab);
+  ASSERT_EQ(plans.size(), 4u);
+  EXPECT_TRUE(plans[0].public_tests);
+  EXPECT_TRUE(plans[0].hidden_tests);  // autograder/hidden/sum_hidden_test.cu
+  EXPECT_EQ(plans[0].bench_op, "sum");
+  EXPECT_EQ(plans[0].bench_name, "15_capstone");
+  EXPECT_EQ(plans[1].bench_op, "sum");
+  EXPECT_EQ(plans[1].bench_name, "15_capstone_sum_deterministic");
+  EXPECT_EQ(plans[1].public_tests,
+            fs::exists(course.root / "autograder" / "tests" / "sum_deterministic_test.cu"));
+  EXPECT_TRUE(plans[2].bench_op.empty());  // atomic_max is tested, not benchmarked
+  EXPECT_EQ(plans[3].bench_op, "maximum");
+}
+
+TEST(CompilerErrors, ExcerptDropsNinjaNoiseAndTheSubmissionPath) {
+  const std::string log =
+      "[1/4] Building CUDA object common/CMakeFiles/reduce_common.dir/src/ceiling.cu.o\n"
+      "[2/4] Building CUDA object submission/CMakeFiles/x.dir/sum.cu.o\n"
+      "FAILED: submission/CMakeFiles/x.dir/sum.cu.o\n"
+      "/usr/local/cuda/bin/nvcc -forward-unknown-to-host-compiler -O3 -x cu -c "
+      "/tmp/sub/04_sequential/sum.cu -o sum.cu.o\n"
+      "/tmp/sub/04_sequential/sum.cu(28): error: identifier \"bias\" is undefined\n"
+      "    if (tid == 0) partials[blockIdx.x] = s[0] + bias\n"
+      "                                                ^\n"
+      "\n"
+      "1 error detected in the compilation of \"/tmp/sub/04_sequential/sum.cu\".\n"
+      "ninja: build stopped: cannot make progress due to previous errors.\n";
+  const std::string errors = extract_compiler_errors(log, "/tmp/sub");
+  EXPECT_TRUE(
+      starts_with(errors, "04_sequential/sum.cu(28): error: identifier \"bias\" is undefined"));
+  EXPECT_TRUE(contains(errors, "1 error detected"));
+  EXPECT_FALSE(contains(errors, "ninja:"));
+  EXPECT_FALSE(contains(errors, "nvcc -forward"));
+  EXPECT_FALSE(contains(errors, "/tmp/sub/"));
+  const std::string linker =
+      "/usr/bin/ld: CMakeFiles/t.dir/sum_test.cu.o: in function `run':\n"
+      "sum_test.cu:(.text+0x1a): undefined reference to `reduce::sum(float const*, unsigned "
+      "long)'\n"
+      "collect2: error: ld returned 1 exit status\n";
+  EXPECT_TRUE(
+      contains(extract_compiler_errors(linker, "/tmp/sub"), "undefined reference to `reduce::sum"));
+  const std::string long_log = std::string(40, 'x') + "\n" + [] {
+    std::string s;
+    for (int i = 0; i < 50; ++i) s += "sum.cu(" + std::to_string(i) + "): error: e\n";
+    return s;
+  }();
+  EXPECT_TRUE(contains(extract_compiler_errors(long_log, "", 20), "more lines in the build log"));
+}
+
+}  // namespace
+}  // namespace reduce::grade

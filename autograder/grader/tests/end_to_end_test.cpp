@@ -1,0 +1,195 @@
+// reduce-grade end to end, without a GPU (--no-gpu, so the result is the same on a GPU host):
+// one grading run of a submission assembled from the planted corpus and the course covers a
+// compile error, a missing lab, an untouched stub, a library reduction and a correct lab. This
+// builds CUDA code (about a minute on two cores), so it is the only such test.
+#include <reduce_grade/grader.hpp>
+#include <reduce_grade/process.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace reduce::grade {
+namespace {
+
+const fs::path kRoot = REDUCE_GRADE_TEST_ROOT;
+
+ProcessResult grader(const std::vector<std::string>& args, double timeout_s = 1200) {
+  ProcessSpec spec;
+  spec.argv = {REDUCE_GRADE_BINARY, "--root", kRoot.string()};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.timeout_s = timeout_s;
+  spec.output_cap = 16 << 20;
+  return run_process(spec);
+}
+
+void copy_lab(const fs::path& from, const fs::path& to) {
+  fs::create_directories(to);
+  fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+}
+
+class GradeWithoutGpu : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = make_temp_dir("reduce-grade-e2e-");
+    const fs::path sub = dir_ / "submission";
+    copy_lab(kRoot / "labs/01_atomic_naive", sub / "01_atomic_naive");  // stub
+    copy_lab(kRoot / "autograder/planted/compile_error/04_sequential",
+             sub / "02_interleaved_divergent");                          // error
+    copy_lab(kRoot / "solutions/04_sequential", sub / "04_sequential");  // good
+    copy_lab(kRoot / "autograder/planted/cub_call/09_warp_shuffle",
+             sub / "09_warp_shuffle");  // CUB
+    // 05_first_add_load is missing.
+    result_ = grader({"grade", sub.string(), "--labs", "1,2,4,5,9", "--no-gpu", "--seed", "1234",
+                      "--out", (dir_ / "out").string(), "-j", "2"});
+    report_ = nlohmann::json::parse(read_file(dir_ / "out" / "report.json"), nullptr, false);
+  }
+  static void TearDownTestSuite() { remove_all_quietly(dir_); }
+
+  static const nlohmann::json& lab(const std::string& name) {
+    for (const auto& l : report_["labs"])
+      if (l["lab"] == name) return l;
+    static const nlohmann::json none;
+    ADD_FAILURE() << "no lab " << name;
+    return none;
+  }
+  static std::string text(const nlohmann::json& l) { return l.dump(); }
+
+  static fs::path dir_;
+  static ProcessResult result_;
+  static nlohmann::json report_;
+};
+
+fs::path GradeWithoutGpu::dir_;
+ProcessResult GradeWithoutGpu::result_;
+nlohmann::json GradeWithoutGpu::report_;
+
+// One grading run (it builds CUDA code), several aspects: under ctest every TEST is a process of
+// its own, so the aspects are sections of one test rather than tests sharing a fixture.
+TEST_F(GradeWithoutGpu, CompileErrorMissingLabStubLibraryCallAndCorrectLab) {
+  {
+    SCOPED_TRACE("ExitsWithTheNoGpuCodeAndWritesEveryReport");
+    EXPECT_EQ(result_.exit_code, 3) << result_.output;
+    for (const char* file : {"report.json", "junit.xml", "results.json", "summary.txt"})
+      EXPECT_TRUE(fs::exists(dir_ / "out" / file)) << file;
+    ASSERT_TRUE(report_.is_object());
+    EXPECT_EQ(report_["seed"], 1234);
+    EXPECT_EQ(report_["gpu_available"], false);
+    EXPECT_TRUE(contains(report_["messages"].dump(), "correctness and timing need a GPU"));
+    EXPECT_TRUE(contains(result_.output, "lab "));  // the table was printed
+    const auto results = nlohmann::json::parse(read_file(dir_ / "out" / "results.json"));
+    EXPECT_DOUBLE_EQ(results["score"].get<double>(), 1);
+    EXPECT_DOUBLE_EQ(results["max_score"].get<double>(), 50);
+    const std::string junit = read_file(dir_ / "out" / "junit.xml");
+    EXPECT_NE(junit.find("<testsuite name=\"02_interleaved_divergent\""), std::string::npos);
+  }
+  {
+    SCOPED_TRACE("CompileErrorCostsTheLabAndShowsTheCompiler");
+    const auto& l = lab("02_interleaved_divergent");
+    EXPECT_EQ(l["score"], 0);
+    EXPECT_EQ(l["status"], "build failed");
+    const std::string errors = l["build"]["errors"].get<std::string>();
+    EXPECT_TRUE(contains(errors, "02_interleaved_divergent/sum.cu(")) << errors;
+    EXPECT_TRUE(contains(errors, "error")) << errors;
+    EXPECT_TRUE(contains(errors, "bias")) << errors;
+    EXPECT_FALSE(contains(errors, dir_.string())) << "paths are shown relative to the submission";
+    EXPECT_TRUE(contains(l["items"][0]["output"].get<std::string>(), "does not compile"));
+  }
+  {
+    SCOPED_TRACE("MissingLabScoresZero");
+    const auto& l = lab("05_first_add_load");
+    EXPECT_EQ(l["score"], 0);
+    EXPECT_EQ(l["status"], "missing");
+    EXPECT_TRUE(contains(text(l), "missing: 05_first_add_load/ (the lab folder)"));
+  }
+  {
+    SCOPED_TRACE("UntouchedStubScoresZero");
+    const auto& l = lab("01_atomic_naive");
+    EXPECT_EQ(l["score"], 0);
+    EXPECT_EQ(l["library"]["stub"], true);
+    EXPECT_TRUE(contains(text(l), "not implemented"));
+  }
+  {
+    SCOPED_TRACE("LibraryReductionIsFoundInTheBuiltLibrary");
+    const auto& l = lab("09_warp_shuffle");
+    EXPECT_EQ(l["score"], 0);
+    EXPECT_EQ(l["status"], "forbidden library");
+    bool symbol = false, include = false;
+    for (const auto& f : l["library"]["forbidden"]) {
+      symbol = symbol || (f["kind"] == "symbol" && contains(f["what"].get<std::string>(), "cub::"));
+      include = include || f["kind"] == "include";
+    }
+    EXPECT_TRUE(symbol) << text(l);
+    EXPECT_TRUE(include) << text(l);
+  }
+  {
+    SCOPED_TRACE("CorrectLabGetsBuildPointsOnly");
+    const auto& l = lab("04_sequential");
+    EXPECT_EQ(l["score"], 1);
+    EXPECT_EQ(l["status"], "build only (no GPU)");
+    EXPECT_EQ(l["library"]["forbidden"].size(), 0u);
+    EXPECT_EQ(l["library"]["stub"], false);
+    EXPECT_TRUE(contains(text(l), "needs a GPU"));
+  }
+}
+
+TEST(GraderCli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(grader({"grade", "/nonexistent/submission", "--no-gpu"}, 60).exit_code, 2);
+  EXPECT_EQ(grader({"grade", "--labs", "99", "--no-gpu"}, 60).exit_code, 2);
+  EXPECT_EQ(grader({"grade", "--pass-mark", "140"}, 60).exit_code, 2);
+  EXPECT_EQ(grader({"frobnicate"}, 60).exit_code, 2);
+  EXPECT_EQ(grader({"--rubric", "/nonexistent.toml", "grade", "--no-gpu"}, 60).exit_code, 2);
+  const fs::path dir = make_temp_dir("reduce-grade-cli-");
+  write_file(dir / "bad.toml", "[labs.04_sequential]\nthreshold = 7\n");
+  const ProcessResult bad =
+      grader({"--rubric", (dir / "bad.toml").string(), "grade", "--labs", "4", "--no-gpu"}, 60);
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_TRUE(contains(bad.output, "threshold")) << bad.output;
+  write_file(dir / "occupied" / "file", "x");
+  EXPECT_EQ(grader({"release", (dir / "occupied").string()}, 60).exit_code, 2);
+  EXPECT_EQ(grader({"--version"}, 60).exit_code, 0);
+  remove_all_quietly(dir);
+}
+
+TEST(GraderCli, MissingLabNeedsNoBuild) {
+  // Only a missing lab: nothing to configure, the report is written at once.
+  const fs::path dir = make_temp_dir("reduce-grade-cli-");
+  fs::create_directories(dir / "empty_submission");
+  const ProcessResult r = grader({"grade", (dir / "empty_submission").string(), "--labs", "5",
+                                  "--no-gpu", "--out", (dir / "out").string()},
+                                 120);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  const auto report = nlohmann::json::parse(read_file(dir / "out" / "report.json"));
+  EXPECT_EQ(report["labs"][0]["status"], "missing");
+  remove_all_quietly(dir);
+}
+
+TEST(GraderCli, BatchWritesAGradebookAndGradesEveryone) {
+  const fs::path dir = make_temp_dir("reduce-grade-batch-");
+  fs::create_directories(dir / "subs" / "alice");
+  fs::create_directories(dir / "subs" / "bob" / "labs");  // a whole repository: labs/ inside
+  write_file(dir / "subs" / "notes.txt", "not a submission");
+  const ProcessResult r = grader({"batch", (dir / "subs").string(), "--labs", "5", "--no-gpu",
+                                  "--seed", "9", "--out", (dir / "out").string()},
+                                 300);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_EQ(read_file(dir / "out" / "gradebook.csv"),
+            "student,total,max,05_first_add_load,seed,status\n"
+            "alice,0,10,0,9,graded (no GPU)\n"
+            "bob,0,10,0,9,graded (no GPU)\n");
+  EXPECT_TRUE(fs::exists(dir / "out" / "alice" / "report.json"));
+  EXPECT_TRUE(fs::exists(dir / "out" / "bob" / "results.json"));
+  remove_all_quietly(dir);
+}
+
+TEST(GraderCli, GpuOnlyCommandsSayNoGpuWithExitThree) {
+  if (probe_gpu().present) GTEST_SKIP() << "a GPU is present";
+  const fs::path dir = make_temp_dir("reduce-grade-nogpu-");
+  EXPECT_EQ(grader({"calibrate", "--out", (dir / "cal").string()}, 120).exit_code, 3);
+  EXPECT_EQ(
+      grader({"check-planted", "--require-gpu", "--out", (dir / "pl").string()}, 120).exit_code, 3);
+  remove_all_quietly(dir);
+}
+
+}  // namespace
+}  // namespace reduce::grade

@@ -1,0 +1,70 @@
+// A GoogleTest binary that misbehaves on request, so the grader's suite runner can be tested
+// without a GPU. FAKE_MODE selects what Fake.Misbehaves does:
+//   (unset) pass | crash (SIGSEGV) | hang | flood (endless output) | exit (exit(0) mid-test) |
+//   sticky (fails with a CUDA illegal-address message; every later test of the same process
+//   then fails the same way, as with a poisoned CUDA context) | nogpu (every test skips with
+//   "no CUDA device").
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+namespace {
+
+bool g_poisoned = false;  // set by the sticky failure, like a broken CUDA context
+
+std::string mode() {
+  const char* m = std::getenv("FAKE_MODE");
+  return m != nullptr ? m : "";
+}
+
+class Fake : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (mode() == "nogpu") GTEST_SKIP() << "no CUDA device: GPU test skipped";
+    if (g_poisoned)
+      FAIL() << "CUDA error cudaErrorIllegalAddress (an illegal memory access was encountered)";
+  }
+};
+
+TEST_F(Fake, Passes) {
+  EXPECT_EQ(1 + 1, 2);
+}
+
+TEST_F(Fake, Fails) {
+  EXPECT_EQ(6 * 7, 43) << "the answer is off by one";
+}
+
+TEST_F(Fake, Skips) {
+  GTEST_SKIP() << "not enough device memory";
+}
+
+TEST_F(Fake, Misbehaves) {
+  const std::string m = mode();
+  std::printf("misbehaving: %s\n", m.c_str());
+  std::fflush(stdout);
+  if (m == "crash") std::raise(SIGSEGV);
+  if (m == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
+  if (m == "flood")
+    for (;;) std::printf("flood flood flood flood flood flood flood flood flood flood\n");
+  if (m == "exit") std::exit(0);
+  if (m == "sticky") {
+    g_poisoned = true;
+    FAIL() << "CUDA error cudaErrorIllegalAddress (an illegal memory access was encountered) in "
+              "cudaStreamSynchronize";
+  }
+}
+
+TEST_F(Fake, After1) {
+  SUCCEED();
+}
+
+TEST_F(Fake, After2) {
+  SUCCEED();
+}
+
+}  // namespace

@@ -1,0 +1,204 @@
+// The GoogleTest runner: parsing of lists, streams and JSON, and recovery from crashes, hangs,
+// floods, exit() and sticky CUDA errors, against a fake suite (fake_suite.cpp).
+#include <reduce_grade/gtest_suite.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+
+namespace reduce::grade {
+namespace {
+
+const TestOutcome* find(const SuiteRun& run, const std::string& name) {
+  for (const TestOutcome& t : run.tests)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+SuiteRun run_fake(const std::string& mode, double timeout_s = 30, std::size_t cap = 1 << 20) {
+  SuiteOptions o;
+  o.binary = REDUCE_GRADE_FAKE_SUITE;
+  if (!mode.empty()) o.env = {{"FAKE_MODE", mode}};
+  o.timeout_s = timeout_s;
+  o.output_cap = cap;
+  o.max_restarts = 3;
+  o.log_dir = make_temp_dir("reduce-grade-suite-");
+  o.log_stem = "fake";
+  SuiteRun run = run_gtest_suite(o);
+  remove_all_quietly(o.log_dir);
+  return run;
+}
+
+TEST(GtestList, ParsesSuitesAndParameterisedNames) {
+  const std::string listing =
+      "Running main() from gtest_main.cc\n"
+      "SumTest.\n"
+      "  EmptyInputIsPositiveZero\n"
+      "  EveryCallComputesAfresh\n"
+      "Sizes/SumExact.  # TypeParam = x\n"
+      "  MatchesBitwise/1  # GetParam() = 1\n"
+      "  MatchesBitwise/33  # GetParam() = 33\n";
+  const std::vector<std::string> names = parse_gtest_list(listing);
+  ASSERT_EQ(names.size(), 4u);
+  EXPECT_EQ(names[0], "SumTest.EmptyInputIsPositiveZero");
+  EXPECT_EQ(names[3], "Sizes/SumExact.MatchesBitwise/33");
+}
+
+TEST(GtestStream, ParsesResultsWithoutCountingTheSummaryTwice) {
+  const std::string output =
+      "[==========] Running 3 tests from 2 test suites.\n"
+      "[ RUN      ] SumTest.A\n"
+      "[       OK ] SumTest.A (1 ms)\n"
+      "[ RUN      ] Sizes/SumExact.MatchesBitwise/33\n"
+      "sum_test.cu:80: Failure\n"
+      "Expected equality of these values:\n"
+      "[  FAILED  ] Sizes/SumExact.MatchesBitwise/33, where GetParam() = 33 (2 ms)\n"
+      "[ RUN      ] SumTest.Big\n"
+      "[  SKIPPED ] SumTest.Big (0 ms)\n"
+      "[==========] 3 tests from 2 test suites ran. (5 ms total)\n"
+      "[  PASSED  ] 1 test.\n"
+      "[  SKIPPED ] 1 test, listed below:\n"
+      "[  SKIPPED ] SumTest.Big\n"
+      "[  FAILED  ] 1 test, listed below:\n"
+      "[  FAILED  ] Sizes/SumExact.MatchesBitwise/33, where GetParam() = 33\n";
+  const StreamParse p = parse_gtest_stream(output);
+  EXPECT_TRUE(p.completed);
+  EXPECT_FALSE(p.in_progress.has_value());
+  ASSERT_EQ(p.finished.size(), 3u);
+  EXPECT_EQ(p.finished[0].result, TestResult::kPassed);
+  EXPECT_EQ(p.finished[1].name, "Sizes/SumExact.MatchesBitwise/33");
+  EXPECT_EQ(p.finished[1].result, TestResult::kFailed);
+  EXPECT_TRUE(contains(p.finished[1].message, "Expected equality"));
+  EXPECT_EQ(p.finished[2].result, TestResult::kSkipped);
+}
+
+TEST(GtestStream, ReportsTheTestInProgress) {
+  const StreamParse p = parse_gtest_stream("[ RUN      ] A.b\nlast words\n");
+  EXPECT_FALSE(p.completed);
+  ASSERT_TRUE(p.in_progress.has_value());
+  EXPECT_EQ(*p.in_progress, "A.b");
+  EXPECT_EQ(p.in_progress_output, "last words");
+}
+
+TEST(GtestJson, FillsFailureMessages) {
+  std::vector<TestOutcome> outcomes = {{"S.a", TestResult::kFailed, "", false},
+                                       {"S.b", TestResult::kPassed, "", false}};
+  const std::string json = R"({"tests": 2, "testsuites": [{"name": "S", "testsuite": [
+      {"name": "a", "classname": "S", "result": "COMPLETED",
+       "failures": [{"failure": "x.cu:1\nboom cudaErrorIllegalAddress", "type": ""}]},
+      {"name": "b", "classname": "S", "result": "COMPLETED"}]}]})";
+  ASSERT_TRUE(merge_gtest_json(json, outcomes));
+  EXPECT_TRUE(contains(outcomes[0].message, "boom"));
+  EXPECT_TRUE(outcomes[0].sticky_cuda_error);
+  EXPECT_EQ(outcomes[1].result, TestResult::kPassed);
+  EXPECT_FALSE(merge_gtest_json("not json", outcomes));
+}
+
+TEST(GtestJson, StickyErrorsAndFilters) {
+  EXPECT_TRUE(
+      is_sticky_cuda_error("CUDA error cudaErrorLaunchFailure (unspecified launch failure)"));
+  EXPECT_TRUE(is_sticky_cuda_error("an illegal memory access was encountered"));
+  EXPECT_FALSE(is_sticky_cuda_error("cudaErrorMemoryAllocation (out of memory)"));
+  EXPECT_EQ(gtest_filter_for({"A.b", "C/D.e/1"}), "A.b:C/D.e/1");
+}
+
+TEST(GtestSuite, NormalRunCountsPassedFailedSkipped) {
+  const SuiteRun run = run_fake("");
+  ASSERT_TRUE(run.ran) << run.problem;
+  EXPECT_EQ(run.tests.size(), 6u);
+  EXPECT_EQ(run.passed(), 4);
+  EXPECT_EQ(run.failed(), 1);
+  EXPECT_EQ(run.skipped(), 1);
+  EXPECT_EQ(run.counted(), 5);
+  EXPECT_EQ(run.attempts, 1);
+  EXPECT_TRUE(run.problem.empty());
+  EXPECT_TRUE(contains(find(run, "Fake.Fails")->message, "the answer is off by one"));
+}
+
+TEST(GtestSuite, CrashFailsTheRunningTestAndRerunsTheRest) {
+  const SuiteRun run = run_fake("crash");
+  EXPECT_TRUE(run.crashed);
+  EXPECT_EQ(run.attempts, 2);
+  EXPECT_EQ(find(run, "Fake.Misbehaves")->result, TestResult::kFailed);
+  EXPECT_TRUE(contains(find(run, "Fake.Misbehaves")->message, "SIGSEGV"));
+  EXPECT_EQ(find(run, "Fake.After1")->result, TestResult::kPassed);
+  EXPECT_EQ(find(run, "Fake.After2")->result, TestResult::kPassed);
+  EXPECT_EQ(run.passed(), 3);
+  EXPECT_TRUE(contains(run.problem, "crashed"));
+}
+
+TEST(GtestSuite, HangIsKilledAtTheLimitAndNotRerun) {
+  const double start = now_seconds();
+  const SuiteRun run = run_fake("hang", 2);
+  EXPECT_LT(now_seconds() - start, 20);
+  EXPECT_TRUE(run.timed_out);
+  EXPECT_EQ(run.attempts, 1);
+  EXPECT_TRUE(contains(find(run, "Fake.Misbehaves")->message, "timed out"));
+  EXPECT_EQ(find(run, "Fake.After1")->result, TestResult::kFailed);
+  EXPECT_TRUE(contains(find(run, "Fake.After1")->message, "not run"));
+  EXPECT_EQ(run.passed(), 1);
+}
+
+TEST(GtestSuite, FloodIsCutAndNotRerun) {
+  const SuiteRun run = run_fake("flood", 30, 64 << 10);
+  EXPECT_TRUE(run.output_flood);
+  EXPECT_EQ(run.attempts, 1);
+  EXPECT_TRUE(contains(find(run, "Fake.Misbehaves")->message, "output flood"));
+  EXPECT_EQ(find(run, "Fake.After2")->result, TestResult::kFailed);
+}
+
+TEST(GtestSuite, ExitInTheMiddleIsNotAPass) {
+  const SuiteRun run = run_fake("exit");
+  EXPECT_TRUE(run.crashed);
+  EXPECT_EQ(find(run, "Fake.Misbehaves")->result, TestResult::kFailed);
+  EXPECT_TRUE(contains(find(run, "Fake.Misbehaves")->message, "exited"));
+  EXPECT_EQ(find(run, "Fake.After1")->result, TestResult::kPassed);
+}
+
+TEST(GtestSuite, StickyCudaErrorRerunsLaterTestsInAFreshProcess) {
+  const SuiteRun run = run_fake("sticky");
+  EXPECT_EQ(run.attempts, 2);
+  EXPECT_EQ(find(run, "Fake.Misbehaves")->result, TestResult::kFailed);
+  EXPECT_TRUE(find(run, "Fake.Misbehaves")->sticky_cuda_error);
+  EXPECT_EQ(find(run, "Fake.After1")->result, TestResult::kPassed);
+  EXPECT_EQ(find(run, "Fake.After2")->result, TestResult::kPassed);
+  EXPECT_TRUE(contains(run.problem, "breaks the CUDA context"));
+}
+
+TEST(GtestSuite, NoGpuIsRecognised) {
+  const SuiteRun run = run_fake("nogpu");
+  EXPECT_TRUE(run.no_gpu);
+  EXPECT_EQ(run.skipped(), 6);
+  EXPECT_EQ(run.counted(), 0);
+}
+
+TEST(GtestSuite, MissingBinary) {
+  SuiteOptions o;
+  o.binary = "/nonexistent/test";
+  const SuiteRun run = run_gtest_suite(o);
+  EXPECT_FALSE(run.ran);
+  EXPECT_TRUE(contains(run.problem, "not found"));
+}
+
+}  // namespace
+}  // namespace reduce::grade
+
+namespace reduce::grade {
+namespace {
+
+TEST(GtestFailures, CondensedToTheTestsOwnExplanation) {
+  const std::string message =
+      "/course/autograder/tests/sum_test.cu:65\n"
+      "Expected equality of these values:\n"
+      "  bits(got)\n"
+      "    Which is: 1106247680\n"
+      "  bits(want)\n"
+      "    Which is: 3319834624\n"
+      "n = 1025: got 31, expected exactly -2419 (difference 2450).";
+  EXPECT_EQ(condense_failure(message),
+            "/course/autograder/tests/sum_test.cu:65\nn = 1025: got 31, expected exactly -2419 "
+            "(difference 2450).");
+  EXPECT_EQ(condense_failure("plain"), "plain");
+}
+
+}  // namespace
+}  // namespace reduce::grade

@@ -1,0 +1,120 @@
+// The student release: what is in it, what is not, and that its cache defaults build labs/ as
+// the student's own tree.
+#include <reduce_grade/process.hpp>
+#include <reduce_grade/release.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+namespace reduce::grade {
+namespace {
+
+class ReleaseTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    out_ = make_temp_dir("reduce-grade-release-") / "release";
+    course_ = load_course(REDUCE_GRADE_TEST_ROOT);
+    result_ = write_release(course_, out_);
+  }
+  static void TearDownTestSuite() { remove_all_quietly(out_.parent_path()); }
+  static fs::path out_;
+  static Course course_;
+  static ReleaseResult result_;
+};
+
+fs::path ReleaseTest::out_;
+Course ReleaseTest::course_;
+ReleaseResult ReleaseTest::result_;
+
+TEST_F(ReleaseTest, HasTheStudentParts) {
+  for (const char* path :
+       {"labs/04_sequential/sum.cu", "common/include/reduce/lab.cuh", "cmake/ReduceLab.cmake",
+        "cmake/CourseLabs.cmake", "autograder/tests/sum_test.cu", "autograder/tests/gpu_test.hpp",
+        "autograder/tests/CMakeLists.txt", "autograder/bench/CMakeLists.txt", "tools/ladder",
+        "CMakeLists.txt", "CMakePresets.json", ".clang-format"})
+    EXPECT_TRUE(fs::exists(out_ / path)) << path;
+  for (const CourseLab& lab : course_.labs)
+    EXPECT_TRUE(fs::is_directory(out_ / "labs" / lab.folder));
+  EXPECT_FALSE(result_.files.empty());
+}
+
+TEST_F(ReleaseTest, HasNothingInstructorsOnly) {
+  for (const char* path : {"solutions", "autograder/hidden", "autograder/planted",
+                           "autograder/rubric.toml", "autograder/grader", "autograder/gradescope",
+                           "autograder/ci", "tools/gpu_check.sh", ".git"})
+    EXPECT_FALSE(fs::exists(out_ / path)) << path;
+  for (auto it = fs::recursive_directory_iterator(out_); it != fs::recursive_directory_iterator();
+       ++it) {
+    const std::string rel = fs::relative(it->path(), out_).generic_string();
+    EXPECT_FALSE(contains(rel, "solutions")) << rel;
+    EXPECT_FALSE(contains(rel, "hidden_test")) << rel;
+    if (starts_with(rel, "docs/")) EXPECT_NE(it->path().extension(), ".cu") << rel;
+  }
+  // The stubs are released, never a solution.
+  EXPECT_NE(read_file(out_ / "labs/04_sequential/sum.cu"),
+            read_file(course_.root / "solutions/04_sequential/sum.cu"));
+  EXPECT_TRUE(contains(read_file(out_ / "labs/04_sequential/sum.cu"), "REDUCE_NOT_IMPLEMENTED"));
+}
+
+TEST_F(ReleaseTest, CacheDefaultsBuildTheStudentsLabs) {
+  const std::string cml = read_file(out_ / "CMakeLists.txt");
+  EXPECT_TRUE(contains(cml, "set(REDUCE_TREES \"labs\" CACHE STRING"));
+  EXPECT_FALSE(contains(cml, "labs;solutions"));
+  EXPECT_TRUE(
+      std::regex_search(cml, std::regex(R"(option\(REDUCE_LABS_ARE_STUBS\s+"[^"]*"\s+OFF\))")));
+  const auto presets = nlohmann::json::parse(read_file(out_ / "CMakePresets.json"));
+  bool has_default = false;
+  for (const auto& p : presets["configurePresets"]) {
+    EXPECT_NE(p["name"], "grader");
+    if (p["name"] == "default") {
+      has_default = true;
+      EXPECT_EQ(p["cacheVariables"]["REDUCE_TREES"], "labs");
+      EXPECT_EQ(p["cacheVariables"]["REDUCE_LABS_ARE_STUBS"], "OFF");
+    }
+  }
+  EXPECT_TRUE(has_default);
+  for (const auto& p : presets["buildPresets"]) EXPECT_NE(p["configurePreset"], "grader");
+}
+
+TEST_F(ReleaseTest, ConfiguresAsAStudentTree) {
+  if (!find_program("nvcc") && !fs::exists("/usr/local/cuda/bin/nvcc"))
+    GTEST_SKIP() << "no nvcc here";
+  const fs::path build = out_.parent_path() / "build";
+  ProcessSpec spec;
+  spec.argv = {"cmake", "-S", out_.string(), "-B", build.string(), "-DREDUCE_BUILD_BENCHMARKS=OFF"};
+  if (find_program("ninja")) spec.argv.insert(spec.argv.end(), {"-G", "Ninja"});
+  spec.timeout_s = 300;
+  const ProcessResult r = run_process(spec);
+  ASSERT_TRUE(r.succeeded()) << r.output;
+  const std::string graph = read_file(build / (find_program("ninja") ? "build.ninja" : "Makefile"));
+  EXPECT_TRUE(contains(graph, "labs_04_sequential_sum_test"));
+  EXPECT_FALSE(contains(graph, "solutions_04_sequential"));
+  EXPECT_FALSE(contains(graph, "hidden_test"));
+  EXPECT_FALSE(contains(read_file(build / "CTestTestfile.cmake") + graph, "stub_fails_cleanly"));
+}
+
+TEST_F(ReleaseTest, RefusesANonEmptyFolder) {
+  EXPECT_THROW(write_release(course_, out_), ConfigError);
+}
+
+TEST(ReleaseRules, RewritesAndExclusions) {
+  const std::string cml =
+      "set(REDUCE_TREES \"labs;solutions\" CACHE STRING\n  \"doc\")\n"
+      "option(REDUCE_LABS_ARE_STUBS\n  \"Treat the labs/ tree as stubs\" ON)\n";
+  const std::string out = release_cmakelists(cml);
+  EXPECT_TRUE(contains(out, "set(REDUCE_TREES \"labs\" CACHE STRING"));
+  EXPECT_TRUE(contains(out, "\"Treat the labs/ tree as stubs\" OFF)"));
+  EXPECT_THROW(release_cmakelists("project(x)\n"), ConfigError);
+  EXPECT_TRUE(excluded_from_release("solutions/04_sequential/sum.cu"));
+  EXPECT_TRUE(excluded_from_release("autograder/hidden/sum_hidden_test.cu"));
+  EXPECT_TRUE(excluded_from_release("autograder/rubric.toml"));
+  EXPECT_TRUE(excluded_from_release("docs/snippets/kernel.cu"));
+  EXPECT_FALSE(excluded_from_release("autograder/tests/sum_test.cu"));
+  EXPECT_FALSE(excluded_from_release("labs/04_sequential/README.md"));
+}
+
+}  // namespace
+}  // namespace reduce::grade

@@ -1,0 +1,167 @@
+// Report writers: the JSON is parsed back and checked for Gradescope's required fields and
+// types; the JUnit XML is checked structurally.
+#include <reduce_grade/report.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <regex>
+
+namespace reduce::grade {
+namespace {
+
+std::size_t count(const std::string& text, const std::string& needle) {
+  std::size_t n = 0;
+  for (std::size_t pos = text.find(needle); pos != std::string::npos;
+       pos = text.find(needle, pos + 1))
+    ++n;
+  return n;
+}
+
+GradeReport sample_report() {
+  GradeReport r;
+  r.grader_version = "1.0.0";
+  r.submission = "/tmp/alice";
+  r.seed = 123456789;
+  r.gpu_available = true;
+  r.gpu = "NVIDIA H200";
+  r.ceiling_gbps = 4408.1;
+  r.seconds = 61.4;
+  r.started_at = "2026-11-22T10:00:00Z";
+  r.reproduce =
+      "reduce-grade grade /tmp/alice --labs 04_sequential,09_warp_shuffle --seed 123456789";
+
+  LabReport good;
+  good.facts.lab = "04_sequential";
+  good.threshold = 0.158;
+  good.score.status = "graded";
+  good.score.items = {{"build", "build", 1, 1, ItemStatus::kPassed, "builds", ""},
+                      {"library", "library check", 0, 0, ItemStatus::kPassed, "clean", ""},
+                      {"tests", "public tests", 4, 4, ItemStatus::kPassed, "passed 32 of 32", ""},
+                      {"hidden", "hidden tests", 2, 2, ItemStatus::kPassed, "passed 28 of 28", ""},
+                      {"sanitizer", "sanitizer", 1, 1, ItemStatus::kPassed, "clean", ""},
+                      {"performance", "performance", 2, 2, ItemStatus::kPassed, "full credit", ""}};
+  good.score.score = good.score.max_score = 10;
+
+  LabReport bad;
+  bad.facts.lab = "09_warp_shuffle";
+  bad.threshold = 0.714;
+  bad.score.status = "graded";
+  bad.score.items = {
+      {"build", "build", 1, 1, ItemStatus::kPassed, "builds", ""},
+      {"library", "library check", 0, 0, ItemStatus::kPassed, "clean", ""},
+      {"tests", "public tests", 3.5, 4, ItemStatus::kFailed,
+       "passed 28 of 32 <&> \"quoted\" \xff\xfe bytes", ""},
+      {"hidden", "hidden tests", 1, 2, ItemStatus::kFailed, "passed 14 of 28 hidden tests",
+       "failed:\nOffsets/HiddenMisaligned.ReadsFromAnyFloatOffset/offset1_n1000"},
+      {"sanitizer", "sanitizer", 0.67, 1, ItemStatus::kFailed, "racecheck: 5 hazards", ""},
+      {"performance", "performance", 0, 2, ItemStatus::kFailed, "0 points: the lab fails tests",
+       ""}};
+  bad.score.score = 6.17;
+  bad.score.max_score = 10;
+  bad.score.messages = {"public tests: passed 28 of 32"};
+  r.labs = {good, bad};
+  r.total();
+  return r;
+}
+
+class ReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = make_temp_dir("reduce-grade-report-");
+    report_ = sample_report();
+    write_reports(report_, dir_);
+  }
+  void TearDown() override { remove_all_quietly(dir_); }
+  fs::path dir_;
+  GradeReport report_;
+};
+
+TEST_F(ReportTest, TotalsAddUp) {
+  EXPECT_DOUBLE_EQ(report_.score, 16.17);
+  EXPECT_DOUBLE_EQ(report_.max_score, 20);
+}
+
+TEST_F(ReportTest, GradescopeResultsHaveTheRequiredFieldsAndTypes) {
+  const auto json = nlohmann::json::parse(read_file(dir_ / "results.json"));
+  ASSERT_TRUE(json.is_object());
+  ASSERT_TRUE(json["score"].is_number());
+  EXPECT_DOUBLE_EQ(json["score"].get<double>(), 16.17);
+  ASSERT_TRUE(json["max_score"].is_number());
+  ASSERT_TRUE(json["execution_time"].is_number_integer());
+  EXPECT_EQ(json["execution_time"].get<int>(), 61);
+  ASSERT_TRUE(json["output"].is_string());
+  EXPECT_TRUE(contains(json["output"].get<std::string>(), "seed 123456789"));
+  ASSERT_TRUE(json["tests"].is_array());
+  EXPECT_EQ(json["tests"].size(), 13u);  // 12 items + hidden details of the second lab
+  int after_published = 0;
+  double sum = 0;
+  for (const auto& t : json["tests"]) {
+    ASSERT_TRUE(t["name"].is_string());
+    ASSERT_TRUE(t["score"].is_number());
+    ASSERT_TRUE(t["max_score"].is_number());
+    ASSERT_TRUE(t["output"].is_string());
+    const std::string status = t["status"].get<std::string>();
+    EXPECT_TRUE(status == "passed" || status == "failed") << status;
+    const std::string visibility = t["visibility"].get<std::string>();
+    EXPECT_TRUE(visibility == "visible" || visibility == "after_published") << visibility;
+    if (visibility == "after_published") {
+      ++after_published;
+      EXPECT_TRUE(contains(t["output"].get<std::string>(), "HiddenMisaligned"));
+    } else {
+      EXPECT_FALSE(contains(t["output"].get<std::string>(), "HiddenMisaligned"));
+    }
+    sum += t["score"].get<double>();
+  }
+  EXPECT_EQ(after_published, 1);
+  EXPECT_NEAR(sum, 16.17, 1e-9);
+}
+
+TEST_F(ReportTest, ReportJsonHasEverything) {
+  const auto json = nlohmann::json::parse(read_file(dir_ / "report.json"));
+  EXPECT_EQ(json["seed"].get<std::uint64_t>(), 123456789u);
+  EXPECT_EQ(json["gpu"], "NVIDIA H200");
+  EXPECT_EQ(json["labs"].size(), 2u);
+  EXPECT_EQ(json["labs"][1]["items"].size(), 6u);
+  EXPECT_EQ(json["labs"][1]["items"][3]["hidden_details"].get<std::string>().substr(0, 7),
+            "failed:");
+  EXPECT_TRUE(json["reproduce"].get<std::string>().find("--seed 123456789") != std::string::npos);
+}
+
+TEST_F(ReportTest, JunitXmlIsStructurallySound) {
+  const std::string xml = read_file(dir_ / "junit.xml");
+  EXPECT_TRUE(starts_with(xml, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
+  EXPECT_EQ(count(xml, "<testsuites "), 1u);
+  EXPECT_EQ(count(xml, "</testsuites>"), 1u);
+  EXPECT_EQ(count(xml, "<testsuite "), 2u);
+  EXPECT_EQ(count(xml, "</testsuite>"), 2u);
+  EXPECT_EQ(count(xml, "<testcase "), 12u);
+  EXPECT_EQ(count(xml, "</testcase>"), 12u);
+  EXPECT_EQ(count(xml, "<failure "), 4u);
+  EXPECT_EQ(count(xml, "</failure>"), 4u);
+  EXPECT_TRUE(contains(xml, "tests=\"12\" failures=\"4\""));
+  EXPECT_TRUE(contains(xml, "&lt;&amp;&gt; &quot;quoted&quot;"));
+  EXPECT_FALSE(contains(xml, "\xff"));
+  // Every attribute value is quoted and no raw '<' appears inside text.
+  const std::regex stray("<[^/?a-z!]");
+  EXPECT_FALSE(std::regex_search(xml, stray));
+}
+
+TEST_F(ReportTest, SummaryTableAndGradebook) {
+  const std::string summary = read_file(dir_ / "summary.txt");
+  EXPECT_TRUE(contains(summary, "seed 123456789"));
+  EXPECT_TRUE(contains(summary, "04_sequential"));
+  EXPECT_TRUE(contains(summary, "16.17/20"));
+  EXPECT_TRUE(contains(summary, "reproduce: reduce-grade grade"));
+  const std::string csv = gradebook_csv({"04_sequential", "09_warp_shuffle"},
+                                        {{"alice", 16.17, 20, {10, 6.17}, 42, "graded"},
+                                         {"bob, jr", 0, 20, {0, 0}, 43, "error: \"bad\" folder"}});
+  EXPECT_EQ(csv,
+            "student,total,max,04_sequential,09_warp_shuffle,seed,status\n"
+            "alice,16.17,20,10,6.17,42,graded\n"
+            "\"bob, jr\",0,20,0,0,43,\"error: \"\"bad\"\" folder\"\n");
+}
+
+}  // namespace
+}  // namespace reduce::grade

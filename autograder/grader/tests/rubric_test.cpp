@@ -1,0 +1,110 @@
+// The rubric: the credit curve, parsing and validation, and the real rubric's consistency with
+// the course (cmake/CourseLabs.cmake) and with its calibration policy.
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/rubric.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace reduce::grade {
+namespace {
+
+TEST(PerformanceCurve, FullAtThresholdZeroAtFloorLinearBetween) {
+  EXPECT_DOUBLE_EQ(performance_points(0.8, 0.7, 0.28, 2), 2);
+  EXPECT_DOUBLE_EQ(performance_points(0.7, 0.7, 0.28, 2), 2);
+  EXPECT_DOUBLE_EQ(performance_points(0.28, 0.7, 0.28, 2), 0);
+  EXPECT_DOUBLE_EQ(performance_points(0.1, 0.7, 0.28, 2), 0);
+  EXPECT_NEAR(performance_points(0.49, 0.7, 0.28, 2), 1.0, 1e-12);
+  EXPECT_NEAR(performance_points(0.595, 0.7, 0.28, 2), 1.5, 1e-12);
+  EXPECT_DOUBLE_EQ(performance_points(0, 0.7, 0.28, 2), 0);
+  EXPECT_DOUBLE_EQ(performance_points(std::nan(""), 0.7, 0.28, 2), 0);
+  EXPECT_DOUBLE_EQ(performance_points(0.5, 0.5, 0.5, 2), 2);  // a step
+  EXPECT_DOUBLE_EQ(performance_points(0.49, 0.5, 0.5, 2), 0);
+}
+
+const char* const kMinimal = R"(
+[grader]
+pass_mark = 50
+[points]
+build = 2
+[labs.04_sequential]
+threshold = 0.2
+[labs.09_warp_shuffle]
+threshold = 0.7
+floor = 0.5
+measured = 0.95
+points = { performance = 4, hidden = 0 }
+)";
+
+TEST(RubricParse, DefaultsOverridesAndFloors) {
+  const Rubric r = parse_rubric(kMinimal);
+  EXPECT_DOUBLE_EQ(r.pass_mark, 50);
+  ASSERT_EQ(r.labs.size(), 2u);
+  const LabRubric* four = r.find("04_sequential");
+  ASSERT_NE(four, nullptr);
+  EXPECT_DOUBLE_EQ(four->points.build, 2);
+  EXPECT_DOUBLE_EQ(four->points.tests, 4);
+  EXPECT_DOUBLE_EQ(four->points.total(), 11);
+  EXPECT_NEAR(four->floor, 0.4 * 0.2, 1e-12);  // default floor_ratio
+  const LabRubric* nine = r.find("09_warp_shuffle");
+  EXPECT_DOUBLE_EQ(nine->floor, 0.5);
+  EXPECT_DOUBLE_EQ(nine->points.performance, 4);
+  EXPECT_DOUBLE_EQ(nine->points.hidden, 0);
+  EXPECT_DOUBLE_EQ(nine->points.build, 2);
+  EXPECT_EQ(r.limits.max_restarts, 3);
+  EXPECT_EQ(r.sanitizer.tools.size(), 3u);
+  EXPECT_EQ(r.sanitizer.filter_for("sum"),
+            "*SumExact*/33:*SumExact*/1025:*EmptyInput*:*SumSentinel*/1025");
+  EXPECT_EQ(r.sanitizer.filter_for("maximum"), "*EmptyInput*:*/33:*/1025");
+  EXPECT_EQ(r.find("10_max_min"), nullptr);
+}
+
+TEST(RubricParse, RejectsMistakes) {
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\n[grader]\npass_mrak = 3\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 1.5\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\nfloor = 0.3\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = \"high\"\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\npoints = { tests = -1 }\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[grader]\npass_mark = 0\n"), ConfigError);   // no labs
+  EXPECT_THROW(parse_rubric("[labs.a\nthreshold = 0.2\n"), ConfigError);  // syntax
+  EXPECT_THROW(parse_rubric("[sanitizer]\ntools = [\"leakcheck\"]\n[labs.a]\nthreshold = 0.2\n"),
+               ConfigError);
+  try {
+    parse_rubric("[labs.a]\nthreshold = 0.2\nthreshhold = 0.3\n", "my.toml");
+    FAIL();
+  } catch (const ConfigError& e) {
+    EXPECT_NE(std::string(e.what()).find("my.toml"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("threshhold"), std::string::npos);
+  }
+}
+
+TEST(RealRubric, CoversExactlyTheCourseLabs) {
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  const Rubric rubric = load_rubric(course.root / "autograder" / "rubric.toml");
+  std::vector<std::string> labs;
+  for (const CourseLab& lab : course.labs) labs.push_back(lab.folder);
+  const std::vector<std::string> problems = check_rubric_against_labs(rubric, labs);
+  for (const std::string& p : problems) ADD_FAILURE() << p;
+  EXPECT_TRUE(check_rubric_against_labs(rubric, {"04_sequential"}).size() ==
+              rubric.labs.size() - 1);
+}
+
+TEST(RealRubric, EveryLabIsWorthTenAndThresholdsFollowTheCalibrationPolicy) {
+  const Rubric rubric =
+      load_rubric(std::string(REDUCE_GRADE_TEST_ROOT) + "/autograder/rubric.toml");
+  for (const LabRubric& lab : rubric.labs) {
+    EXPECT_DOUBLE_EQ(lab.points.total(), 10) << lab.lab;
+    EXPECT_GT(lab.threshold, 0) << lab.lab;
+    EXPECT_NEAR(lab.floor, rubric.performance.floor_ratio * lab.threshold, 1e-12) << lab.lab;
+    if (lab.measured > 0) {  // calibrated: threshold = margin x measured
+      EXPECT_NEAR(lab.threshold, rubric.performance.margin * lab.measured,
+                  0.0015 + 0.005 * lab.measured)
+          << lab.lab;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace reduce::grade

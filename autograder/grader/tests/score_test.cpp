@@ -1,0 +1,222 @@
+// Scoring: what each observation is worth, gating, and totals.
+#include <reduce_grade/report.hpp>
+#include <reduce_grade/score.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+
+namespace reduce::grade {
+namespace {
+
+SuiteRun suite(int passed, int failed, int skipped = 0, const std::string& message = "wrong") {
+  SuiteRun run;
+  run.ran = true;
+  run.attempts = 1;
+  for (int i = 0; i < passed; ++i)
+    run.tests.push_back({"S.p" + std::to_string(i), TestResult::kPassed, "", false});
+  for (int i = 0; i < failed; ++i)
+    run.tests.push_back({"S.f" + std::to_string(i), TestResult::kFailed, message, false});
+  for (int i = 0; i < skipped; ++i)
+    run.tests.push_back({"S.s" + std::to_string(i), TestResult::kSkipped, "", false});
+  return run;
+}
+
+SanitizerRun san(const std::string& tool, int problems) {
+  SanitizerRun r;
+  r.tool = tool;
+  r.ran = true;
+  r.tests_passed = true;
+  r.summary.found = true;
+  r.summary.errors = tool == "racecheck" ? 0 : problems;
+  if (tool == "racecheck") r.summary.hazards = problems, r.summary.warnings = problems;
+  return r;
+}
+
+/// A lab that did everything right at \p fraction of the ceiling.
+LabFacts perfect(double fraction = 0.9) {
+  LabFacts f;
+  f.lab = "09_warp_shuffle";
+  f.present = true;
+  f.build.attempted = f.build.ok = f.build.library_ok = true;
+  f.library.inspected = true;
+  f.gpu = true;
+  f.tests = {suite(32, 0, 1)};
+  f.hidden = {suite(28, 0)};
+  f.sanitizer = {san("memcheck", 0), san("racecheck", 0), san("synccheck", 0)};
+  f.perf.ran = true;
+  f.perf.n = 1u << 28;
+  f.perf.gbps = fraction * 4400;
+  f.perf.ceiling_gbps = 4400;
+  f.perf.fraction = fraction;
+  return f;
+}
+
+class ScoreTest : public ::testing::Test {
+ protected:
+  ScoreTest() {
+    lab_.lab = "09_warp_shuffle";
+    lab_.threshold = 0.7;
+    lab_.floor = 0.28;
+  }
+  const ScoredItem& item(const LabScore& s, const std::string& key) {
+    for (const ScoredItem& i : s.items)
+      if (i.key == key) return i;
+    static ScoredItem none;
+    ADD_FAILURE() << "no item " << key;
+    return none;
+  }
+  LabRubric lab_;
+  Rubric rubric_;
+};
+
+TEST_F(ScoreTest, PerfectLabGetsFullMarks) {
+  const LabScore s = score_lab(perfect(), lab_, rubric_);
+  EXPECT_EQ(s.status, "graded");
+  EXPECT_DOUBLE_EQ(s.score, 10);
+  EXPECT_DOUBLE_EQ(s.max_score, 10);
+  for (const ScoredItem& i : s.items)
+    EXPECT_EQ(i.status, ItemStatus::kPassed) << i.key << ": " << i.output;
+  EXPECT_TRUE(contains(item(s, "tests").output, "passed 32 of 32 public tests (1 skipped"));
+}
+
+TEST_F(ScoreTest, MissingLabScoresZero) {
+  LabFacts f;
+  f.lab = "05_first_add_load";
+  f.missing_what = "05_first_add_load/ (the lab folder)";
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_EQ(s.status, "missing");
+  EXPECT_DOUBLE_EQ(s.score, 0);
+  EXPECT_DOUBLE_EQ(s.max_score, 10);
+  EXPECT_TRUE(contains(s.messages.at(0), "missing"));
+}
+
+TEST_F(ScoreTest, BuildFailureScoresZeroAndShowsTheCompiler) {
+  LabFacts f = perfect();
+  f.build.ok = f.build.library_ok = false;
+  f.build.stage = "library";
+  f.build.errors = "09_warp_shuffle/sum.cu(12): error: identifier \"bias\" is undefined";
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_EQ(s.status, "build failed");
+  EXPECT_DOUBLE_EQ(s.score, 0);
+  EXPECT_TRUE(contains(item(s, "build").output, "does not compile"));
+  EXPECT_TRUE(contains(item(s, "build").output, "identifier \"bias\" is undefined"));
+}
+
+TEST_F(ScoreTest, LibraryReductionZeroesTheWholeLab) {
+  LabFacts f = perfect();
+  f.library.forbidden = {{"symbol", "cub::DeviceReduce::Sum(...)"}};
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_EQ(s.status, "forbidden library");
+  EXPECT_DOUBLE_EQ(s.score, 0);
+  EXPECT_EQ(item(s, "library").status, ItemStatus::kFailed);
+  EXPECT_TRUE(contains(item(s, "library").output, "cub::DeviceReduce"));
+}
+
+TEST_F(ScoreTest, UntouchedStubScoresZero) {
+  LabFacts f = perfect();
+  f.tests = {suite(0, 32, 0, "not implemented: see labs/09_warp_shuffle/sum.cu")};
+  f.tests[0].not_implemented = true;
+  f.hidden = {suite(0, 28, 0, "not implemented: see labs/09_warp_shuffle/sum.cu")};
+  f.hidden[0].not_implemented = true;
+  for (SanitizerRun& r : f.sanitizer) r.tests_passed = false;
+  f.perf = PerfFacts{};
+  f.perf_skipped = "the lab fails tests";
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_EQ(s.status, "stub");
+  EXPECT_DOUBLE_EQ(s.score, 0);
+  EXPECT_TRUE(contains(item(s, "build").output, "not implemented"));
+}
+
+TEST_F(ScoreTest, WithoutGpuOnlyBuildPoints) {
+  LabFacts f = perfect();
+  f.gpu = false;
+  f.tests.clear();
+  f.hidden.clear();
+  f.sanitizer.clear();
+  f.perf = PerfFacts{};
+  LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_EQ(s.status, "build only (no GPU)");
+  EXPECT_DOUBLE_EQ(s.score, 1);
+  EXPECT_EQ(item(s, "tests").status, ItemStatus::kSkipped);
+  EXPECT_TRUE(contains(item(s, "performance").output, "needs a GPU"));
+  // Without a GPU a stub is recognised from its library.
+  f.library.stub = true;
+  s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(s.score, 0);
+}
+
+TEST_F(ScoreTest, FailedTestsArePartialAndGatePerformance) {
+  LabFacts f = perfect();
+  f.tests = {suite(30, 2)};
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "tests").score, 3.75);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+  EXPECT_TRUE(contains(item(s, "performance").output, "correctness gates performance"));
+  EXPECT_DOUBLE_EQ(s.score, 1 + 3.75 + 2 + 1 + 0);
+}
+
+TEST_F(ScoreTest, FailedHiddenTestsGatePerformanceAndKeepDetailsHidden) {
+  LabFacts f = perfect();
+  f.hidden = {suite(27, 1, 0, "offset 3: got 12, expected exactly 13")};
+  const LabScore s = score_lab(f, lab_, rubric_);
+  const ScoredItem& hidden = item(s, "hidden");
+  EXPECT_NEAR(hidden.score, 2.0 * 27 / 28, 0.005);
+  EXPECT_TRUE(contains(hidden.output, "passed 27 of 28 hidden tests"));
+  EXPECT_FALSE(contains(hidden.output, "offset 3"));  // details only after publication
+  EXPECT_TRUE(contains(hidden.hidden_details, "offset 3"));
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+}
+
+TEST_F(ScoreTest, RacecheckHazardsCostThatToolsShare) {
+  LabFacts f = perfect();
+  f.sanitizer[1] = san("racecheck", 5);
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "sanitizer").score, 0.67);
+  EXPECT_TRUE(contains(item(s, "sanitizer").output, "racecheck: 5 hazards"));
+  EXPECT_DOUBLE_EQ(s.score, 9.67);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 2);  // the sanitizer does not gate performance
+}
+
+TEST_F(ScoreTest, PerformanceCurveAndWrongTimedRuns) {
+  LabScore s = score_lab(perfect(0.49), lab_, rubric_);  // halfway between 0.28 and 0.7
+  EXPECT_NEAR(item(s, "performance").score, 1.0, 0.005);
+  EXPECT_TRUE(contains(item(s, "performance").output, "partial credit"));
+  s = score_lab(perfect(0.1), lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+  EXPECT_TRUE(contains(item(s, "performance").output, "below the floor"));
+  LabFacts f = perfect();
+  f.perf.wrong_results = 3;
+  s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+  EXPECT_TRUE(
+      contains(item(s, "performance").output, "3 timed benchmark runs returned a wrong sum"));
+}
+
+TEST_F(ScoreTest, CustomPointsAndTotals) {
+  lab_.points = Points{2, 6, 0, 1, 1};
+  LabFacts f = perfect();
+  f.hidden.clear();
+  f.hidden_exists = false;
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(s.max_score, 10);
+  EXPECT_DOUBLE_EQ(s.score, 10);
+  GradeReport report;
+  report.labs.push_back({f, s, 0.7, 0.28});
+  report.labs.push_back({LabFacts{}, score_lab(LabFacts{}, lab_, rubric_), 0.7, 0.28});
+  report.total();
+  EXPECT_DOUBLE_EQ(report.score, 10);
+  EXPECT_DOUBLE_EQ(report.max_score, 20);
+}
+
+TEST(ScoreHelpers, ProportionalAndRounding) {
+  EXPECT_DOUBLE_EQ(proportional_points(0, 10, 4), 0);
+  EXPECT_DOUBLE_EQ(proportional_points(5, 10, 4), 2);
+  EXPECT_DOUBLE_EQ(proportional_points(10, 0, 4), 0);
+  EXPECT_DOUBLE_EQ(round_points(2.0 / 3), 0.67);
+  EXPECT_EQ(points_text(9.67), "9.67");
+  EXPECT_EQ(points_text(10), "10");
+  EXPECT_EQ(points_text(8.5), "8.5");
+}
+
+}  // namespace
+}  // namespace reduce::grade

@@ -1,0 +1,319 @@
+// Hidden tests of the sum contract: built and run by the grader (reduce-grade) for every lab that
+// implements reduce::sum, never shipped in the student release. They check what the public suite
+// (autograder/tests/sum_test.cu) leaves to chance: sizes the student cannot know in advance
+// (drawn from REDUCE_SEED, which the grader sets fresh for every run), inputs that are not
+// 16-byte aligned, a workspace reused across sizes, calls on the same buffer with new contents,
+// results that must not accumulate across calls, work queued on the caller's stream only, and
+// inputs whose only non-zero elements sit in the tail.
+//
+// Every input is exact by construction (small integers whose partial sums are exact in float),
+// so any summation order gives one right answer and results are compared bitwise.
+#include "gpu_test.hpp"
+
+#include <reduce/cuda_check.cuh>
+#include <reduce/device_buffer.cuh>
+#include <reduce/generators.hpp>
+#include <reduce/lab.cuh>
+#include <reduce/reference.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace reduce::testing {
+namespace {
+
+/// Page-locked host memory, so that a copy queued on a stream is truly asynchronous.
+class PinnedFloats {
+ public:
+  explicit PinnedFloats(std::size_t count) : count_(count) {
+    REDUCE_CUDA_CHECK(cudaMallocHost(&data_, count_ * sizeof(float)));
+  }
+  PinnedFloats(const PinnedFloats&) = delete;
+  PinnedFloats& operator=(const PinnedFloats&) = delete;
+  ~PinnedFloats() { cudaFreeHost(data_); }
+  float* data() noexcept { return data_; }
+
+ private:
+  float* data_ = nullptr;
+  std::size_t count_ = 0;
+};
+
+/// Every hidden test: a GPU, one non-blocking stream, a two-float output whose second float is
+/// a guard the lab must never write.
+class HiddenSum : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    REDUCE_REQUIRE_GPU();
+    stream_ = std::make_unique<Stream>();
+    out_ = std::make_unique<DeviceBuffer<float>>(2);
+  }
+
+  /// One call the way the public suite makes it: output and a fresh workspace poisoned first.
+  float call(const float* in, std::size_t n) {
+    out_->fill_bytes(kPoisonByte, stream_->get());
+    DeviceBuffer<unsigned char> workspace(sum_workspace_bytes(n));
+    workspace.fill_bytes(kPoisonByte, stream_->get());
+    sum(in, n, out_->data(), Workspace{workspace.data(), workspace.bytes()}, stream_->get());
+    return finish();
+  }
+
+  /// Waits for the stream, checks the guard, returns the result.
+  float finish() {
+    stream_->synchronize();
+    const std::vector<float> host = out_->to_host();
+    EXPECT_EQ(bits(host[1]), 0xFFFFFFFFu) << "the lab wrote past its one-float output";
+    return host[0];
+  }
+
+  std::unique_ptr<Stream> stream_;
+  std::unique_ptr<DeviceBuffer<float>> out_;
+};
+
+/// Bitwise comparison with the facts a student needs to reproduce the failure.
+void expect_exact(float got, double expected, const std::string& what) {
+  const float want = static_cast<float>(expected);
+  EXPECT_EQ(bits(got), bits(want))
+      << what << ": got " << got << ", expected exactly " << want << " (difference "
+      << static_cast<double>(got) - expected << ", REDUCE_SEED=" << test_seed()
+      << "). The input's partial sums are exact in float, so every correct order gives this "
+         "result.";
+}
+
+/// Exact integers in [-8, 8] \ {0} from (seed, index): no zero, so every element matters.
+float exact_value(std::uint64_t seed, std::size_t i) {
+  const std::uint64_t r = mix(seed, i);
+  const float magnitude = static_cast<float>(1 + (r & 7));
+  return (r & 8) != 0 ? magnitude : -magnitude;
+}
+
+// ---- sizes the student cannot know: drawn from the run's seed --------------------------------
+
+/// The k-th size of this run: log-uniform in [1, 2^22].
+std::size_t drawn_size(int k) {
+  const std::uint64_t r = mix(test_seed(), 0x51CE0000u + static_cast<std::uint64_t>(k));
+  const unsigned exponent = static_cast<unsigned>(r % 22);  // [2^e, 2^(e+1)), e in 0..21
+  const std::size_t low = std::size_t{1} << exponent;
+  return low + static_cast<std::size_t>(mix(r, 1) % low);
+}
+
+class HiddenRandomSize : public HiddenSum, public ::testing::WithParamInterface<int> {};
+
+TEST_P(HiddenRandomSize, ExactForASizeDrawnFromTheSeed) {
+  const std::size_t n = drawn_size(GetParam());
+  const std::vector<float> host = exact_integers(n, test_seed() ^ (0xA11CEull + n));
+  const DeviceBuffer<float> in(host);
+  expect_exact(call(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
+}
+
+INSTANTIATE_TEST_SUITE_P(Draws, HiddenRandomSize, ::testing::Range(0, 8));
+
+// ---- inputs that are not 16-byte aligned -------------------------------------------------------
+
+class HiddenMisaligned
+    : public HiddenSum,
+      public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
+
+TEST_P(HiddenMisaligned, ReadsFromAnyFloatOffset) {
+  const auto [offset, n] = GetParam();
+  std::vector<float> host(n + 4, 100.0f);  // the floats around the input must not be read
+  for (std::size_t i = 0; i < n; ++i) host[offset + i] = exact_value(test_seed() + offset, i);
+  const DeviceBuffer<float> buffer(host);
+  const std::vector<float> input(host.begin() + offset, host.begin() + offset + n);
+  expect_exact(call(buffer.data() + offset, n), reference_sum(input),
+               "input at a float offset of " + std::to_string(offset) + " (" +
+                   std::to_string(offset * 4) + " bytes past a 256-byte boundary), n = " +
+                   std::to_string(n) + "; vector loads need an aligned head first");
+}
+
+std::string misaligned_name(
+    const ::testing::TestParamInfo<std::tuple<std::size_t, std::size_t>>& info) {
+  return "offset" + std::to_string(std::get<0>(info.param)) + "_n" +
+         std::to_string(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(Offsets, HiddenMisaligned,
+                         ::testing::Combine(::testing::Values<std::size_t>(1, 2, 3),
+                                            ::testing::Values<std::size_t>(1000, (1u << 20) + 3)),
+                         misaligned_name);
+
+// ---- one workspace and one output reused across two sizes -------------------------------------
+
+class HiddenWorkspaceReuse
+    : public HiddenSum,
+      public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
+
+TEST_P(HiddenWorkspaceReuse, AlternatingSizesOnTheSameBuffers) {
+  const auto [n1, n2] = GetParam();
+  const std::size_t n_max = std::max(n1, n2);
+  // Any prefix of an exact input is exact too (its magnitudes add up to less).
+  const std::vector<float> host = exact_integers(n_max, test_seed() ^ 0xB0B);
+  const DeviceBuffer<float> in(host);
+  const double expected[2] = {reference_sum(std::vector<float>(host.begin(), host.begin() + n1)),
+                              reference_sum(std::vector<float>(host.begin(), host.begin() + n2))};
+  // One workspace for both sizes, poisoned once: what a previous call left in it is garbage to
+  // the next one.
+  DeviceBuffer<unsigned char> workspace(std::max(sum_workspace_bytes(n1), sum_workspace_bytes(n2)));
+  workspace.fill_bytes(kPoisonByte, stream_->get());
+  const Workspace ws{workspace.data(), workspace.bytes()};
+  for (int call_index = 0; call_index < 6; ++call_index) {
+    const std::size_t n = call_index % 2 == 0 ? n1 : n2;
+    out_->fill_bytes(kPoisonByte, stream_->get());
+    sum(in.data(), n, out_->data(), ws, stream_->get());
+    expect_exact(finish(), expected[call_index % 2],
+                 "call " + std::to_string(call_index) + " with n = " + std::to_string(n) +
+                     " after n = " + std::to_string(call_index % 2 == 0 ? n2 : n1) +
+                     " on the same workspace (initialise what you use)");
+  }
+}
+
+std::string reuse_name(const ::testing::TestParamInfo<std::tuple<std::size_t, std::size_t>>& info) {
+  return std::to_string(std::get<0>(info.param)) + "_and_" +
+         std::to_string(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Pairs, HiddenWorkspaceReuse,
+    ::testing::Values(std::make_tuple(std::size_t{(1u << 20) + 7}, std::size_t{1000}),
+                      std::make_tuple(std::size_t{70001}, std::size_t{3000017}),
+                      std::make_tuple(std::size_t{257}, std::size_t{65537})),
+    reuse_name);
+
+// ---- large exact sums around the float budget ------------------------------------------------
+
+class HiddenLarge : public HiddenSum, public ::testing::WithParamInterface<std::size_t> {};
+
+TEST_P(HiddenLarge, ExactBeyondTwoToTheTwentyFour) {
+  const std::size_t n = GetParam();
+  const std::vector<float> host = exact_integers(n, test_seed() + 0x1A26E);
+  const DeviceBuffer<float> in(host);
+  expect_exact(call(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, HiddenLarge,
+                         ::testing::Values<std::size_t>((1u << 24) + 1, (1u << 25) - 1),
+                         ::testing::PrintToStringParamName());
+
+// ---- only the tail is non-zero ----------------------------------------------------------------
+
+class HiddenTail : public HiddenSum,
+                   public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
+
+TEST_P(HiddenTail, OnlyTheLastElementsAreNonZero) {
+  const auto [n, tail] = GetParam();
+  std::vector<float> host(n, 0.0f);
+  for (std::size_t i = n - tail; i < n; ++i) host[i] = exact_value(test_seed() ^ 0x7A11, i);
+  const DeviceBuffer<float> in(host);
+  expect_exact(call(in.data(), n), reference_sum(host),
+               "n = " + std::to_string(n) + ", non-zero only in the last " + std::to_string(tail) +
+                   " elements (a kernel that drops the tail of the last block returns 0)");
+}
+
+std::string tail_name(const ::testing::TestParamInfo<std::tuple<std::size_t, std::size_t>>& info) {
+  return "n" + std::to_string(std::get<0>(info.param)) + "_last" +
+         std::to_string(std::get<1>(info.param));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tails, HiddenTail,
+    ::testing::Values(std::make_tuple(std::size_t{(1u << 20) + 7}, std::size_t{7}),
+                      std::make_tuple(std::size_t{(1u << 20) + 255}, std::size_t{255}),
+                      std::make_tuple(std::size_t{5000011}, std::size_t{300}),
+                      std::make_tuple(std::size_t{(1u << 22) + 1}, std::size_t{1})),
+    tail_name);
+
+// ---- the same buffer with new contents: no cached answers ------------------------------------
+
+TEST_F(HiddenSum, SameBufferNewContents) {
+  const std::size_t n = 3000017;
+  DeviceBuffer<float> in(n);
+  for (std::uint64_t round = 0; round < 4; ++round) {
+    const std::vector<float> host = exact_integers(n, test_seed() * 7 + round);
+    in.copy_from_host(host.data(), n);
+    expect_exact(call(in.data(), n), reference_sum(host),
+                 "round " + std::to_string(round) +
+                     ": same pointer and n, new contents (a "
+                     "result must never be reused from an earlier call)");
+  }
+}
+
+// ---- calls must not accumulate into the output ------------------------------------------------
+
+TEST_F(HiddenSum, RepeatedCallsDoNotAccumulate) {
+  const std::size_t n = 100003;
+  const std::vector<float> host = exact_integers(n, test_seed() + 0xACC);
+  const DeviceBuffer<float> in(host);
+  DeviceBuffer<unsigned char> workspace(sum_workspace_bytes(n));
+  const double expected = reference_sum(host);
+  expect_exact(call(in.data(), n), expected, "first call");
+  for (int again = 1; again <= 3; ++again) {
+    // The output keeps the previous result: a lab that adds into it without resetting it first
+    // returns a multiple.
+    workspace.fill_bytes(kPoisonByte, stream_->get());
+    sum(in.data(), n, out_->data(), Workspace{workspace.data(), workspace.bytes()}, stream_->get());
+    expect_exact(finish(), expected,
+                 "call " + std::to_string(again + 1) + " without clearing the output in between");
+  }
+}
+
+// ---- all work on the caller's stream ---------------------------------------------------------
+
+TEST_F(HiddenSum, QueuesOnTheGivenStream) {
+  // The input arrives by an asynchronous copy queued on the same (non-blocking) stream just
+  // before the call. A lab that launches on the legacy default stream, or on a stream of its own,
+  // is not ordered after that copy and reads a half-copied input.
+  const std::size_t n = std::size_t{1} << 24;
+  PinnedFloats pinned(n);
+  const std::vector<float> host = exact_integers(n, test_seed() + 0x57AE);
+  std::copy(host.begin(), host.end(), pinned.data());
+  DeviceBuffer<float> in(n);
+  in.fill_bytes(0);
+  stream_->synchronize();
+  DeviceBuffer<unsigned char> workspace(sum_workspace_bytes(n));
+  for (int round = 0; round < 3; ++round) {
+    in.fill_bytes(0, stream_->get());
+    out_->fill_bytes(kPoisonByte, stream_->get());
+    workspace.fill_bytes(kPoisonByte, stream_->get());
+    REDUCE_CUDA_CHECK(cudaMemcpyAsync(in.data(), pinned.data(), n * sizeof(float),
+                                      cudaMemcpyHostToDevice, stream_->get()));
+    sum(in.data(), n, out_->data(), Workspace{workspace.data(), workspace.bytes()}, stream_->get());
+    expect_exact(finish(), reference_sum(host),
+                 "round " + std::to_string(round) +
+                     ": the input was copied on the caller's stream right before the call; "
+                     "queue every kernel and copy on the stream argument");
+  }
+}
+
+// ---- sentinels at places drawn from the seed ---------------------------------------------------
+
+TEST_F(HiddenSum, SentinelsAtRandomPlaces) {
+  const std::size_t n = 3000017;
+  DeviceBuffer<float> in(n);
+  in.fill_bytes(0);
+  const float value = -3.0f, zero = 0.0f;
+  for (std::uint64_t k = 0; k < 6; ++k) {
+    const std::size_t p = static_cast<std::size_t>(mix(test_seed(), 0x5E47 + k) % n);
+    REDUCE_CUDA_CHECK(cudaMemcpy(in.data() + p, &value, sizeof value, cudaMemcpyHostToDevice));
+    expect_exact(call(in.data(), n), -3.0,
+                 "one -3 at index " + std::to_string(p) + " of " + std::to_string(n) +
+                     " (0: never read, -6: read twice)");
+    REDUCE_CUDA_CHECK(cudaMemcpy(in.data() + p, &zero, sizeof zero, cudaMemcpyHostToDevice));
+  }
+}
+
+// ---- all negative ------------------------------------------------------------------------------
+
+TEST_F(HiddenSum, AllNegative) {
+  const std::size_t n = (1u << 21) + 13;
+  std::vector<float> host(n);
+  for (std::size_t i = 0; i < n; ++i) host[i] = -static_cast<float>(1 + (mix(test_seed(), i) & 3));
+  const DeviceBuffer<float> in(host);
+  expect_exact(call(in.data(), n), reference_sum(host),
+               "all-negative input, n = " + std::to_string(n));
+}
+
+}  // namespace
+}  // namespace reduce::testing
