@@ -3,7 +3,7 @@
 # compute-sanitizer, the ladder benchmark, (the grader when built). Logs go to $OUT (default
 # ./out); a short summary is printed last.
 #
-#   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [ops] [sweep] [capstone]
+#   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [ops] [sweep] [capstone] [grade]
 #   (default: build test stubs sanitize bench)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs)
@@ -149,12 +149,26 @@ if want capstone; then
   note "capstone: $(( $(stamp) - t0 ))s"
 fi
 
+# The grader on the GPU host (its binary is built on a machine with CLI11 and friends and carried):
+# the solutions must get full marks, then every planted bug its expected grade.
+if want grade; then
+  G=${GRADER:-build-grader/autograder/grader/reduce-grade}; t0=$(stamp)
+  "$G" grade solutions --out "$OUT/grade-solutions" --pass-mark 100 -j "$JOBS" >"$OUT/grade.log" 2>&1
+  note "grade solutions: rc=$? in $(( $(stamp) - t0 ))s: $(grep -E '^total' "$OUT/grade-solutions/summary.txt")"
+  "$G" grade labs --out "$OUT/grade-labs" -j "$JOBS" >"$OUT/grade-labs.log" 2>&1
+  note "grade labs (stubs): rc=$? $(grep -E '^total' "$OUT/grade-labs/summary.txt")"
+  sed 's/^test_timeout_s = 300/test_timeout_s = 60/' autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
+  "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" >"$OUT/planted.log" 2>&1
+  note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"
+fi
+
 echo
 echo "================ summary: $gpu ================"
 printf '%s\n' "${summary[@]}"
 [ -f "$OUT/sanitize.txt" ] && cat "$OUT/sanitize.txt"
 [ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
 [ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
+cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" 2>/dev/null
 [ -f "$OUT/ops.log" ] && sed -n '/^probe layouts/,$p' "$OUT/ops.log" | grep -v "^probe\|^$\|^rung"
 [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
 rm -f "$OUT"/*.log

@@ -8,7 +8,7 @@
 
 namespace reduce::grade {
 
-/// One benchmark row, "<family>/<impl>/<n>[/...]" (family: sum, maximum, ...).
+/// One benchmark row, `<family>/<impl>/<n>[/...]` (family: sum, maximum, ...).
 struct BenchRow {
   std::string family;         ///< operation: "sum", "maximum", ...
   std::string impl;           ///< "stream_read", "cub", "04_sequential", "cpu"

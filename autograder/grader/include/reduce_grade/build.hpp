@@ -33,7 +33,7 @@ struct BuildOptions {
   bool hidden = true;                                ///< also build the hidden tests
   std::vector<std::string> cmake_args;               ///< extra -D... for configure
   Limits limits;                                     ///< timeouts
-  std::filesystem::path log_dir;  ///< configure.log, build-*.log, <lab>/build.log
+  std::filesystem::path log_dir;  ///< configure.log, build-*.log, `<lab>/build`.log
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
   /// Called for each lab whose library built, before its tests are built; returning false
   /// stops that lab there (e.g. a forbidden library reduction: its tests are not worth building).
@@ -53,11 +53,11 @@ struct BuildOutcome {
 /// Configures and builds; never throws for what the submission does.
 BuildOutcome build_submission(const BuildOptions& options);
 
-/// The lab library lib<lab>_<op>.so in a grading build folder.
+/// The lab library `lib<lab>_<op>`.so in a grading build folder.
 std::filesystem::path lab_library_path(const std::filesystem::path& build_dir,
                                        const std::string& lab, const std::string& op);
 
-/// A test binary <lab>_<op>_test (or _hidden_test) in a grading build folder.
+/// A test binary `<lab>_<op>_test` (or _hidden_test) in a grading build folder.
 std::filesystem::path test_binary_path(const std::filesystem::path& build_dir,
                                        const std::string& lab, const std::string& op, bool hidden);
 

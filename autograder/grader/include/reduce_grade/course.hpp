@@ -19,7 +19,7 @@ class ConfigError : public std::runtime_error {
 /// One lab of the course, as cmake/CourseLabs.cmake registers it.
 struct CourseLab {
   std::string folder;            ///< e.g. "04_sequential" (same in labs/, solutions/, a submission)
-  std::vector<std::string> ops;  ///< operations it implements, one <op>.cu each, e.g. {"sum"}
+  std::vector<std::string> ops;  ///< operations it implements, one `<op>`.cu each, e.g. {"sum"}
   std::string order;             ///< summation order for its error bound: "serial" or "tree"
   int number = 0;                ///< the leading number of the folder, e.g. 4
 };
@@ -27,10 +27,10 @@ struct CourseLab {
 /// How the grader treats one operation of a lab, derived from the course's files.
 struct OpPlan {
   std::string op;             ///< e.g. "sum", "sum_deterministic", "maximum", "atomic_max"
-  bool public_tests = false;  ///< autograder/tests/<op>_test.cu exists
-  bool hidden_tests = false;  ///< autograder/hidden/<op>_hidden_test.cu exists
+  bool public_tests = false;  ///< `autograder/tests/<op>_test`.cu exists
+  bool hidden_tests = false;  ///< `autograder/hidden/<op>_hidden_test`.cu exists
   std::string bench_op;       ///< benchmark row family ("sum" for sum_deterministic); empty: none
-  std::string bench_name;     ///< the lab's benchmark row: "<lab>", or "<lab>_<op>" for a mode
+  std::string bench_name;     ///< the lab's benchmark row: `"<lab>"`, or `"<lab>_<op>"` for a mode
 };
 
 /// The course: where it lives and which labs it has, in teaching order.

@@ -43,7 +43,7 @@ struct PerfFacts {
 /// Everything observed about one lab.
 struct LabFacts {
   std::string lab;                      ///< lab folder
-  bool present = false;                 ///< every <op>.cu of the lab exists in the submission
+  bool present = false;                 ///< every `<op>`.cu of the lab exists in the submission
   std::string missing_what;             ///< which file was missing
   BuildFacts build;                     ///< the build
   LibraryCheck library;                 ///< the library inspection (plus source scan)

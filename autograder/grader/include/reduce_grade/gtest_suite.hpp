@@ -64,7 +64,7 @@ struct SuiteOptions {
   double timeout_s = 300;                                ///< per attempt
   std::size_t output_cap = std::size_t{4} << 20;         ///< per attempt
   int max_restarts = 3;            ///< fresh processes after a crash or a sticky CUDA error
-  std::filesystem::path log_dir;   ///< where <stem>.log, <stem>.json, <stem>.retryN.log go
+  std::filesystem::path log_dir;   ///< where `<stem>`.log, `<stem>`.json, `<stem>`.retryN.log go
   std::string log_stem = "tests";  ///< file name stem of the logs
 };
 

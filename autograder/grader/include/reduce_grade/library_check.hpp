@@ -4,7 +4,7 @@
 /// The built lab library is inspected, not only the source text: its symbols (nm -C, defined
 /// and undefined: an inlined cub::DeviceReduce leaves its kernels and dispatch functions
 /// behind) and its DT_NEEDED entries (readelf -d: a linked libcublas). The lab's sources are
-/// also scanned for #include of the libraries' headers, which catches device-only primitives
+/// also scanned for `#include` of the libraries' headers, which catches device-only primitives
 /// (cub::BlockReduce) that inline into the student's own kernel and leave no symbol.
 #pragma once
 
@@ -19,7 +19,7 @@ namespace reduce::grade {
 /// One forbidden use found.
 struct LibraryFinding {
   std::string kind;  ///< "symbol", "needed" or "include"
-  std::string what;  ///< the symbol, the NEEDED entry, or "file:line: #include <...>"
+  std::string what;  ///< the symbol, the NEEDED entry, or "file:line: `#include` <...>"
 };
 
 /// What the inspection of one lab found.
@@ -45,7 +45,7 @@ LibraryCheck check_symbol_text(const std::string& nm_text, const std::string& re
 LibraryCheck check_library_bytes(const std::string& bytes, const LibraryRules& rules);
 
 /// Scans the source files (.cu, .cuh, .h, .hpp, .cpp, .inl) of a lab folder for forbidden
-/// #include directives.
+/// `#include` directives.
 std::vector<LibraryFinding> scan_sources(const std::filesystem::path& lab_dir,
                                          const LibraryRules& rules);
 

@@ -1,6 +1,6 @@
 /// \file
 /// \brief The planted-bug corpus: submissions with one known bug each, and the grade and
-/// message each must get (autograder/planted/<case>/expected.toml).
+/// message each must get `(autograder/planted/<case>/expected`.toml).
 #pragma once
 
 #include <reduce_grade/report.hpp>

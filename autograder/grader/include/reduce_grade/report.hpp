@@ -51,7 +51,7 @@ struct GradeReport {
 /// Everything, as JSON (report.json).
 nlohmann::ordered_json report_json(const GradeReport& report);
 
-/// JUnit XML: one <testsuite> per lab, one <testcase> per graded part.
+/// JUnit XML: one `<testsuite>` per lab, one `<testcase>` per graded part.
 std::string junit_xml(const GradeReport& report);
 
 /// Gradescope's results.json.
@@ -76,7 +76,7 @@ struct GradebookRow {
   std::string status;              ///< "graded", "graded (no GPU)", "error: ..."
 };
 
-/// The gradebook CSV: student,total,max,<lab>...,seed,status.
+/// The gradebook CSV: `student,total,max,<lab>`...,seed,status.
 std::string gradebook_csv(const std::vector<std::string>& labs,
                           const std::vector<GradebookRow>& rows);
 

@@ -78,7 +78,7 @@ struct LibraryRules {
                                                 "cutensor", "nppsSum",  "nppiSum"};
   /// Substrings of the library's DT_NEEDED entries (readelf -d).
   std::vector<std::string> forbidden_needed = {"libcublas", "libcudnn", "libcutensor", "libnpp"};
-  /// Prefixes of #include paths in the lab's source files.
+  /// Prefixes of `#include` paths in the lab's source files.
   std::vector<std::string> forbidden_includes = {"cub/",  "thrust/",  "cublas",
                                                  "cudnn", "cutensor", "npp"};
 };
@@ -92,7 +92,7 @@ struct Rubric {
   SanitizerRules sanitizer;      ///< [sanitizer]
   PerformanceRules performance;  ///< [performance]
   LibraryRules library;          ///< [library]
-  std::vector<LabRubric> labs;   ///< [labs.<folder>], in file order
+  std::vector<LabRubric> labs;   ///< `[labs.<folder>]`, in file order
 
   /// The entry of lab \p folder, or nullptr.
   const LabRubric* find(const std::string& folder) const;
