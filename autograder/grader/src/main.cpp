@@ -209,8 +209,8 @@ int cmd_release(const Common& common, const std::string& out_dir) {
   for (const std::string& w : r.warnings)
     std::fprintf(stderr, "reduce-grade: warning: %s\n", w.c_str());
   std::printf(
-      "release: %zu files written to %s (no solutions/, hidden tests, planted bugs, rubric "
-      "or grader)\n",
+      "release: %zu files written to %s (no solutions/, hidden tests or planted bugs; the "
+      "grader and its rubric are included so students can see their score)\n",
       r.files.size(), out_dir.c_str());
   return rg::kExitGraded;
 }

@@ -12,25 +12,46 @@ namespace reduce::grade {
 namespace {
 
 /// Top-level entries of the release: folders copied whole (minus exclusions) and single files.
-const std::vector<std::string> kReleased = {
-    "labs",          "common",    "cmake",          "autograder/tests",  "autograder/bench",
-    "tools/ladder",  "docs",      "CMakeLists.txt", "CMakePresets.json", "README.md",
-    ".clang-format", ".gitignore"};
+/// Students get the grader and its rubric (weights and thresholds are part of the syllabus) so
+/// they can see their own score; the hidden tests and the planted corpus stay with instructors.
+const std::vector<std::string> kReleased = {"labs",
+                                            "common",
+                                            "cmake",
+                                            "autograder/tests",
+                                            "autograder/bench",
+                                            "autograder/grader",
+                                            "autograder/rubric.toml",
+                                            "tools/ladder",
+                                            "tools/setup",
+                                            "tools/test",
+                                            "tools/grade",
+                                            "docs",
+                                            "CMakeLists.txt",
+                                            "CMakePresets.json",
+                                            "README.md",
+                                            ".clang-format",
+                                            ".gitignore"};
 
 }  // namespace
 
 bool excluded_from_release(const std::string& relative_path) {
-  static const std::vector<std::string> kExcludedPrefixes = {
-      "solutions",         "autograder/hidden",     "autograder/planted", "autograder/rubric.toml",
-      "autograder/grader", "autograder/gradescope", "autograder/ci",      ".git",
-      "tools/gpu_check.sh"};
+  static const std::vector<std::string> kExcludedPrefixes = {"solutions",
+                                                             "autograder/hidden",
+                                                             "autograder/planted",
+                                                             "autograder/grader/tests",
+                                                             "autograder/gradescope",
+                                                             "autograder/ci",
+                                                             ".git",
+                                                             "tools/gpu_check.sh"};
   for (const std::string& prefix : kExcludedPrefixes) {
     if (relative_path == prefix || starts_with(relative_path, prefix + "/")) return true;
   }
   const fs::path p(relative_path);
   for (const auto& part : p) {
     const std::string s = part.string();
-    if (s == "solutions" || starts_with(s, "build") || s == ".git" || s == "out") return true;
+    // Build folders (build, build-student, ...), not files such as src/build.cpp.
+    const bool build_folder = s == "build" || starts_with(s, "build-");
+    if (s == "solutions" || build_folder || s == ".git" || s == "out") return true;
   }
   // No solution code in docs/: CUDA sources there are not released.
   if (starts_with(relative_path, "docs/")) {
@@ -68,19 +89,6 @@ std::string release_presets(const std::string& text) {
       if (!predicate(p)) kept.push_back(p);
     presets[list] = kept;
   };
-  auto is_grader = [](const nlohmann::ordered_json& p) {
-    return p.value("name", std::string()) == "grader" ||
-           p.value("configurePreset", std::string()) == "grader";
-  };
-  drop("configurePresets", is_grader);
-  drop("buildPresets", is_grader);
-  drop("testPresets", is_grader);
-  drop("workflowPresets", [](const nlohmann::ordered_json& p) {
-    if (!p.contains("steps")) return false;
-    for (const auto& s : p["steps"])
-      if (s.value("name", std::string()) == "grader") return true;
-    return false;
-  });
   if (presets.contains("configurePresets")) {
     for (auto& p : presets["configurePresets"]) {
       if (p.value("name", std::string()) != "default") continue;
