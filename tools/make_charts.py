@@ -101,14 +101,16 @@ class Results:
     def __init__(self, folder):
         folder = pathlib.Path(folder)
         self.ladder, self.sweep, self.capstone, self.ceiling = {}, {}, {}, {}
-        for path in sorted(folder.glob("*.json")):
+        # Ladder files last, so that their rows and probe win where runs overlap.
+        for path in sorted(folder.glob("*.json"), key=lambda p: (p.name.startswith("ladder"), p.name)):
             gpu, ceiling, rows = read_run(path)
             if not gpu:
                 continue
             kind = self.sweep if path.name.startswith("sweep") else self.ladder
             kind.setdefault(gpu, {}).update(rows)
-            if not path.name.startswith("sweep") or gpu not in self.ceiling:
-                self.ceiling[gpu] = ceiling  # the ladder run's probe, which its lines are drawn with
+            # The ladder run's probe, which its lines are drawn with (other runs only fill in).
+            if path.name.startswith("ladder") or gpu not in self.ceiling:
+                self.ceiling[gpu] = ceiling
         runs = {}
         for path in sorted((folder / "capstone").glob("capstone_auto_*.json")):
             gpu, _, rows = read_run(path)
@@ -276,7 +278,7 @@ def sizes_chart(plt, results, out):
         bottom.set_ylabel("median time per sum, us (log scale)")
         bottom.set_xlabel("n, floats")
         top.legend(loc="upper left", fontsize=8.5, frameon=False)
-    fig.suptitle("Float sum against input size: the fastest rung, the capstone and CUB")
+    fig.suptitle("Float sum against input size: the fastest rung (and the capstone, where measured) and CUB")
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
