@@ -82,13 +82,6 @@ std::string release_presets(const std::string& text) {
   nlohmann::ordered_json presets = nlohmann::ordered_json::parse(text, nullptr, false);
   if (presets.is_discarded() || !presets.is_object())
     throw ConfigError("release: CMakePresets.json is not valid JSON");
-  auto drop = [&](const char* list, auto predicate) {
-    if (!presets.contains(list) || !presets[list].is_array()) return;
-    nlohmann::ordered_json kept = nlohmann::ordered_json::array();
-    for (const auto& p : presets[list])
-      if (!predicate(p)) kept.push_back(p);
-    presets[list] = kept;
-  };
   if (presets.contains("configurePresets")) {
     for (auto& p : presets["configurePresets"]) {
       if (p.value("name", std::string()) != "default") continue;
