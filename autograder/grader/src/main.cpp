@@ -366,7 +366,9 @@ int cmd_check_planted(const Common& common, const std::string& dir, const std::s
       runnable, build_ahead, l, gpu, progress,
       [&](const rg::PlantedExpectation& c) {
         rg::GradeOptions o;
-        o.submission = c.dir;
+        // A case holds only the files its bug changes; the rest comes from solutions/.
+        o.submission = rg::materialize_case(c, l.course.root / "solutions",
+                                            fs::path(out) / "submissions");
         o.labs = {c.lab};
         o.seed = fixed_seed;
         o.out = fs::path(out) / c.name;

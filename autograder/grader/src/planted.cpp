@@ -102,4 +102,30 @@ std::vector<std::string> check_expectation(const PlantedExpectation& e, const La
   return problems;
 }
 
+fs::path materialize_case(const PlantedExpectation& c, const fs::path& solutions_dir,
+                          const fs::path& work_dir) {
+  std::error_code ec;
+  const fs::path own = c.dir / c.lab;
+  const fs::path reference = solutions_dir / c.lab;
+  if (!fs::is_directory(own, ec) || !fs::is_directory(reference, ec)) return c.dir;
+  const fs::path root = work_dir / c.name;
+  fs::remove_all(root, ec);
+  // Every lab folder of the case (a case may carry others), each over its reference.
+  for (const auto& entry : fs::directory_iterator(c.dir, ec)) {
+    if (!entry.is_directory(ec)) continue;
+    const fs::path target = root / entry.path().filename();
+    fs::create_directories(target, ec);
+    const fs::path base = solutions_dir / entry.path().filename();
+    if (fs::is_directory(base, ec))
+      fs::copy(base, target, fs::copy_options::recursive | fs::copy_options::overwrite_existing,
+               ec);
+    fs::copy(entry.path(), target,
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+    if (ec)
+      throw ConfigError("planted case " + c.name + ": cannot prepare " + target.string() + ": " +
+                        ec.message());
+  }
+  return root;
+}
+
 }  // namespace reduce::grade

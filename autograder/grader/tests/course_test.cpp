@@ -2,9 +2,12 @@
 // compiler-error excerpt.
 #include <reduce_grade/build.hpp>
 #include <reduce_grade/course.hpp>
+#include <reduce_grade/planted.hpp>
 #include <reduce_grade/util.hpp>
 
 #include <gtest/gtest.h>
+
+#include <unistd.h>
 
 namespace reduce::grade {
 namespace {
@@ -114,6 +117,32 @@ TEST(CompilerErrors, ExcerptDropsNinjaNoiseAndTheSubmissionPath) {
     return s;
   }();
   EXPECT_TRUE(contains(extract_compiler_errors(long_log, "", 20), "more lines in the build log"));
+}
+
+}  // namespace
+}  // namespace reduce::grade
+
+namespace reduce::grade {
+namespace {
+
+// A planted case keeps only the files its bug changes; grading lays them over the solution.
+TEST(PlantedCases, MaterializeOverlaysTheCaseOnItsSolution) {
+  const fs::path tmp = fs::temp_directory_path() / ("planted-" + std::to_string(::getpid()));
+  fs::remove_all(tmp);
+  write_file(tmp / "solutions/14_lab/a.cu", "solution a");
+  write_file(tmp / "solutions/14_lab/b.cuh", "solution b");
+  write_file(tmp / "case/14_lab/b.cuh", "buggy b");
+  PlantedExpectation c;
+  c.name = "case";
+  c.dir = tmp / "case";
+  c.lab = "14_lab";
+  const fs::path root = materialize_case(c, tmp / "solutions", tmp / "work");
+  EXPECT_EQ(read_file(root / "14_lab/a.cu"), "solution a");
+  EXPECT_EQ(read_file(root / "14_lab/b.cuh"), "buggy b");
+  // A lab missing on purpose stays missing: the case is graded as it is.
+  c.lab = "15_missing";
+  EXPECT_EQ(materialize_case(c, tmp / "solutions", tmp / "work"), c.dir);
+  fs::remove_all(tmp);
 }
 
 }  // namespace

@@ -27,6 +27,14 @@ struct PlantedExpectation {
   std::string description;            ///< what the bug is
 };
 
+/// Writes the submission a planted case stands for into \p work_dir and returns it: the lab
+/// folder of \p solutions_dir with the case's own files of that lab laid over it, so a case
+/// keeps only the files its bug changes. A case without a folder for its lab (the lab is
+/// missing on purpose) is returned as it is.
+std::filesystem::path materialize_case(const PlantedExpectation& c,
+                                       const std::filesystem::path& solutions_dir,
+                                       const std::filesystem::path& work_dir);
+
 /// Parses expected.toml text. Throws ConfigError.
 PlantedExpectation parse_expectation(const std::string& text, const std::string& name);
 
