@@ -6,7 +6,9 @@
 #   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [ops] [sweep] [capstone] [grade]
 #   (default: build test stubs sanitize bench)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
-#        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs)
+#        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
+#        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
+#        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/out}
