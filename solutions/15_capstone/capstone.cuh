@@ -36,8 +36,8 @@ constexpr unsigned kThreads = 256;
 constexpr int kUnroll = 4;                                  // float4 loads in flight per thread
 constexpr std::size_t kTile = std::size_t{kThreads} * kUnroll;  // float4s per block per step
 constexpr unsigned kWarp = 32;
-// Up to these sizes (floats) one block in one launch beats any multi-block strategy (H200 and
-// H100: launch latency, not bandwidth, sets the time).
+// Up to these sizes (floats) one block in one launch beats any multi-block strategy (measured
+// on the H200: launch latency, not bandwidth, sets the time).
 constexpr std::size_t kSingleBlockMax = std::size_t{1} << 13;
 constexpr std::size_t kSingleBlockMaxDeterministic = std::size_t{1} << 14;
 
