@@ -49,6 +49,9 @@ import statistics
 import subprocess
 import sys
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from update_results import read_run  # noqa: E402  (one reader of benchmark JSON)
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LADDER_SIZE = 1 << 28
 CAPSTONE = "15_capstone"
@@ -74,25 +77,6 @@ def import_pyplot():
 
 
 # ---- reading benchmark results -------------------------------------------------------------------
-
-def read_run(path):
-    """(gpu, ceiling GB/s, {(op, impl, n): (median_us, median_gbps)}) of one benchmark file."""
-    data = json.loads(pathlib.Path(path).read_text())
-    context = data.get("context", {})
-    gpu = context.get("gpu")
-    try:
-        ceiling = float(context.get("ceiling_gbps", "nan"))
-    except ValueError:
-        ceiling = math.nan
-    rows = {}
-    for bench in data.get("benchmarks", []):
-        parts = bench.get("name", "").split("/")[:3]  # "<op>/<impl>/<n>/min_time:.../manual_time"
-        if len(parts) != 3 or not parts[2].isdigit() or "median_gbps" not in bench:
-            continue
-        if bench.get("wrong_results", 0):
-            continue  # a timed run returned a wrong result: not a measurement to draw
-        rows[(parts[0], parts[1], int(parts[2]))] = (bench["median_us"], bench["median_gbps"])
-    return gpu, ceiling, rows
 
 
 class Results:

@@ -11,10 +11,34 @@ usage: tools/update_results.py [--results docs/results] [--labs labs]
 """
 import argparse
 import json
+import math
 import pathlib
 import re
 
 BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
+
+
+def read_run(path):
+    """(gpu, ceiling GB/s, {(op, impl, n): (median_us, median_gbps)}) of one benchmark file.
+
+    Shared with tools/make_charts.py. Rows whose timed runs returned a wrong result are left out:
+    they are no measurement."""
+    data = json.loads(pathlib.Path(path).read_text())
+    context = data.get("context", {})
+    gpu = context.get("gpu")
+    try:
+        ceiling = float(context.get("ceiling_gbps", "nan"))
+    except ValueError:
+        ceiling = math.nan
+    rows = {}
+    for bench in data.get("benchmarks", []):
+        parts = bench.get("name", "").split("/")[:3]  # "<op>/<impl>/<n>/min_time:.../manual_time"
+        if len(parts) != 3 or not parts[2].isdigit() or "median_gbps" not in bench:
+            continue
+        if bench.get("wrong_results", 0):
+            continue
+        rows[(parts[0], parts[1], int(parts[2]))] = (bench["median_us"], bench["median_gbps"])
+    return gpu, ceiling, rows
 
 
 def load_runs(results):
@@ -23,20 +47,12 @@ def load_runs(results):
     # Ladder runs last: where a sweep and a ladder run measured the same row, the ladder's wins,
     # so a rung and the rung before it come from one run.
     for path in sorted(results.glob("*.json"), key=lambda p: (p.name.startswith("ladder"), p.name)):
-        data = json.loads(path.read_text())
-        context = data.get("context", {})
-        gpu = context.get("gpu")
+        gpu, ceiling, run = read_run(path)
         if not gpu:
             continue
-        ceiling = float(context.get("ceiling_gbps", "nan"))
         ceilings[gpu] = ceiling
-        for b in data.get("benchmarks", []):
-            parts = b["name"].split("/")[:3]  # Google Benchmark appends /min_time:.../manual_time
-            if len(parts) != 3 or "median_us" not in b:
-                continue
-            op, impl, n = parts[0], parts[1], int(parts[2])
-            rows[(gpu, op, impl, n)] = {"us": b["median_us"], "gbps": b["median_gbps"],
-                                        "ceiling": ceiling}
+        for (op, impl, n), (us, gbps) in run.items():
+            rows[(gpu, op, impl, n)] = {"us": us, "gbps": gbps, "ceiling": ceiling}
     return rows, ceilings
 
 
