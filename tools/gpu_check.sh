@@ -186,6 +186,6 @@ cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" 2>/dev/null
 [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
 } | tee "$OUT/summary.txt"
 # Everything else travels as one archive (the device tool returns only a few files per call).
-(cd "$OUT" && tar czf results.tgz --exclude=results.tgz --exclude=summary.txt . &&
-  find . -mindepth 1 -maxdepth 1 ! -name results.tgz ! -name summary.txt -exec rm -rf {} +)
+(cd "$OUT" && tar czf /tmp/results.tgz --exclude=summary.txt . &&
+  find . -mindepth 1 -maxdepth 1 ! -name summary.txt -exec rm -rf {} + && mv /tmp/results.tgz .)
 exit 0
