@@ -9,6 +9,7 @@
 #   (default: build test stubs sanitize bench)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
+#        TEST_LABELS (ctest label regex of the test step, default "solutions"),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
 #        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
@@ -44,7 +45,7 @@ fi
 
 if want test; then
   t0=$(stamp)
-  ctest --test-dir "$BUILD" -L solutions -j 4 --timeout 900 >"$OUT/ctest_solutions.log" 2>&1
+  ctest --test-dir "$BUILD" -L "${TEST_LABELS:-solutions}" -j 4 --timeout 900 >"$OUT/ctest_solutions.log" 2>&1
   rc=$?
   note "solutions tests: $(grep -E 'tests passed' "$OUT/ctest_solutions.log") ($(( $(stamp) - t0 ))s)"
   grep -m3 -A4 "CMake Error" "$OUT/ctest_solutions.log"
