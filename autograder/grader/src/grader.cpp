@@ -8,10 +8,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <system_error>
+#include <thread>
 
 namespace reduce::grade {
 namespace {
@@ -36,6 +38,140 @@ bool all_skipped_no_gpu(const std::vector<SuiteRun>& runs) {
 std::string shell_quote(const std::string& s) {
   if (s.find_first_of(" \t'\"$\\;&|<>*?()") == std::string::npos && !s.empty()) return s;
   return "'" + replace_all(s, "'", "'\\''") + "'";
+}
+
+/// Whether a lab's suites hung and whether any test failed, from the suites run so far.
+struct LabState {
+  bool hung = false;          ///< a suite timed out or flooded its output
+  std::string hung_why;       ///< which, for the report
+  bool tests_failed = false;  ///< a public or hidden test failed, or a suite counted none
+};
+
+LabState assess(const LabFacts& f) {
+  LabState s;
+  for (const std::vector<SuiteRun>* runs : {&f.tests, &f.hidden}) {
+    const bool hidden = runs == &f.hidden;
+    for (const SuiteRun& r : *runs) {
+      if (r.timed_out || r.output_flood) {
+        s.hung = true;
+        if (s.hung_why.empty())
+          s.hung_why = fmt::format("the {} tests {}", hidden ? "hidden" : "public",
+                                   r.timed_out ? "timed out" : "flooded their output");
+      }
+      s.tests_failed = s.tests_failed || r.failed() > 0 || r.counted() == 0;
+    }
+  }
+  return s;
+}
+
+/// What every lab's correctness runs share.
+struct LabRunContext {
+  const PreparedSubmission& p;
+  const Course& course;
+  const Rubric& rubric;
+  const std::vector<std::pair<std::string, std::string>>& env;
+  const fs::path& sanitizer;  ///< compute-sanitizer (empty: not found)
+  fs::path logs;              ///< <out>/logs
+  const std::string& tag;
+  Progress& progress;
+};
+
+std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab) {
+  const CourseLab* cl = c.course.find(lab);
+  return cl != nullptr ? plan_ops(c.course, *cl) : std::vector<OpPlan>{};
+}
+
+SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
+                           bool hidden) {
+  const Limits& limits = c.rubric.limits;
+  SuiteOptions so;
+  so.binary = test_binary_path(c.p.build_dir, lab, plan.op, hidden);
+  so.env = c.env;
+  so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
+  so.output_cap = limits.output_cap_bytes;
+  so.max_restarts = limits.max_restarts;
+  so.log_dir = c.logs / lab;
+  so.log_stem = plan.op + (hidden ? "_hidden" : "_tests");
+  return so;
+}
+
+/// The correctness of one lab: public tests, hidden tests (unless the public ones hung) and
+/// compute-sanitizer. Returns false when the tests say there is no CUDA device after all.
+bool check_lab(LabFacts& f, const LabRunContext& c) {
+  const std::vector<OpPlan> plans = lab_plans(c, f.lab);
+  const bool multi = plans.size() > 1;
+  std::error_code ec;
+  fs::create_directories(c.logs / f.lab, ec);
+
+  for (const OpPlan& plan : plans) {
+    if (!plan.public_tests) continue;
+    c.progress.line(fmt::format("{}{}: public tests ({})", c.tag, f.lab, plan.op));
+    f.tests.push_back(run_gtest_suite(suite_options(c, f.lab, plan, false)));
+    c.progress.line(fmt::format("{}{}: public tests {}", c.tag, f.lab, suite_line(f.tests.back())));
+  }
+  if (all_skipped_no_gpu(f.tests)) return false;
+
+  f.hidden_exists =
+      std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
+  LabState state = assess(f);
+  if (f.hidden_exists && state.hung) {
+    f.hidden_skipped = state.hung_why + "; the hidden tests were not run";
+  } else {
+    for (const OpPlan& plan : plans) {
+      if (!plan.hidden_tests) continue;
+      c.progress.line(fmt::format("{}{}: hidden tests ({})", c.tag, f.lab, plan.op));
+      f.hidden.push_back(run_gtest_suite(suite_options(c, f.lab, plan, true)));
+      c.progress.line(
+          fmt::format("{}{}: hidden tests {}", c.tag, f.lab, suite_line(f.hidden.back())));
+    }
+  }
+
+  state = assess(f);
+  if (state.hung) {
+    f.sanitizer_skipped = state.hung_why;
+  } else if (c.sanitizer.empty()) {
+    f.sanitizer_skipped = "compute-sanitizer not found on the grading machine (a grading problem)";
+  } else {
+    const Limits& limits = c.rubric.limits;
+    for (const std::string& tool : c.rubric.sanitizer.tools) {
+      for (const OpPlan& plan : plans) {
+        if (!plan.public_tests) continue;
+        c.progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", c.tag, f.lab, tool,
+                                    multi ? " (" + plan.op + ")" : ""));
+        SanitizerRun run =
+            run_sanitizer(c.sanitizer, tool, test_binary_path(c.p.build_dir, f.lab, plan.op, false),
+                          c.rubric.sanitizer.filter_for(plan.op), c.env, limits.sanitizer_timeout_s,
+                          limits.output_cap_bytes,
+                          c.logs / f.lab / (multi ? plan.op + "_" + tool + ".log" : tool + ".log"));
+        if (multi) run.op = plan.op;
+        c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s)", c.tag, f.lab, run.describe(),
+                                    run.clean() ? " - clean" : "", run.seconds));
+        f.sanitizer.push_back(std::move(run));
+      }
+    }
+  }
+  return true;
+}
+
+/// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.
+void rerun_skipped_suites(LabFacts& f, const LabRunContext& c) {
+  const std::vector<OpPlan> plans = lab_plans(c, f.lab);
+  for (bool hidden : {false, true}) {
+    std::vector<SuiteRun>& runs = hidden ? f.hidden : f.tests;
+    std::size_t k = 0;
+    for (const OpPlan& plan : plans) {
+      if (!(hidden ? plan.hidden_tests : plan.public_tests)) continue;
+      if (k >= runs.size()) break;
+      SuiteRun& run = runs[k++];
+      if (run.skipped() == 0 || run.timed_out || run.output_flood) continue;
+      c.progress.line(fmt::format("{}{}: {} tests ({}) again, alone: {} skipped beside other labs",
+                                  c.tag, f.lab, hidden ? "hidden" : "public", plan.op,
+                                  run.skipped()));
+      run = run_gtest_suite(suite_options(c, f.lab, plan, hidden));
+      c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, hidden ? "hidden" : "public",
+                                  suite_line(run)));
+    }
+  }
 }
 
 }  // namespace
@@ -78,26 +214,103 @@ GpuProbe probe_gpu() {
   return probe;
 }
 
-PerfFacts run_benchmark(const fs::path& build_dir, const std::string& lab,
-                        const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
-                        const fs::path& log_dir) {
+namespace {
+
+/// The lab's facts from one benchmark process: its rows beside the same run's ceiling and CUB.
+PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
+                            const BenchResults& results, const Rubric& rubric,
+                            const fs::path& log) {
   PerfFacts perf;
+  perf.n = parse_size(rubric.performance.size);
+  perf.log = log.string();
+  if (contains(r.output, "no CUDA device")) {
+    perf.problem = "no CUDA device";
+    return perf;
+  }
+  perf.probe_gbps = results.ceiling_gbps;
+  const bool probe = rubric.performance.ceiling == "probe";
+  double slowest = -1;
+  for (const OpPlan& plan : target.plans) {
+    if (plan.bench_op.empty()) continue;
+    const BenchRow* row = nullptr;
+    for (const BenchRow& candidate : results.rows)
+      if (candidate.impl == plan.bench_name && candidate.n == perf.n &&
+          (candidate.family.empty() || candidate.family == plan.bench_op))
+        row = &candidate;
+    if (row == nullptr) {
+      perf.problem = fmt::format("no benchmark result for {} ({}{})", plan.bench_name, r.describe(),
+                                 results.parsed ? "" : ", " + results.problem);
+      if (r.timed_out)
+        perf.problem = fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s));
+      if (r.output_flood) perf.problem = "output flood in the benchmark: " + r.describe();
+      const std::string tail = clip(r.output, 8, 1500);
+      if (!tail.empty() && !r.output_flood) perf.problem += "\n" + tail;
+      return perf;
+    }
+    perf.wrong_results += row->wrong_results;
+    if (row->error) {
+      perf.problem = plan.bench_op + ": " + row->error_message;
+      if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in "))
+        perf.wrong_results += std::atof(row->error_message.c_str() + 9);
+      return perf;
+    }
+    double stream = 0, cub = 0;
+    for (const BenchRow& other : results.rows) {
+      if (other.n != perf.n || (!other.family.empty() && other.family != plan.bench_op)) continue;
+      if (other.impl == "stream_read") stream = other.median_gbps;
+      if (other.impl == "cub") cub = other.median_gbps;
+    }
+    double ceiling = probe ? perf.probe_gbps : stream;
+    if (ceiling <= 0) ceiling = probe ? stream : perf.probe_gbps;
+    if (ceiling <= 0) {
+      perf.problem = "the benchmark measured no ceiling";
+      return perf;
+    }
+    const double fraction = row->median_gbps / ceiling;
+    perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", plan.op,
+                               fraction_text(fraction), fixed(row->median_gbps, 1));
+    if (slowest < 0 || fraction < slowest) {
+      slowest = fraction;
+      perf.op = plan.op;
+      perf.fraction = fraction;
+      perf.gbps = row->median_gbps;
+      perf.median_us = row->median_us;
+      perf.ceiling_gbps = ceiling;
+      perf.stream_read_gbps = stream;
+      perf.cub_gbps = cub;
+    }
+  }
+  if (slowest < 0) {
+    perf.problem = "no benchmark for this lab's operations";
+    return perf;
+  }
+  perf.ran = true;
+  return perf;
+}
+
+}  // namespace
+
+std::map<std::string, PerfFacts> run_benchmarks(const fs::path& build_dir,
+                                                const std::vector<BenchTarget>& targets,
+                                                const Rubric& rubric, std::uint64_t seed,
+                                                const fs::path& log_dir) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
-  perf.n = parse_size(rubric.performance.size);
   std::string libs, families, names;
-  std::vector<const OpPlan*> timed;
-  for (const OpPlan& plan : plans) {
-    if (plan.bench_op.empty()) continue;
-    timed.push_back(&plan);
-    libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" +
-            lab_library_path(build_dir, lab, plan.op).string();
-    if (!contains("|" + families + "|", "|" + plan.bench_op + "|"))
-      families += (families.empty() ? "" : "|") + plan.bench_op;
-    names += "|" + plan.bench_name;
+  for (const BenchTarget& target : targets) {
+    for (const OpPlan& plan : target.plans) {
+      if (plan.bench_op.empty()) continue;
+      libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" +
+              lab_library_path(build_dir, target.lab, plan.op).string();
+      if (!contains("|" + families + "|", "|" + plan.bench_op + "|"))
+        families += (families.empty() ? "" : "|") + plan.bench_op;
+      names += "|" + plan.bench_name;
+    }
   }
-  if (timed.empty()) {
-    perf.problem = "no benchmark for this lab's operations";
+  std::map<std::string, PerfFacts> perf;
+  if (families.empty()) {
+    for (const BenchTarget& target : targets)
+      perf[target.lab].problem = "no benchmark for this lab's operations";
     return perf;
   }
   const fs::path json_path = log_dir / "bench.json";
@@ -112,67 +325,17 @@ PerfFacts run_benchmark(const fs::path& build_dir, const std::string& lab,
   spec.timeout_s = rubric.limits.bench_timeout_s;
   spec.output_cap = rubric.limits.output_cap_bytes;
   spec.log_file = log_dir / "bench.log";
-  perf.log = spec.log_file.string();
   const ProcessResult r = run_process(spec);
   const BenchResults results = parse_bench_json(read_file(json_path));
-  if (contains(r.output, "no CUDA device")) {
-    perf.problem = "no CUDA device";
-    return perf;
-  }
-  perf.probe_gbps = results.ceiling_gbps;
-  const bool probe = rubric.performance.ceiling == "probe";
-  double slowest = -1;
-  for (const OpPlan* plan : timed) {
-    const BenchRow* row = nullptr;
-    for (const BenchRow& candidate : results.rows)
-      if (candidate.impl == plan->bench_name && candidate.n == perf.n &&
-          (candidate.family.empty() || candidate.family == plan->bench_op))
-        row = &candidate;
-    if (row == nullptr) {
-      perf.problem = fmt::format("no benchmark result for {} ({}{})", plan->bench_name,
-                                 r.describe(), results.parsed ? "" : ", " + results.problem);
-      if (r.timed_out)
-        perf.problem = fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s));
-      if (r.output_flood) perf.problem = "output flood in the benchmark: " + r.describe();
-      const std::string tail = clip(r.output, 8, 1500);
-      if (!tail.empty() && !r.output_flood) perf.problem += "\n" + tail;
-      return perf;
-    }
-    perf.wrong_results += row->wrong_results;
-    if (row->error) {
-      perf.problem = plan->bench_op + ": " + row->error_message;
-      if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in "))
-        perf.wrong_results += std::atof(row->error_message.c_str() + 9);
-      return perf;
-    }
-    double stream = 0, cub = 0;
-    for (const BenchRow& other : results.rows) {
-      if (other.n != perf.n || (!other.family.empty() && other.family != plan->bench_op)) continue;
-      if (other.impl == "stream_read") stream = other.median_gbps;
-      if (other.impl == "cub") cub = other.median_gbps;
-    }
-    double ceiling = probe ? perf.probe_gbps : stream;
-    if (ceiling <= 0) ceiling = probe ? stream : perf.probe_gbps;
-    if (ceiling <= 0) {
-      perf.problem = "the benchmark measured no ceiling";
-      return perf;
-    }
-    const double fraction = row->median_gbps / ceiling;
-    perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", plan->op,
-                               fraction_text(fraction), fixed(row->median_gbps, 1));
-    if (slowest < 0 || fraction < slowest) {
-      slowest = fraction;
-      perf.op = plan->op;
-      perf.fraction = fraction;
-      perf.gbps = row->median_gbps;
-      perf.median_us = row->median_us;
-      perf.ceiling_gbps = ceiling;
-      perf.stream_read_gbps = stream;
-      perf.cub_gbps = cub;
-    }
-  }
-  perf.ran = true;
+  for (const BenchTarget& target : targets)
+    perf[target.lab] = perf_from_results(target, r, results, rubric, spec.log_file);
   return perf;
+}
+
+PerfFacts run_benchmark(const fs::path& build_dir, const std::string& lab,
+                        const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
+                        const fs::path& log_dir) {
+  return run_benchmarks(build_dir, {BenchTarget{lab, plans}}, rubric, seed, log_dir)[lab];
 }
 
 PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric,
@@ -307,124 +470,99 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   const Limits& limits = rubric.limits;
   std::error_code ec;
 
-  for (LabFacts& f : p.labs) {
+  // Phase 1, correctness: the public and hidden tests and the sanitizer of up to
+  // rubric.limits.parallel_labs labs at once (they share the GPU; none of them is timed).
+  std::vector<std::size_t> runnable;
+  for (std::size_t i = 0; i < p.labs.size(); ++i) {
+    LabFacts& f = p.labs[i];
     f.gpu = gpu;
-    if (!gpu || !f.present || !f.build.ok || !f.library.forbidden.empty()) continue;
+    if (gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
+  }
+  const LabRunContext context{p, course, rubric, env, sanitizer, o.out / "logs", tag, progress};
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> cuda_missing{false};
+  auto worker = [&] {
+    for (std::size_t k = next++; k < runnable.size(); k = next++) {
+      if (cuda_missing) return;
+      if (!check_lab(p.labs[runnable[k]], context)) cuda_missing = true;
+    }
+  };
+  const std::size_t threads =
+      std::min<std::size_t>(std::max(1, limits.parallel_labs), runnable.size());
+  {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+    for (std::thread& t : pool) t.join();
+  }
+  if (cuda_missing) {
+    // nvidia-smi saw a GPU but CUDA does not: grade as without a GPU.
+    gpu = false;
+    for (LabFacts& f : p.labs) {
+      f.tests.clear();
+      f.hidden.clear();
+      f.sanitizer.clear();
+      f.hidden_skipped.clear();
+      f.sanitizer_skipped.clear();
+    }
+    runnable.clear();
+    report.messages.push_back(
+        "the test binaries report \"no CUDA device\" although nvidia-smi "
+        "lists a GPU: graded as without a GPU");
+  }
+  if (threads > 1) {
+    // A test that skipped itself (too little free device memory for 2^31 elements, say) may
+    // only have met the other labs' tests: it runs again with the GPU to itself.
+    for (std::size_t i : runnable) rerun_skipped_suites(p.labs[i], context);
+  }
+
+  // Phase 2, performance: one benchmark process for every lab that passed its tests, alone on
+  // the GPU; a lab that got no result there (the process died in another lab's code) alone.
+  std::vector<BenchTarget> targets;
+  for (std::size_t i : runnable) {
+    LabFacts& f = p.labs[i];
     const CourseLab* cl = course.find(f.lab);
     const std::vector<OpPlan> plans = cl != nullptr ? plan_ops(course, *cl) : std::vector<OpPlan>{};
-    const bool multi = plans.size() > 1;
-    const fs::path logs = o.out / "logs" / f.lab;
-    fs::create_directories(logs, ec);
-    auto suite_options = [&](const OpPlan& plan, bool hidden) {
-      SuiteOptions so;
-      so.binary = test_binary_path(p.build_dir, f.lab, plan.op, hidden);
-      so.env = env;
-      so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
-      so.output_cap = limits.output_cap_bytes;
-      so.max_restarts = limits.max_restarts;
-      so.log_dir = logs;
-      so.log_stem = plan.op + (hidden ? "_hidden" : "_tests");
-      return so;
-    };
-
-    // ---- public tests
-    for (const OpPlan& plan : plans) {
-      if (!plan.public_tests) continue;
-      progress.line(fmt::format("{}{}: public tests ({})", tag, f.lab, plan.op));
-      f.tests.push_back(run_gtest_suite(suite_options(plan, false)));
-      progress.line(fmt::format("{}{}: public tests {}", tag, f.lab, suite_line(f.tests.back())));
-    }
-    if (all_skipped_no_gpu(f.tests)) {
-      // nvidia-smi saw a GPU but CUDA does not: grade as without a GPU from here on.
-      gpu = false;
-      f.tests.clear();
-      report.messages.push_back(
-          "the test binaries report \"no CUDA device\" although nvidia-smi "
-          "lists a GPU: graded as without a GPU");
-      break;
-    }
-    bool hung = false;
-    std::string hung_why;
-    for (const SuiteRun& r : f.tests) {
-      if (r.timed_out)
-        hung = true, hung_why = "the public tests timed out";
-      else if (r.output_flood)
-        hung = true, hung_why = "the public tests flooded their output";
-    }
-    bool tests_failed = false;
-    for (const SuiteRun& r : f.tests)
-      tests_failed = tests_failed || r.failed() > 0 || r.counted() == 0;
-
-    // ---- hidden tests
-    f.hidden_exists =
-        std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
-    if (f.hidden_exists && hung) {
-      f.hidden_skipped = hung_why + "; the hidden tests were not run";
-    } else {
-      for (const OpPlan& plan : plans) {
-        if (!plan.hidden_tests) continue;
-        progress.line(fmt::format("{}{}: hidden tests ({})", tag, f.lab, plan.op));
-        f.hidden.push_back(run_gtest_suite(suite_options(plan, true)));
-        progress.line(
-            fmt::format("{}{}: hidden tests {}", tag, f.lab, suite_line(f.hidden.back())));
-        tests_failed =
-            tests_failed || f.hidden.back().failed() > 0 || f.hidden.back().counted() == 0;
-        if (f.hidden.back().timed_out || f.hidden.back().output_flood) {
-          hung = true;
-          hung_why = "the hidden tests timed out or flooded their output";
-        }
-      }
-    }
-
-    // ---- sanitizer: small sizes of each operation's public suite
-    if (hung) {
-      f.sanitizer_skipped = hung_why;
-    } else if (sanitizer.empty()) {
-      f.sanitizer_skipped =
-          "compute-sanitizer not found on the grading machine (a grading problem)";
-    } else {
-      for (const std::string& tool : rubric.sanitizer.tools) {
-        for (const OpPlan& plan : plans) {
-          if (!plan.public_tests) continue;
-          progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", tag, f.lab, tool,
-                                    multi ? " (" + plan.op + ")" : ""));
-          SanitizerRun run =
-              run_sanitizer(sanitizer, tool, test_binary_path(p.build_dir, f.lab, plan.op, false),
-                            rubric.sanitizer.filter_for(plan.op), env, limits.sanitizer_timeout_s,
-                            limits.output_cap_bytes,
-                            logs / (multi ? plan.op + "_" + tool + ".log" : tool + ".log"));
-          if (multi) run.op = plan.op;
-          progress.line(fmt::format("{}{}: {}{} ({:.1f} s)", tag, f.lab, run.describe(),
-                                    run.clean() ? " - clean" : "", run.seconds));
-          f.sanitizer.push_back(std::move(run));
-        }
-      }
-    }
-
-    // ---- benchmark
+    const LabState state = assess(f);
     if (std::none_of(plans.begin(), plans.end(),
                      [](const OpPlan& pl) { return !pl.bench_op.empty(); })) {
       f.perf_skipped = "no benchmark for this lab's operations";
-    } else if (hung) {
-      f.perf_skipped = hung_why;
-    } else if (tests_failed) {
+    } else if (state.hung) {
+      f.perf_skipped = state.hung_why;
+    } else if (state.tests_failed) {
       f.perf_skipped = "the lab fails tests, so the benchmark was not run";
     } else if (!p.build.benchmark_ok) {
       f.perf_skipped =
           "the benchmark did not build (a grading problem): " + p.build.benchmark_problem;
     } else {
-      progress.line(fmt::format("{}{}: benchmark at n = {}", tag, f.lab, rubric.performance.size));
-      f.perf = run_benchmark(p.build_dir, f.lab, plans, rubric, p.seed, logs);
+      targets.push_back({f.lab, plans});
+    }
+  }
+  if (!targets.empty()) {
+    progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", tag, targets.size(),
+                              rubric.performance.size));
+    std::map<std::string, PerfFacts> perf =
+        run_benchmarks(p.build_dir, targets, rubric, p.seed, o.out / "logs" / "benchmark");
+    for (const BenchTarget& target : targets) {
+      LabFacts& f = *std::find_if(p.labs.begin(), p.labs.end(),
+                                  [&](const LabFacts& l) { return l.lab == target.lab; });
+      f.perf = perf[target.lab];
+      if (!f.perf.ran && targets.size() > 1) {
+        progress.line(fmt::format("{}{}: benchmark again, alone", tag, f.lab));
+        f.perf =
+            run_benchmark(p.build_dir, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab);
+      }
       if (f.perf.ran) {
         const LabRubric* lr = rubric.find(f.lab);
-        progress.line(fmt::format(
-            "{}{}: {} GB/s = {} of the ceiling {} GB/s (threshold {}){}", tag, f.lab,
-            fixed(f.perf.gbps, 1), fraction_text(f.perf.fraction), fixed(f.perf.ceiling_gbps, 1),
-            lr ? fraction_text(lr->threshold) : "-", multi ? "; " + f.perf.detail : ""));
+        progress.line(fmt::format("{}{}: {} GB/s = {} of the ceiling {} GB/s (threshold {}){}", tag,
+                                  f.lab, fixed(f.perf.gbps, 1), fraction_text(f.perf.fraction),
+                                  fixed(f.perf.ceiling_gbps, 1),
+                                  lr ? fraction_text(lr->threshold) : "-",
+                                  target.plans.size() > 1 ? "; " + f.perf.detail : ""));
       } else {
         progress.line(fmt::format("{}{}: benchmark: {}", tag, f.lab, clip(f.perf.problem, 1, 200)));
       }
-      if (report.ceiling_gbps <= 0) report.ceiling_gbps = f.perf.ceiling_gbps;
+      if (report.ceiling_gbps <= 0 && f.perf.ran) report.ceiling_gbps = f.perf.ceiling_gbps;
     }
   }
 

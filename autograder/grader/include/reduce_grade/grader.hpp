@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -94,9 +95,22 @@ GradeReport finish_submission(PreparedSubmission& prepared, const Course& course
 GradeReport grade_submission(const Course& course, const Rubric& rubric,
                              const GradeOptions& options, Progress& progress);
 
-/// Runs the benchmark for one built lab (also used by calibrate): every benchmarked operation
-/// of the lab at the rubric's size, beside the ceiling probe and CUB. The lab's fraction is that
-/// of its slowest operation.
+/// One built lab and the operations its benchmark times.
+struct BenchTarget {
+  std::string lab;            ///< lab folder
+  std::vector<OpPlan> plans;  ///< its operations (those without a bench_op are not timed)
+};
+
+/// Runs the benchmark once for several built labs: every benchmarked operation of every lab at
+/// the rubric's size, beside the ceiling probe and CUB, in one process (one probe, one set of
+/// inputs). A lab's fraction is that of its slowest operation. A lab whose rows are missing (the
+/// process died in another lab's code, say) gets a problem; the caller may rerun it alone.
+std::map<std::string, PerfFacts> run_benchmarks(const std::filesystem::path& build_dir,
+                                                const std::vector<BenchTarget>& targets,
+                                                const Rubric& rubric, std::uint64_t seed,
+                                                const std::filesystem::path& log_dir);
+
+/// run_benchmarks() for one lab (calibrate times the labs one at a time).
 PerfFacts run_benchmark(const std::filesystem::path& build_dir, const std::string& lab,
                         const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
                         const std::filesystem::path& log_dir);
