@@ -10,6 +10,7 @@
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"),
+#        GRADE_RUNS (gradings of the solutions in the grade step, default 3),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
 #        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
@@ -179,9 +180,9 @@ fi
 # the solutions must get full marks three times over, the stubs nothing.
 if want grade; then
   G=${GRADER:-build-grader/autograder/grader/reduce-grade}
-  # Three gradings of the solutions: the first from an empty build folder (the wall time a student
-  # waits), the next two reuse it, so they time the tests, sanitizer and benchmarks alone.
-  for run in 1 2 3; do
+  # Gradings of the solutions: the first from an empty build folder (the wall time a student
+  # waits), the next ones reuse it, so they time the tests, sanitizer and benchmarks alone.
+  for run in $(seq 1 "${GRADE_RUNS:-3}"); do
     t0=$(stamp)
     "$G" grade solutions --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
       --build-dir "$BUILD-grade" --keep-build >"$OUT/grade$run.log" 2>&1

@@ -296,11 +296,11 @@ TEST_F(HiddenSum, SentinelsAtRandomPlaces) {
   const float value = -3.0f, zero = 0.0f;
   for (std::uint64_t k = 0; k < 6; ++k) {
     const std::size_t p = static_cast<std::size_t>(mix(test_seed(), 0x5E47 + k) % n);
-    REDUCE_CUDA_CHECK(cudaMemcpy(in.data() + p, &value, sizeof value, cudaMemcpyHostToDevice));
+    copy_to_device(in.data() + p, &value, 1);
     expect_exact(call(in.data(), n), -3.0,
                  "one -3 at index " + std::to_string(p) + " of " + std::to_string(n) +
                      " (0: never read, -6: read twice)");
-    REDUCE_CUDA_CHECK(cudaMemcpy(in.data() + p, &zero, sizeof zero, cudaMemcpyHostToDevice));
+    copy_to_device(in.data() + p, &zero, 1);
   }
 }
 

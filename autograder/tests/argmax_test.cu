@@ -133,7 +133,7 @@ void expect_index(std::int64_t got, std::int64_t want, const float* device, std:
 
 /// Overwrites one element of a device array.
 void set_element(float* device, std::size_t i, float v) {
-  REDUCE_CUDA_CHECK(cudaMemcpy(device + i, &v, sizeof v, cudaMemcpyHostToDevice));
+  copy_to_device(device + i, &v, 1);
 }
 
 const std::vector<std::size_t> kSizes = {1,     2,     31,    32,    33,          255,

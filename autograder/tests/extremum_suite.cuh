@@ -222,7 +222,7 @@ void expect_result(float got, float want, std::size_t n) {
 
 /// Overwrites one element of a device array.
 void set_element(float* device, std::size_t i, float v) {
-  REDUCE_CUDA_CHECK(cudaMemcpy(device + i, &v, sizeof v, cudaMemcpyHostToDevice));
+  copy_to_device(device + i, &v, 1);
 }
 
 /// The sizes of the whole-array tests: warp and block boundaries, the tail, 2^24, 3 x 10^8.

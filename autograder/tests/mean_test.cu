@@ -114,7 +114,7 @@ DeviceBuffer<float> constant(std::size_t n, float value) {
 
 /// Overwrites one element of a device array.
 void set_element(float* device, std::size_t i, float v) {
-  REDUCE_CUDA_CHECK(cudaMemcpy(device + i, &v, sizeof v, cudaMemcpyHostToDevice));
+  copy_to_device(device + i, &v, 1);
 }
 
 // ---- empty input -----------------------------------------------------------------------------

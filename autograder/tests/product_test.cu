@@ -108,7 +108,7 @@ void expect_exact(float got, float want, std::size_t n) {
 
 /// Overwrites one element of a device array.
 void set_element(float* device, std::size_t i, float v) {
-  REDUCE_CUDA_CHECK(cudaMemcpy(device + i, &v, sizeof v, cudaMemcpyHostToDevice));
+  copy_to_device(device + i, &v, 1);
 }
 
 /// x[i] = value for every i.

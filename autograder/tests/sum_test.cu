@@ -111,11 +111,11 @@ TEST_P(SumSentinel, FindsTheOnlyNonZero) {
   for (std::size_t p : positions) {
     if (p >= n) continue;
     SCOPED_TRACE("sentinel at index " + std::to_string(p) + " of " + std::to_string(n));
-    REDUCE_CUDA_CHECK(cudaMemcpy(in.data() + p, &one, sizeof one, cudaMemcpyHostToDevice));
+    copy_to_device(in.data() + p, &one, 1);
     const float got = (*run_)(in.data(), n);
     EXPECT_EQ(bits(got), bits(1.0f))
         << "got " << got << ": 0 means the element was never read, 2 that it was added twice";
-    REDUCE_CUDA_CHECK(cudaMemcpy(in.data() + p, &zero, sizeof zero, cudaMemcpyHostToDevice));
+    copy_to_device(in.data() + p, &zero, 1);
   }
 }
 

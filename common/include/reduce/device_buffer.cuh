@@ -10,6 +10,17 @@
 
 namespace reduce {
 
+/// Copies \p count elements from host memory to \p device and returns once they are there.
+/// cudaMemcpy from pageable host memory may return before its DMA has landed, and kernels on a
+/// non-blocking Stream do not wait for the legacy stream it ran on: without the device-wide wait,
+/// a lab launched right after the copy can read the old contents.
+template <typename T>
+void copy_to_device(T* device, const T* host, std::size_t count) {
+  if (count == 0) return;
+  REDUCE_CUDA_CHECK(cudaMemcpy(device, host, count * sizeof(T), cudaMemcpyHostToDevice));
+  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 /// An array of \p T in device memory, freed when the buffer goes out of scope. Move-only.
 template <typename T>
 class DeviceBuffer {
@@ -51,10 +62,9 @@ class DeviceBuffer {
   /// Size in bytes.
   std::size_t bytes() const noexcept { return count_ * sizeof(T); }
 
-  /// Copies \p count elements from host memory to the start of the buffer (synchronous).
-  void copy_from_host(const T* host, std::size_t count) {
-    if (count > 0) REDUCE_CUDA_CHECK(cudaMemcpy(data_, host, count * sizeof(T), cudaMemcpyHostToDevice));
-  }
+  /// Copies \p count elements from host memory to the start of the buffer; returns once they
+  /// are on the device (copy_to_device()).
+  void copy_from_host(const T* host, std::size_t count) { copy_to_device(data_, host, count); }
 
   /// Copies the whole buffer back to a host vector (synchronous).
   std::vector<T> to_host() const {
