@@ -81,12 +81,15 @@ std::vector<std::string> check_expectation(const PlantedExpectation& e, const La
     problems.push_back(fmt::format("got {} points, expected at least {}", points_text(got),
                                    points_text(*e.min_points)));
   if (!e.failing_test.empty()) {
+    // Like --gtest_filter: patterns separated by ':', any one of them may match.
+    const std::vector<std::string> patterns = split(e.failing_test, ":");
     bool failed = false;
     for (const auto* suites : {&lab.facts.tests, &lab.facts.hidden})
       for (const SuiteRun& run : *suites)
         for (const TestOutcome& t : run.tests)
-          failed = failed || (t.result == TestResult::kFailed &&
-                              ::fnmatch(e.failing_test.c_str(), t.name.c_str(), 0) == 0);
+          for (const std::string& pattern : patterns)
+            failed = failed || (t.result == TestResult::kFailed &&
+                                ::fnmatch(pattern.c_str(), t.name.c_str(), 0) == 0);
     if (!failed) problems.push_back("no failed test matches " + e.failing_test);
   }
   if (!e.messages.empty()) {

@@ -21,7 +21,7 @@ struct PlantedExpectation {
   std::optional<double> max_points;   ///< at most this many points
   std::optional<double> min_points;   ///< at least this many points
   std::vector<std::string> messages;  ///< the lab's report must contain one of these
-  std::string failing_test;           ///< a GoogleTest name pattern (* and ?) that must fail
+  std::string failing_test;           ///< test names (* and ?; several joined by ':') one of which must fail
   bool needs_gpu = true;              ///< the expectation can only be checked on a GPU
   std::vector<std::string> warnings;  ///< unknown keys (ignored)
   std::string description;            ///< what the bug is
