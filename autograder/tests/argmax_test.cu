@@ -131,11 +131,6 @@ void expect_index(std::int64_t got, std::int64_t want, const float* device, std:
                n);
 }
 
-/// Overwrites one element of a device array.
-void set_element(float* device, std::size_t i, float v) {
-  copy_to_device(device + i, &v, 1);
-}
-
 const std::vector<std::size_t> kSizes = {1,     2,     31,    32,    33,          255,
                                          256,   257,   1023,  1024,  1025,        65535,
                                          65536, 65537, (1u << 20) + 7, 1u << 24, 300000000};

@@ -76,6 +76,13 @@ TEST_P(ExactIntegers, DroppingAnElementChangesTheSum) {
   EXPECT_NE(static_cast<float>(reference_sum(x)), static_cast<float>(full));
 }
 
+TEST_P(ExactIntegers, SumWithoutMaterializingMatchesTheElements) {
+  const std::size_t n = GetParam();
+  const std::vector<float> x = exact_integers(n, 21);
+  EXPECT_EQ(exact_integers_sum(n, 21), reference_sum(x));
+  for (std::size_t i : {std::size_t{0}, n / 2, n - 1}) EXPECT_EQ(exact_integer_at(n, 21, i), x[i]);
+}
+
 INSTANTIATE_TEST_SUITE_P(Sizes, ExactIntegers,
                          ::testing::Values<std::size_t>(1, 33, 1025, (1u << 21), (1u << 21) + 1,
                                                         (1u << 24), (1u << 24) + 1, (1u << 25) + 3),

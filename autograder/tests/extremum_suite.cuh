@@ -220,11 +220,6 @@ void expect_result(float got, float want, std::size_t n) {
                 << ". " << diagnose(got, want);
 }
 
-/// Overwrites one element of a device array.
-void set_element(float* device, std::size_t i, float v) {
-  copy_to_device(device + i, &v, 1);
-}
-
 /// The sizes of the whole-array tests: warp and block boundaries, the tail, 2^24, 3 x 10^8.
 const std::vector<std::size_t> kSizes = {1,        2,        31,    32,    33,
                                          255,      256,      257,   1023,  1024,

@@ -36,4 +36,7 @@ std::uint64_t test_seed();
 /// Skips the current test unless \p bytes of device memory are free (with a margin).
 bool enough_device_memory(std::size_t bytes);
 
+/// Writes \p v to element \p i of a device array; returns once it has landed.
+inline void set_element(float* device, std::size_t i, float v) { copy_to_device(device + i, &v, 1); }
+
 }  // namespace reduce::testing

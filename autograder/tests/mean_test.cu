@@ -112,11 +112,6 @@ DeviceBuffer<float> constant(std::size_t n, float value) {
   return x;
 }
 
-/// Overwrites one element of a device array.
-void set_element(float* device, std::size_t i, float v) {
-  copy_to_device(device + i, &v, 1);
-}
-
 // ---- empty input -----------------------------------------------------------------------------
 
 TEST_F(MeanTest, EmptyInputIsNaN) {

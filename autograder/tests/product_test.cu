@@ -106,11 +106,6 @@ void expect_exact(float got, float want, std::size_t n) {
                 << ". " << hint;
 }
 
-/// Overwrites one element of a device array.
-void set_element(float* device, std::size_t i, float v) {
-  copy_to_device(device + i, &v, 1);
-}
-
 /// x[i] = value for every i.
 __global__ void fill(float* x, std::size_t n, float value) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;

@@ -201,18 +201,33 @@ TEST_F(SumTest, UnalignedStart) {
 
 // ---- beyond 2^31 elements --------------------------------------------------------------------
 
+/// x[i] = exact_integer_at(n, seed, i): the host generator's values, written in place on the GPU
+/// (generating and copying 8 GiB on the host would cost seconds per test binary).
+__global__ void fill_exact_integers(float* x, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    x[i] = exact_integer_at(n, seed, i);
+  }
+}
+
 TEST_F(SumTest, AboveInt32Range) {
   const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
   if (!enough_device_memory(n * sizeof(float) + sum_workspace_bytes(n))) {
     GTEST_SKIP() << "needs " << (n * sizeof(float) >> 20) << " MiB of free device memory";
   }
-  std::vector<float> host = exact_integers(n, test_seed() + 0x31);
+  const std::uint64_t seed = test_seed() + 0x31;
+  DeviceBuffer<float> in(n);
+  fill_exact_integers<<<4096, 256>>>(in.data(), n, seed);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+  double want = exact_integers_sum(n, seed);
   // Ones on both sides of index 2^31 and at the very end: an int index misses or misplaces them.
-  host[(std::size_t{1} << 31) - 1] = 1.0f;
-  host[std::size_t{1} << 31] = 1.0f;
-  host[n - 1] = 1.0f;
-  const DeviceBuffer<float> in(host);
-  expect_exact((*run_)(in.data(), n), reference_sum(host), n);
+  for (std::size_t at : {(std::size_t{1} << 31) - 1, std::size_t{1} << 31, n - 1}) {
+    want += 1.0 - exact_integer_at(n, seed, at);
+    set_element(in.data(), at, 1.0f);
+  }
+  expect_exact((*run_)(in.data(), n), want, n);
 }
 
 }  // namespace

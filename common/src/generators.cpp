@@ -31,13 +31,6 @@ double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0
 
 }  // namespace
 
-std::uint64_t mix(std::uint64_t seed, std::uint64_t index) noexcept {
-  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (index + 1);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 std::uint64_t fresh_seed() noexcept {
   const auto now = std::chrono::high_resolution_clock::now().time_since_epoch().count();
   return mix(static_cast<std::uint64_t>(now), static_cast<std::uint64_t>(getpid()));
@@ -45,24 +38,22 @@ std::uint64_t fresh_seed() noexcept {
 
 std::vector<float> exact_integers(std::size_t n, std::uint64_t seed) {
   std::vector<float> x(n);
-  const double budget = kExactBudget;
-  if (static_cast<double>(n) * 8.0 <= budget) {
-    parallel_fill(x, [seed](std::size_t i) {
-      const std::uint64_t r = mix(seed, i);
-      const float magnitude = static_cast<float>(1 + (r & 7));
-      return (r & 8) ? -magnitude : magnitude;
-    });
-  } else if (static_cast<double>(n) <= budget) {
-    parallel_fill(x, [seed](std::size_t i) { return (mix(seed, i) & 1) ? -1.0f : 1.0f; });
-  } else {
-    // One +1 per run of `run` elements keeps the sum of magnitudes at most n / run <= 2^23.
-    const std::size_t run = (n + (1u << 23) - 1) >> 23;
-    parallel_fill(x, [seed, run](std::size_t i) {
-      const std::size_t chosen = mix(seed, i / run) % run;
-      return (i % run == chosen) ? 1.0f : 0.0f;
-    });
-  }
+  parallel_fill(x, [n, seed](std::size_t i) { return exact_integer_at(n, seed, i); });
   return x;
+}
+
+double exact_integers_sum(std::size_t n, std::uint64_t seed) {
+  if (static_cast<double>(n) <= kExactBudget) {
+    double sum = 0;
+    for (std::size_t i = 0; i < n; ++i) sum += exact_integer_at(n, seed, i);
+    return sum;
+  }
+  // Sparse form: each run holds one +1 unless its chosen place lies past the end.
+  const std::size_t run = (n + (std::size_t{1} << 23) - 1) >> 23;
+  double ones = 0;
+  for (std::size_t start = 0; start < n; start += run)
+    ones += start + mix(seed, start / run) % run < n ? 1.0 : 0.0;
+  return ones;
 }
 
 std::vector<float> sentinel(std::size_t n, std::size_t position, float value) {

@@ -9,6 +9,13 @@
 #include <cstdint>
 #include <vector>
 
+/// Marks the few generator functions that device code may call too (inputs filled on the GPU).
+#if defined(__CUDACC__)
+#define REDUCE_HOST_DEVICE __host__ __device__
+#else
+#define REDUCE_HOST_DEVICE
+#endif
+
 namespace reduce {
 
 /// Largest sum of magnitudes exact_integers() produces: every partial sum of such an input, in
@@ -22,6 +29,33 @@ inline constexpr double kExactBudget = 16777216.0;  // 2^24
 /// first two kinds is zero, so a dropped or doubled element always changes the sum.
 std::vector<float> exact_integers(std::size_t n, std::uint64_t seed);
 
+/// Deterministic 64-bit mix of \p seed and \p index (splitmix64), for generators and tests.
+REDUCE_HOST_DEVICE constexpr std::uint64_t mix(std::uint64_t seed, std::uint64_t index) noexcept {
+  std::uint64_t z = seed + 0x9E3779B97F4A7C15ull * (index + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/// Element \p i of exact_integers(n, seed), computed alone: lets a GPU kernel fill a
+/// multi-gigabyte input in place with the very values the host generator would produce.
+REDUCE_HOST_DEVICE constexpr float exact_integer_at(std::size_t n, std::uint64_t seed,
+                                                    std::size_t i) noexcept {
+  constexpr std::size_t kBudget = std::size_t{1} << 24;  // kExactBudget
+  if (n * 8 <= kBudget) {
+    const std::uint64_t r = mix(seed, i);
+    const float magnitude = static_cast<float>(1 + (r & 7));
+    return (r & 8) ? -magnitude : magnitude;
+  }
+  if (n <= kBudget) return (mix(seed, i) & 1) ? -1.0f : 1.0f;
+  // One +1 per run of `run` elements keeps the sum of magnitudes at most n / run <= 2^23.
+  const std::size_t run = (n + (std::size_t{1} << 23) - 1) >> 23;
+  return (i % run == mix(seed, i / run) % run) ? 1.0f : 0.0f;
+}
+
+/// The exact sum of exact_integers(n, seed), found without materializing a large input.
+double exact_integers_sum(std::size_t n, std::uint64_t seed);
+
 /// Zeros with one \p value at \p position.
 std::vector<float> sentinel(std::size_t n, std::size_t position, float value);
 
@@ -34,8 +68,6 @@ std::vector<float> mixed_sign(std::size_t n, std::uint64_t seed);
 /// Random sign, magnitude 2^e with e uniform in [-20, 20]: a spread of 12 decades.
 std::vector<float> wide_range(std::size_t n, std::uint64_t seed);
 
-/// Deterministic 64-bit mix of \p seed and \p index (splitmix64), for generators and tests.
-std::uint64_t mix(std::uint64_t seed, std::uint64_t index) noexcept;
 
 /// A fresh seed from the clock and the process, for runs that must not repeat their inputs.
 std::uint64_t fresh_seed() noexcept;
