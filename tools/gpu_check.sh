@@ -11,6 +11,7 @@
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"),
 #        GRADE_RUNS (gradings of the solutions in the grade step, default 3),
+#        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
 #        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
@@ -197,7 +198,7 @@ fi
 if want planted; then
   G=${GRADER:-build-grader/autograder/grader/reduce-grade}
   sed 's/^test_timeout_s = 300/test_timeout_s = 60/' autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
-  "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" >"$OUT/planted.log" 2>&1
+  "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} >"$OUT/planted.log" 2>&1
   note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"
 fi
 

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <deque>
 #include <future>
 #include <map>
 #include <optional>
@@ -59,12 +60,15 @@ Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_fo
   return l;
 }
 
-/// Builds one submission ahead while the GPU runs the previous one.
+/// One submission's build, done ahead of its turn on the GPU.
 struct Pending {
   std::optional<rg::PreparedSubmission> prepared;
   std::string error;
 };
 
+/// Grades \p items in order, one at a time on the GPU, while up to \p build_ahead of the next
+/// ones build on the CPU (0: build each in its turn). Builds are CPU work and run side by side;
+/// tests and timing are not, so finishing stays sequential.
 template <typename Item, typename MakeOptions, typename OnReport, typename OnError>
 void pipeline(const std::vector<Item>& items, int build_ahead, const Loaded& l,
               const rg::GpuProbe& gpu, rg::Progress& progress, MakeOptions make_options,
@@ -79,14 +83,18 @@ void pipeline(const std::vector<Item>& items, int build_ahead, const Loaded& l,
     }
     return p;
   };
-  std::future<Pending> next;
-  if (!items.empty())
-    next = std::async(build_ahead > 0 ? std::launch::async : std::launch::deferred, prepare, 0);
+  const auto policy = build_ahead > 0 ? std::launch::async : std::launch::deferred;
+  const std::size_t window = static_cast<std::size_t>(std::max(build_ahead, 0)) + 1;
+  std::deque<std::future<Pending>> building;
+  std::size_t started = 0;
+  auto start_more = [&] {
+    while (started < items.size() && building.size() < window)
+      building.push_back(std::async(policy, prepare, started++));
+  };
   for (std::size_t i = 0; i < items.size(); ++i) {
-    Pending current = next.get();
-    if (i + 1 < items.size())
-      next =
-          std::async(build_ahead > 0 ? std::launch::async : std::launch::deferred, prepare, i + 1);
+    start_more();
+    Pending current = building.front().get();
+    building.pop_front();
     if (!current.prepared) {
       on_error(items[i], current.error);
       continue;
@@ -468,7 +476,7 @@ int main(int argc, char** argv) {
   batch->add_option("-j,--jobs", jobs, "parallel compile jobs");
   batch->add_flag("--no-gpu", no_gpu, "build only");
   batch->add_option("--build-ahead", build_ahead,
-                    "build the next submission while the GPU runs this one (0: off)");
+                    "submissions built while the GPU runs the current one (0: off)");
   batch->add_option("--cmake-arg", cmake_args, "extra configure argument (repeatable)");
 
   // release
@@ -504,7 +512,7 @@ int main(int argc, char** argv) {
   planted->add_flag("--require-gpu", require_gpu,
                     "exit 3 at once when there is no GPU (for ctest)");
   planted->add_option("--build-ahead", build_ahead,
-                      "build the next case while the GPU runs this one (0: off)");
+                      "cases built while the GPU runs the current one (0: off)");
   planted->add_option("--cmake-arg", cmake_args, "extra configure argument (repeatable)");
 
   try {
