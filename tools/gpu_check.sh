@@ -179,6 +179,13 @@ fi
 
 # The grader on the GPU host (its binary is built on a machine with CLI11 and friends and carried):
 # the solutions must get full marks three times over, the stubs nothing.
+# Where a grading's wall time went, from the elapsed-time stamps of its log.
+split_times() {
+  awk -F'[][s]+' '/build finished in/ {b=$2} /benchmark of/ {t=$2} {e=$2}
+    END {if (b != "") printf "   build %.0fs, tests + sanitizer %.0fs, benchmark %.0fs\n", b, t-b, e-t}' "$1" |
+    tee -a "$OUT/grade-times.txt"
+  summary+=("$(tail -1 "$OUT/grade-times.txt")")
+}
 if want grade; then
   G=${GRADER:-build-grader/autograder/grader/reduce-grade}
   # Gradings of the solutions: the first from an empty build folder (the wall time a student
@@ -188,6 +195,7 @@ if want grade; then
     "$G" grade solutions --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
       --build-dir "$BUILD-grade" --keep-build >"$OUT/grade$run.log" 2>&1
     note "grade solutions (run $run): rc=$? in $(( $(stamp) - t0 ))s: $(grep -E '^total' "$OUT/grade-solutions$run/summary.txt")"
+    split_times "$OUT/grade$run.log"
     [ $run = 1 ] && cp -r "$OUT/grade-solutions1" "$OUT/grade-solutions"
   done
   "$G" grade labs --out "$OUT/grade-labs" -j "$JOBS" >"$OUT/grade-labs.log" 2>&1
