@@ -181,7 +181,7 @@ fi
 # the solutions must get full marks three times over, the stubs nothing.
 # Where a grading's wall time went, from the elapsed-time stamps of its log.
 split_times() {
-  awk -F'[][s]+' '/build finished in/ {b=$2} /benchmark of/ {t=$2} {e=$2}
+  awk -F'[][s]+' '/^\[/ {e=$2} /build finished in/ {b=$2} /benchmark of/ {t=$2}
     END {if (b != "") printf "   build %.0fs, tests + sanitizer %.0fs, benchmark %.0fs\n", b, t-b, e-t}' "$1" |
     tee -a "$OUT/grade-times.txt"
   summary+=("$(tail -1 "$OUT/grade-times.txt")")
