@@ -158,20 +158,25 @@ if want sweep; then
   note "sweep: rc=$? in $(( $(stamp) - t0 ))s"
 fi
 
-# The capstone: its default (fast and deterministic modes) beside CUB over the size sweep, then
-# its grid-level strategies and grid sizes forced one at a time at large sizes.
+# The capstone: its default (fast and deterministic modes) beside CUB and rung 09 over the size
+# sweep, then its grid-level strategies and grid sizes forced one at a time at large sizes, and
+# its small-input strategies at small sizes.
 if want capstone; then
   t0=$(stamp)
   run_capstone() {  # run_capstone <name> <sizes> [VAR=value...]
     local name=$1 sizes=$2; shift 2
     env REDUCE_BENCH_SIZES="$sizes" "$@" "$BUILD/solutions/bin/reduce_bench" \
-      --benchmark_filter='^sum/(cub|stream_read|15_capstone[a-z_]*)/' \
+      --benchmark_filter='^sum/(cub|stream_read|09_warp_shuffle|15_capstone[a-z_]*)/' \
       --benchmark_out="$OUT/capstone_$name.json" --benchmark_out_format=json >"$OUT/capstone_$name.log" 2>&1
   }
   run_capstone auto "${SWEEP_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}"
   for config in ${CAPSTONE_CONFIGS:-atomic:2 atomic:4 last_block:2 last_block:4}; do
     run_capstone "${config/:/-w}" "2^24,2^26,2^28,2^30" REDUCE_CAPSTONE_STRATEGY="${config%%:*}" \
       REDUCE_CAPSTONE_WAVES="${config##*:}"
+  done
+  # At small sizes, launch-bound: one block against one cluster of blocks (Hopper).
+  for strategy in ${CAPSTONE_SMALL:-single_block cluster}; do
+    run_capstone "$strategy" "2^10,2^12,2^14,2^16" REDUCE_CAPSTONE_STRATEGY="$strategy"
   done
   python3 tools/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"
   note "capstone: $(( $(stamp) - t0 ))s"

@@ -16,9 +16,12 @@ as tools/update_results.py), and commit the PNG files it writes:
 
 Inputs (Google Benchmark JSON written by reduce_bench with --benchmark_out):
   docs/results/ladder_*.json   every rung at 2^26 and 2^28 (benchmark names "<op>/<impl>/<n>/...")
-  docs/results/sweep_*.json    rung 09, cub and stream_read from 2^10 to 2^30
-  docs/results/capstone/capstone_auto_*.json   the capstone with its default strategy (the other
-                               capstone_<strategy>_*.json files force one strategy and are not drawn)
+  docs/results/capstone/capstone_auto_*.json   the capstone (both modes, default strategy), rung
+                               09, cub and stream_read from 2^10 to 2^30, all from one run (the
+                               capstone step of tools/gpu_check.sh); several files of one GPU: the
+                               median of each row. The other capstone_<strategy>_*.json files force
+                               one strategy and are not drawn.
+  docs/results/sweep_*.json    (optional) a ladder run over the sizes, for rows the above lacks
 Each benchmark carries the counters median_us and median_gbps; each file's context names the GPU
 ("gpu") and the ceiling probe of that run ("ceiling_gbps"). Files of any GPU are drawn; a GPU is
 identified by its name, so a new GPU's files add bars and a column without code changes.
@@ -99,9 +102,8 @@ class Results:
         for path in sorted((folder / "capstone").glob("capstone_auto_*.json")):
             gpu, _, rows = read_run(path)
             if gpu:
-                for (op, impl, n), (us, gbps) in rows.items():
-                    if impl == CAPSTONE:
-                        runs.setdefault(gpu, {}).setdefault((op, impl, n), []).append((us, gbps))
+                for key, row in rows.items():
+                    runs.setdefault(gpu, {}).setdefault(key, []).append(row)
         for gpu, rows in runs.items():  # several runs of the default strategy: their median
             self.capstone[gpu] = {key: (statistics.median(u for u, _ in v),
                                         statistics.median(g for _, g in v))
@@ -218,19 +220,22 @@ def sizes_chart(plt, results, out):
     if not gpus:
         print("size chart: no sweep_*.json or capstone results, skipped")
         return None
-    series = [  # (impl, label, where to look, style)
-        ("stream_read", "ceiling probe (streaming read)", ("sweep", "ladder"),
-         dict(color="0.45", linestyle="--")),
-        ("cub", "cub::DeviceReduce::Sum", ("sweep", "ladder"), dict(color="black")),
-        ("09_warp_shuffle", "09 warp shuffle", ("sweep", "ladder"), dict(color="#1f77b4")),
-        (CAPSTONE, "15 capstone (separate run)", ("capstone", "sweep", "ladder"),
-         dict(color="#d62728")),
+    # Every line from the capstone run where it has it (one run, one timing method), else from a
+    # sweep or ladder run.
+    kinds = ("capstone", "sweep", "ladder")
+    series = [  # (impl, label, style)
+        ("stream_read", "ceiling probe (streaming read)", dict(color="0.45", linestyle="--")),
+        ("cub", "cub::DeviceReduce::Sum", dict(color="black")),
+        ("09_warp_shuffle", "09 warp shuffle", dict(color="#1f77b4")),
+        (CAPSTONE, "15 capstone", dict(color="#d62728")),
+        (CAPSTONE + "_sum_deterministic", "15 capstone, deterministic mode",
+         dict(color="#d62728", linestyle=":")),
     ]
     fig, axes = plt.subplots(2, len(gpus), figsize=(5.6 * len(gpus) + 0.6, 8.2), squeeze=False,
                              sharex=True)
     for col, gpu in enumerate(gpus):
         top, bottom = axes[0][col], axes[1][col]
-        for impl, label, kinds, style in series:
+        for impl, label, style in series:
             points = sorted({n for kind in kinds for (op, i, n) in getattr(results, kind).get(gpu, {})
                              if op == "sum" and i == impl})
             rows = [(n, results.value(gpu, impl, n, kinds=kinds)) for n in points]

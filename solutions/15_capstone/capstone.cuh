@@ -17,13 +17,15 @@
 //                 (deterministic; a memset of the ticket is the only other operation);
 //     atomic      one launch; each block atomicAdds its partial into the zeroed output
 //                 (fastest tail, but the order of the additions, so the bits, vary by run).
-// REDUCE_CAPSTONE_STRATEGY=single_block|two_pass|last_block|atomic forces one, and
+// REDUCE_CAPSTONE_STRATEGY=single_block|cluster|two_pass|last_block|atomic forces one, and
 // REDUCE_CAPSTONE_WAVES=k launches k waves of resident blocks instead of the default (1, or 2
 // from 2^27 floats on) (experiments).
 #pragma once
 
 #include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
+
+#include <cooperative_groups.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -41,7 +43,12 @@ constexpr unsigned kWarp = 32;
 constexpr std::size_t kSingleBlockMax = std::size_t{1} << 13;
 constexpr std::size_t kSingleBlockMaxDeterministic = std::size_t{1} << 14;
 
-enum class Strategy { kSingleBlock, kTwoPass, kLastBlock, kAtomic };
+// Small inputs on Hopper: one cluster of this many blocks (one per SM) shares the loads that a
+// single block would issue from one SM, and combines its partials through distributed shared
+// memory, still in one launch with no workspace.
+constexpr unsigned kClusterBlocks = 8;
+
+enum class Strategy { kSingleBlock, kCluster, kTwoPass, kLastBlock, kAtomic };
 
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
@@ -144,6 +151,36 @@ __global__ void __launch_bounds__(kThreads) sum_kernel(Split s, std::size_t shar
   }
 }
 
+/// One cluster of kClusterBlocks blocks: each block sums its share, block 0 adds the blocks'
+/// totals read from their shared memory in rank order (fixed order: deterministic).
+__global__ void __launch_bounds__(kThreads) cluster_kernel(Split s, std::size_t share, float* out) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  __shared__ float block_total;
+  const float v = block_sum(thread_partial(s, share));
+  if (threadIdx.x == 0) block_total = v;
+  cg::cluster_group cluster = cg::this_cluster();
+  cluster.sync();  // every block's total is in its shared memory
+  if (blockIdx.x == 0 && threadIdx.x < kWarp) {
+    float t = threadIdx.x < kClusterBlocks ? *cluster.map_shared_rank(&block_total, threadIdx.x) : 0.0f;
+    t = warp_sum(t);
+    if (threadIdx.x == 0) *out = t;
+  }
+  cluster.sync();  // no block leaves (freeing its shared memory) before block 0 has read it
+#endif
+}
+
+/// Whether this GPU launches thread block clusters (compute capability 9.0 and later).
+inline bool has_clusters() {
+  static const bool yes = [] {
+    int device = 0, major = 0;
+    REDUCE_CUDA_CHECK(cudaGetDevice(&device));
+    REDUCE_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+    return major >= 9;
+  }();
+  return yes;
+}
+
 /// One block sums \p n partials in a fixed order (second launch of two_pass).
 __global__ void __launch_bounds__(kThreads) final_kernel(const float* partials, unsigned n, float* out) {
   float v = 0.0f;
@@ -198,6 +235,7 @@ inline bool forced_strategy(Strategy& strategy) {
     const char* env = std::getenv("REDUCE_CAPSTONE_STRATEGY");
     if (env == nullptr) return -1;
     if (std::strcmp(env, "single_block") == 0) return static_cast<int>(Strategy::kSingleBlock);
+    if (std::strcmp(env, "cluster") == 0) return static_cast<int>(Strategy::kCluster);
     if (std::strcmp(env, "two_pass") == 0) return static_cast<int>(Strategy::kTwoPass);
     if (std::strcmp(env, "last_block") == 0) return static_cast<int>(Strategy::kLastBlock);
     if (std::strcmp(env, "atomic") == 0) return static_cast<int>(Strategy::kAtomic);
@@ -216,6 +254,24 @@ inline std::size_t workspace_bytes(std::size_t n) {
 inline void run(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream,
                 Strategy strategy) {
   const Split s = split(in, n);
+  if (strategy == Strategy::kCluster && !has_clusters()) strategy = Strategy::kSingleBlock;
+  if (strategy == Strategy::kCluster) {
+    // Even shares of whole warps' worth of float4s, one per block of the cluster.
+    const std::size_t share = (s.body_n + kClusterBlocks * kWarp - 1) / (kClusterBlocks * kWarp) * kWarp;
+    cudaLaunchAttribute cluster_dims{};
+    cluster_dims.id = cudaLaunchAttributeClusterDimension;
+    cluster_dims.val.clusterDim.x = kClusterBlocks;
+    cluster_dims.val.clusterDim.y = 1;
+    cluster_dims.val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(kClusterBlocks);
+    config.blockDim = dim3(kThreads);
+    config.stream = stream;
+    config.attrs = &cluster_dims;
+    config.numAttrs = 1;
+    REDUCE_CUDA_CHECK(cudaLaunchKernelEx(&config, cluster_kernel, s, share, out));
+    return;
+  }
   if (strategy == Strategy::kSingleBlock) {
     sum_kernel<Strategy::kSingleBlock><<<1, kThreads, 0, stream>>>(s, s.body_n, nullptr, nullptr, out);
     REDUCE_CUDA_CHECK_LAUNCH();
