@@ -170,12 +170,12 @@ if want capstone; then
       --benchmark_out="$OUT/capstone_$name.json" --benchmark_out_format=json >"$OUT/capstone_$name.log" 2>&1
   }
   run_capstone auto "${SWEEP_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}"
-  for config in ${CAPSTONE_CONFIGS:-atomic:2 atomic:4 last_block:2 last_block:4}; do
+  for config in ${CAPSTONE_CONFIGS-atomic:2 atomic:4 last_block:2 last_block:4}; do
     run_capstone "${config/:/-w}" "2^24,2^26,2^28,2^30" REDUCE_CAPSTONE_STRATEGY="${config%%:*}" \
       REDUCE_CAPSTONE_WAVES="${config##*:}"
   done
   # At small sizes, launch-bound: one block against one cluster of blocks (Hopper).
-  for strategy in ${CAPSTONE_SMALL:-single_block cluster}; do
+  for strategy in ${CAPSTONE_SMALL-single_block cluster}; do
     run_capstone "$strategy" "2^10,2^12,2^14,2^16" REDUCE_CAPSTONE_STRATEGY="$strategy"
   done
   python3 tools/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"

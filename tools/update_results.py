@@ -5,7 +5,8 @@ Every Google Benchmark JSON file in docs/results/ (written by reduce_bench with
 --benchmark_out, e.g. by tools/gpu_check.sh) contributes its GPU's rows. Each lesson
 labs/NN_*/README.md gets, between the lines <!-- measured:begin --> and <!-- measured:end -->,
 a table of its own rows beside the previous rung and cub::DeviceReduce, for every GPU and size
-found. Run it after copying a new run's JSON into docs/results/.
+found; lab 15 gets both of its modes at every size from docs/results/capstone/capstone_auto_*.json.
+Run it after copying a new run's JSON into docs/results/.
 
 usage: tools/update_results.py [--results docs/results] [--labs labs]
 """
@@ -83,6 +84,33 @@ def table_for(lab, previous, rows, ceilings):
     return "\n".join(lines) + "\n"
 
 
+def capstone_table(folder):
+    """Lab 15's table: both modes beside CUB at every size, from the capstone step's runs
+    (capstone/capstone_auto_*.json: the defaults, one process per GPU, CUB in the same run)."""
+    lines = ["| GPU | n | fast (us) | GB/s | % of ceiling | CUB (us) | fast / CUB | "
+             "deterministic (us) | determ. / CUB | determ. / fast |",
+             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    files = sorted((folder / "capstone").glob("capstone_auto_*.json"))
+    for path in files:
+        gpu, ceiling, run = read_run(path)
+        for n in sorted({n for (op, impl, n) in run if op == "sum" and impl == "15_capstone"}):
+            fast, cub = run[("sum", "15_capstone", n)], run.get(("sum", "cub", n))
+            det = run.get(("sum", "15_capstone_sum_deterministic", n))
+            if not cub or not det:
+                continue
+            lines.append(f"| {gpu} | 2^{n.bit_length() - 1} | {fast[0]:.1f} | {fast[1]:.0f} | "
+                         f"{100 * fast[1] / ceiling:.1f} | {cub[0]:.1f} | {fast[0] / cub[0]:.3f} | "
+                         f"{det[0]:.1f} | {det[0] / cub[0]:.3f} | {det[0] / fast[0]:.3f} |")
+    if len(lines) == 2:
+        return None
+    lines.append("")
+    lines.append("One process per GPU (" + ", ".join(f"docs/results/capstone/{p.name}" for p in files)
+                 + "): both modes with their default strategies, CUB and the ceiling probe "
+                 "measured in the same run. Times: median of many runs, CUDA events, L2 flushed "
+                 "before each.")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default="docs/results")
@@ -98,7 +126,8 @@ def main():
             continue
         index = folders.index(lab)
         previous = folders[index - 1] if 0 < index and int(lab[:2]) <= 9 else None
-        table = table_for(lab, previous, rows, ceilings)
+        table = (capstone_table(pathlib.Path(args.results)) if lab == "15_capstone"
+                 else table_for(lab, previous, rows, ceilings))
         if table is None:
             continue
         text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), BEGIN + "\n" + table + END, text,
