@@ -50,22 +50,25 @@ constexpr unsigned kClusterBlocks = 8;
 
 enum class Strategy { kSingleBlock, kCluster, kTwoPass, kLastBlock, kAtomic };
 
+/// Sum of the first \p kLanes lanes' values, valid in lane 0.
+template <unsigned kLanes = kWarp>
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
-  for (unsigned offset = kWarp / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
+  for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
   return v;
 }
 
 /// Sum over the block, valid in thread 0. Fixed order: the same inputs give the same bits.
+/// No barrier at the end (thread 0 stores its result at once, which counts at the launch-bound
+/// sizes): a caller that runs it twice must __syncthreads() in between (last_block does).
 __device__ __forceinline__ float block_sum(float v) {
-  __shared__ float warp_totals[kThreads / kWarp];
+  constexpr unsigned kWarps = kThreads / kWarp;
+  __shared__ float warp_totals[kWarps];
   const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
   v = warp_sum(v);
   if (lane == 0) warp_totals[warp] = v;
   __syncthreads();
-  v = threadIdx.x < kThreads / kWarp ? warp_totals[threadIdx.x] : 0.0f;
-  if (warp == 0) v = warp_sum(v);
-  __syncthreads();  // warp_totals may be reused by a second block_sum in the same kernel
+  if (warp == 0) v = warp_sum<kWarps>(lane < kWarps ? warp_totals[lane] : 0.0f);  // 3 steps, not 5
   return v;
 }
 
@@ -163,7 +166,7 @@ __global__ void __launch_bounds__(kThreads) cluster_kernel(Split s, std::size_t 
   cluster.sync();  // every block's total is in its shared memory
   if (blockIdx.x == 0 && threadIdx.x < kWarp) {
     float t = threadIdx.x < kClusterBlocks ? *cluster.map_shared_rank(&block_total, threadIdx.x) : 0.0f;
-    t = warp_sum(t);
+    t = warp_sum<kClusterBlocks>(t);
     if (threadIdx.x == 0) *out = t;
   }
   cluster.sync();  // no block leaves (freeing its shared memory) before block 0 has read it
