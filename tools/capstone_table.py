@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Prints the capstone's strategies beside CUB from reduce_bench JSON files.
 
-usage: tools/capstone_table.py capstone_<strategy>.json...
+usage: tools/capstone_table.py capstone_<strategy>[_<gpu>].json...  (one GPU's files)
 Each file is one run of reduce_bench (capstone_<config>.json) with REDUCE_CAPSTONE_STRATEGY and
 REDUCE_CAPSTONE_WAVES forced, or "auto" for the defaults;
 columns: median time of each strategy, CUB's (from the auto run) and the ratio to CUB.
 """
 import json
 import pathlib
+import re
 import sys
 
 
@@ -16,7 +17,8 @@ def main():
     gpu = ""
     for name in sys.argv[1:]:
         path = pathlib.Path(name)
-        strategy = path.stem.split("_", 1)[1]
+        # capstone_<config>[_<gpu>].json, e.g. capstone_atomic-w2_h100.json
+        strategy = re.sub(r"_h\d00(_run\d+)?$", "", path.stem.split("_", 1)[1])
         data = json.loads(path.read_text())
         gpu = data["context"].get("gpu", gpu)
         for b in data["benchmarks"]:

@@ -204,9 +204,16 @@ def ladder_chart(plt, results, out):
     ax.grid(axis="y", which="major", alpha=0.3)
     ax.legend(handles=handles, loc="upper left", fontsize=8.5, ncol=len(gpus), frameon=False)
     if has_capstone:
-        measured = ", ".join(short_gpu(g) for g in gpus if results.value(g, CAPSTONE, LADDER_SIZE))
-        fig.text(0.01, 0.01, f"Rungs, CUB and the ceiling probe: one run per GPU. 15 capstone "
-                 f"(default strategy): a separate run, measured on {measured}.", fontsize=8)
+        own_run = [short_gpu(g) for g in gpus
+                   if results.value(g, CAPSTONE, LADDER_SIZE, kinds=("ladder",))]
+        other = [short_gpu(g) for g in gpus if short_gpu(g) not in own_run
+                 and results.value(g, CAPSTONE, LADDER_SIZE)]
+        note = "Rungs, CUB and the ceiling probe: one run per GPU"
+        if own_run:
+            note += f"; 15 capstone in the same run ({', '.join(own_run)})"
+        if other:
+            note += f"; 15 capstone from a separate run ({', '.join(other)})"
+        fig.text(0.01, 0.01, note + ".", fontsize=8)
     fig.tight_layout(rect=(0, 0.03 if has_capstone else 0, 1, 1))
     fig.savefig(out)
     plt.close(fig)
@@ -267,7 +274,8 @@ def sizes_chart(plt, results, out):
         bottom.set_ylabel("median time per sum, us (log scale)")
         bottom.set_xlabel("n, floats")
         top.legend(loc="upper left", fontsize=8.5, frameon=False)
-    fig.suptitle("Float sum against input size: the fastest rung (and the capstone, where measured) and CUB")
+    fig.suptitle("Float sum against input size: rung 09, the capstone in both modes, CUB and the "
+                 "ceiling probe (one run per GPU)")
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)
