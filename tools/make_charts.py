@@ -381,8 +381,14 @@ def print_table(results):
     print("| rung | " + " | ".join(f"{short_gpu(g)} GB/s" for g in gpus) + " |")
     print("| --- |" + " ---: |" * len(gpus))
     for impl in results.rungs() + ["cub"]:
-        cells = [results.value(g, impl, LADDER_SIZE, kinds=("ladder",)) for g in gpus]
-        print(f"| {impl} | " + " | ".join(gbps_text(c[1]) if c else "-" for c in cells) + " |")
+        # The exercises' rows come from the operations run (ops_*.json): their own operation,
+        # the maximum for labs 10 and 14.
+        ops = {op for rows in results.ladder.values() for (op, i, n) in rows
+               if i == impl and n == LADDER_SIZE}
+        op = next((o for o in ("sum", "maximum") if o in ops), min(ops, default="sum"))
+        cells = [results.value(g, impl, LADDER_SIZE, op=op, kinds=("ladder",)) for g in gpus]
+        label = impl if op == "sum" else f"{impl} ({op})"
+        print(f"| {label} | " + " | ".join(gbps_text(c[1]) if c else "-" for c in cells) + " |")
     print("| ceiling probe | " + " | ".join(gbps_text(results.ceiling[g]) for g in gpus) + " |")
 
 
