@@ -30,7 +30,7 @@ def main():
     print(f"{'n':>6} {'CUB':>8} " + " ".join(f"{s:>16}" for s in order) + f" {'auto determ.':>16}")
     for n in sorted(runs):
         row = runs[n]
-        cub = row.get(("auto", "cub"))
+        cub = row.get(("auto", "cub")) or next((t for (s, i), t in row.items() if i == "cub"), None)
         cells = []
         for s in order + ["auto_det"]:
             strategy, impl = ("auto", "15_capstone_sum_deterministic") if s == "auto_det" else (s, "15_capstone")

@@ -9,9 +9,13 @@
 #   (default: build test stubs sanitize bench)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
-#        TEST_LABELS (ctest label regex of the test step, default "solutions"),
-#        GRADE_RUNS (gradings of the solutions in the grade step, default 3),
+#        TEST_LABELS (ctest label regex of the test step, default "solutions"), TEST_EXCLUDE
+#        (ctest name regex left out of it),
+#        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_LABS (04,15:
+#        grade only these),
 #        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
+#        CAPSTONE_CONFIGS (strategy:waves runs at large sizes), CAPSTONE_SMALL (strategies forced
+#        at SMALL_SIZES),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
 #        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
@@ -67,7 +71,8 @@ fi
 
 if want test; then
   t0=$(stamp)
-  ctest --test-dir "$BUILD" -L "${TEST_LABELS:-solutions}" -j 4 --timeout 900 >"$OUT/ctest_solutions.log" 2>&1
+  ctest --test-dir "$BUILD" -L "${TEST_LABELS:-solutions}" ${TEST_EXCLUDE:+-E "$TEST_EXCLUDE"} -j 4 \
+    --timeout 900 >"$OUT/ctest_solutions.log" 2>&1
   rc=$?
   note "solutions tests: $(grep -E 'tests passed' "$OUT/ctest_solutions.log") ($(( $(stamp) - t0 ))s)"
   grep -m3 -A4 "CMake Error" "$OUT/ctest_solutions.log"
@@ -85,7 +90,7 @@ fi
 
 # compute-sanitizer on small sizes, all (binary, tool) pairs in parallel. racecheck reports
 # warp-level hazards as warnings only, so hazards are counted from its summary, not its exit code.
-FILTER='*EmptyInput*:*/33:*/1025'
+FILTER='*EmptyInput*:*/33:*/1025:*/4096:*/16384'
 log_name() { echo "$OUT/san/$(basename "$(dirname "$(dirname "$1")")").$(basename "$1").$2.log"; }
 run_sanitizer() {  # run_sanitizer <binary> <tool> (always succeeds: xargs stops at an exit of 255)
   compute-sanitizer --tool "$2" --print-limit 5 "$1" --gtest_filter="$FILTER" >"$(log_name "$1" "$2")" 2>&1
@@ -166,7 +171,7 @@ if want capstone; then
   run_capstone() {  # run_capstone <name> <sizes> [VAR=value...]
     local name=$1 sizes=$2; shift 2
     env REDUCE_BENCH_SIZES="$sizes" "$@" "$BUILD/solutions/bin/reduce_bench" \
-      --benchmark_filter='^sum/(cub|stream_read|09_warp_shuffle|15_capstone[a-z_]*)/' \
+      --benchmark_filter="${CAPSTONE_ROWS:-^sum/(cub|stream_read|09_warp_shuffle|15_capstone[a-z_]*)/}" \
       --benchmark_out="$OUT/capstone_$name.json" --benchmark_out_format=json >"$OUT/capstone_$name.log" 2>&1
   }
   run_capstone auto "${SWEEP_SIZES:-2^10,2^12,2^14,2^16,2^18,2^20,2^22,2^24,2^26,2^28,2^30}"
@@ -174,9 +179,10 @@ if want capstone; then
     run_capstone "${config/:/-w}" "2^24,2^26,2^28,2^30" REDUCE_CAPSTONE_STRATEGY="${config%%:*}" \
       REDUCE_CAPSTONE_WAVES="${config##*:}"
   done
-  # At small sizes, launch-bound: one block against one cluster of blocks (Hopper).
-  for strategy in ${CAPSTONE_SMALL-single_block cluster}; do
-    run_capstone "$strategy" "2^10,2^12,2^14,2^16" REDUCE_CAPSTONE_STRATEGY="$strategy"
+  # At small sizes, launch-bound: each strategy forced, beside CUB, around the switch points.
+  for strategy in ${CAPSTONE_SMALL-single_block atomic last_block cluster}; do
+    CAPSTONE_ROWS='^sum/(cub|15_capstone[a-z_]*)/' run_capstone "$strategy" \
+      "${SMALL_SIZES:-2^10,2^12,2^14,2^15,2^16,2^17}" REDUCE_CAPSTONE_STRATEGY="$strategy"
   done
   python3 tools/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"
   note "capstone: $(( $(stamp) - t0 ))s"
@@ -197,13 +203,13 @@ if want grade; then
   # waits), the next ones reuse it, so they time the tests, sanitizer and benchmarks alone.
   for run in $(seq 1 "${GRADE_RUNS:-3}"); do
     t0=$(stamp)
-    "$G" grade solutions --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
+    "$G" grade solutions ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
       --build-dir "$BUILD-grade" --keep-build >"$OUT/grade$run.log" 2>&1
     note "grade solutions (run $run): rc=$? in $(( $(stamp) - t0 ))s: $(grep -E '^total' "$OUT/grade-solutions$run/summary.txt")"
     split_times "$OUT/grade$run.log"
     [ $run = 1 ] && cp -r "$OUT/grade-solutions1" "$OUT/grade-solutions"
   done
-  "$G" grade labs --out "$OUT/grade-labs" -j "$JOBS" >"$OUT/grade-labs.log" 2>&1
+  "$G" grade labs ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-labs" -j "$JOBS" >"$OUT/grade-labs.log" 2>&1
   note "grade labs (stubs): rc=$? $(grep -E '^total' "$OUT/grade-labs/summary.txt")"
 fi
 

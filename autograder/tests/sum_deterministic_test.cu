@@ -21,8 +21,8 @@ TEST_P(SumDeterministic, SameBitsTwentyTimes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, SumDeterministic,
-                         ::testing::Values<std::size_t>(1000, (1u << 16) + 1, (1u << 20) + 7,
-                                                        1u << 24, 1u << 26),
+                         ::testing::Values<std::size_t>(1000, 1u << 12, 1u << 16, (1u << 16) + 1,
+                                                        (1u << 20) + 7, 1u << 24, 1u << 26),
                          ::testing::PrintToStringParamName());
 
 }  // namespace

@@ -92,7 +92,8 @@ TEST_P(SumExact, MatchesBitwise) {
 
 INSTANTIATE_TEST_SUITE_P(Sizes, SumExact,
                          ::testing::Values<std::size_t>(1, 2, 31, 32, 33, 255, 256, 257, 1023,
-                                                        1024, 1025, 65535, 65536, 65537,
+                                                        1024, 1025, 4095, 4096, 4097, 16384,
+                                                        32768, 65535, 65536, 65537,
                                                         (1u << 20) + 7, 1u << 24, 300000000),
                          ::testing::PrintToStringParamName());
 
@@ -120,7 +121,7 @@ TEST_P(SumSentinel, FindsTheOnlyNonZero) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, SumSentinel,
-                         ::testing::Values<std::size_t>(1025, 65537, (1u << 20) + 7),
+                         ::testing::Values<std::size_t>(1025, 4096, 32768, 65537, (1u << 20) + 7),
                          ::testing::PrintToStringParamName());
 
 // ---- realistic data within the bound of the lab's summation order --------------------------
@@ -195,7 +196,10 @@ TEST_F(SumTest, UnalignedStart) {
     SCOPED_TRACE("input starts " + std::to_string(offset) + " floats past a 16-byte boundary");
     const std::vector<float> part(host.begin() + offset, host.begin() + offset + n);
     expect_exact((*run_)(in.data() + offset, n), reference_sum(part), n);
-    expect_exact((*run_)(in.data() + offset, 5), reference_sum({part.begin(), part.begin() + 5}), 5);
+    // Short inputs too: 5 floats, and a whole number of 4096-float tiles plus 3 edge floats.
+    for (std::size_t m : {std::size_t{5}, std::size_t{4096 + 3}}) {
+      expect_exact((*run_)(in.data() + offset, m), reference_sum({part.begin(), part.begin() + m}), m);
+    }
   }
 }
 
