@@ -88,6 +88,7 @@ class Results:
     def __init__(self, folder):
         folder = pathlib.Path(folder)
         self.ladder, self.sweep, self.capstone, self.ceiling = {}, {}, {}, {}
+        self.capstone_ceiling = {}  # the probe of the capstone runs, which the size chart draws
         # Ladder files last, so that their rows and probe win where runs overlap.
         for path in sorted(folder.glob("*.json"), key=lambda p: (p.name.startswith("ladder"), p.name)):
             gpu, ceiling, rows = read_run(path)
@@ -98,12 +99,14 @@ class Results:
             # The ladder run's probe, which its lines are drawn with (other runs only fill in).
             if path.name.startswith("ladder") or gpu not in self.ceiling:
                 self.ceiling[gpu] = ceiling
-        runs = {}
+        runs, ceilings = {}, {}
         for path in sorted((folder / "capstone").glob("capstone_auto_*.json")):
-            gpu, _, rows = read_run(path)
+            gpu, ceiling, rows = read_run(path)
             if gpu:
+                ceilings.setdefault(gpu, []).append(ceiling)
                 for key, row in rows.items():
                     runs.setdefault(gpu, {}).setdefault(key, []).append(row)
+        self.capstone_ceiling = {gpu: statistics.median(c) for gpu, c in ceilings.items()}
         for gpu, rows in runs.items():  # several runs of the default strategy: their median
             self.capstone[gpu] = {key: (statistics.median(u for u, _ in v),
                                         statistics.median(g for _, g in v))
@@ -254,7 +257,7 @@ def sizes_chart(plt, results, out):
                      **style)
             bottom.plot(ns, [us for _, (us, _) in rows], marker="o", markersize=3.5, label=label,
                         **style)
-        ceiling = results.ceiling.get(gpu)
+        ceiling = results.capstone_ceiling.get(gpu, results.ceiling.get(gpu))
         title = short_gpu(gpu)
         if ceiling and not math.isnan(ceiling):
             title += f" (ceiling probe {ceiling:.0f} GB/s)"

@@ -198,7 +198,8 @@ TEST_F(SumTest, UnalignedStart) {
     expect_exact((*run_)(in.data() + offset, n), reference_sum(part), n);
     // Short inputs too: 5 floats, and a whole number of 4096-float tiles plus 3 edge floats.
     for (std::size_t m : {std::size_t{5}, std::size_t{4096 + 3}}) {
-      expect_exact((*run_)(in.data() + offset, m), reference_sum({part.begin(), part.begin() + m}), m);
+      const std::vector<float> prefix(part.begin(), part.begin() + m);
+      expect_exact((*run_)(in.data() + offset, m), reference_sum(prefix), m);
     }
   }
 }

@@ -9,7 +9,8 @@
 //   whole number of waves of resident blocks, sized from the SM count and the occupancy API.
 // - Alignment: the floats before the first 16-byte boundary and after the last whole float4
 //   (at most 3 each) are added by the first threads of block 0, so any pointer works.
-// - Small inputs are launch-bound, not bandwidth-bound: one block, one launch, no workspace.
+// - Small inputs are launch-bound, not bandwidth-bound: one block, one launch, no workspace, with
+//   its first loads ahead of any branch (256 threads up to one tile of theirs, 1024 beyond).
 // - Larger inputs combine the per-block partials in one of three ways, chosen by size:
 //     two_pass    a second launch of one block (fixed order: deterministic);
 //     last_block  one launch; each block publishes its partial, fences, takes a ticket, and
@@ -73,7 +74,8 @@ __device__ __forceinline__ float block_sum(float v) {
   v = warp_sum(v);
   if (lane == 0) warp_totals[warp] = v;
   __syncthreads();
-  if (warp == 0) v = warp_sum<kWarps>(lane < kWarps ? warp_totals[lane] : 0.0f);  // 3 steps for 8 warps
+  // Warp 0 adds the warp totals: 3 shuffle steps for 8 warps, not 5.
+  if (warp == 0) v = warp_sum<kWarps>(lane < kWarps ? warp_totals[lane] : 0.0f);
   return v;
 }
 
