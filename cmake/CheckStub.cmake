@@ -1,7 +1,7 @@
-# Runs a stub's test binary and checks that it fails cleanly: a non-zero exit with the
+# Runs a checker against a stub lab and checks that it fails cleanly: a non-zero exit with the
 # "not implemented: see ..." message, and no crash. Without a GPU the suite skips, and so does
-# this check. Usage: cmake -DTEST_BINARY=<path> -P CheckStub.cmake
-execute_process(COMMAND ${TEST_BINARY} --gtest_brief=1
+# this check. Usage: cmake -DTEST_BINARY=<checker> "-DLAB_ARGS=--lab=<library>;..." -P CheckStub.cmake
+execute_process(COMMAND ${TEST_BINARY} ${LAB_ARGS} --gtest_brief=1
   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
 set(all "${out}${err}")
 if(all MATCHES "no CUDA device")

@@ -1,12 +1,19 @@
 # Functions that turn a source tree (labs/, solutions/ or a student's submission) into lab
-# libraries, test executables and a benchmark, always against this project's own common/ and
-# tests: a submission supplies only its lab sources.
+# libraries and registers their tests. The tests themselves are course binaries, built once
+# (autograder/tests: one checker per operation): a checker never loads a lab, it starts
+# reduce_lab_runner for the lab library named on its command line (--lab=...).
 
-set(REDUCE_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/.. CACHE INTERNAL "")
+get_filename_component(REDUCE_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
+set(REDUCE_SOURCE_DIR ${REDUCE_SOURCE_DIR} CACHE INTERNAL "")
 set_property(GLOBAL PROPERTY REDUCE_COURSE_LABS "")
+# The headers a lab may include from common/include (the lab contract), and the version script
+# that keeps every other symbol of a lab library local.
+set(REDUCE_CONTRACT_HEADERS reduce/lab.cuh reduce/cuda_check.cuh reduce/multi_pass.cuh
+    reduce/not_implemented.hpp CACHE INTERNAL "")
+set(REDUCE_LAB_EXPORTS_MAP ${CMAKE_CURRENT_LIST_DIR}/lab_exports.map CACHE INTERNAL "")
 
 # reduce_course_lab(<folder> OPS <op>... ORDER serial|tree)
-# Registers one lab of the course (called from CourseLabs.cmake).
+# Registers one lab of the course (called from CourseLabs.cmake, which reads course.json).
 function(reduce_course_lab folder)
   cmake_parse_arguments(ARG "" "ORDER" "OPS" ${ARGN})
   if(NOT ARG_OPS)
@@ -20,9 +27,26 @@ function(reduce_course_lab folder)
   set_property(GLOBAL PROPERTY REDUCE_LAB_${folder}_ORDER ${ARG_ORDER})
 endfunction()
 
+# reduce_lab_library(<target> SOURCE <file.cu> OP <op> LAB_DIR <dir> OUTPUT_DIR <dir> NAME <name>)
+# One lab library: the lab's source, the C export of its operation, the lab contract.
+function(reduce_lab_library target)
+  cmake_parse_arguments(ARG "" "SOURCE;OP;LAB_DIR;OUTPUT_DIR;NAME" "" ${ARGN})
+  add_library(${target} SHARED ${ARG_SOURCE})
+  target_link_libraries(${target} PRIVATE reduce::common reduce_export_${ARG_OP})
+  # A lab may keep shared device code in a header of its own folder (lab 14's atomic_max.cuh).
+  target_include_directories(${target} PRIVATE ${ARG_LAB_DIR})
+  # -lineinfo lets compute-sanitizer name the source line of a race or a bad access.
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  if(EXISTS ${REDUCE_LAB_EXPORTS_MAP})
+    target_link_options(${target} PRIVATE "LINKER:--version-script=${REDUCE_LAB_EXPORTS_MAP}")
+  endif()
+  set_target_properties(${target} PROPERTIES
+    OUTPUT_NAME ${ARG_NAME} LIBRARY_OUTPUT_DIRECTORY ${ARG_OUTPUT_DIR})
+endfunction()
+
 # reduce_add_lab(TREE <name> TREE_DIR <dir> LAB <folder> OP <op> [STUB])
-# Builds <dir>/<folder>/<op>.cu into the shared library lib<folder>_<op>.so and links it with the
-# test suite of <op>. With STUB the tests are wrapped in a check that the stub fails cleanly.
+# Builds <dir>/<folder>/<op>.cu into lib<folder>_<op>.so and registers the tests of <op> for it.
+# With STUB the tests are wrapped in a check that the stub fails cleanly.
 function(reduce_add_lab)
   cmake_parse_arguments(ARG "STUB" "TREE;TREE_DIR;LAB;OP" "" ${ARGN})
   set(source ${ARG_TREE_DIR}/${ARG_LAB}/${ARG_OP}.cu)
@@ -32,79 +56,63 @@ function(reduce_add_lab)
   endif()
   string(REGEX MATCH "^[0-9]+" number ${ARG_LAB})
   get_property(order GLOBAL PROPERTY REDUCE_LAB_${ARG_LAB}_ORDER)
+  get_property(entry GLOBAL PROPERTY REDUCE_OP_${ARG_OP}_ENTRY)
   set(lib ${ARG_TREE}_${ARG_LAB}_${ARG_OP})
-
-  add_library(${lib} SHARED ${source} ${REDUCE_SOURCE_DIR}/common/src/export_${ARG_OP}.cu)
-  target_link_libraries(${lib} PRIVATE reduce::common)
-  # A lab may keep shared device code in a header of its own folder (lab 14's atomic_max.cuh).
-  target_include_directories(${lib} PRIVATE ${ARG_TREE_DIR}/${ARG_LAB})
-  # -lineinfo lets compute-sanitizer name the source line of a race or a bad access.
-  target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
-  set_target_properties(${lib} PROPERTIES
-    OUTPUT_NAME ${ARG_LAB}_${ARG_OP}
-    LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${ARG_TREE}/lib)
+  reduce_lab_library(${lib} SOURCE ${source} OP ${ARG_OP} LAB_DIR ${ARG_TREE_DIR}/${ARG_LAB}
+    OUTPUT_DIR ${CMAKE_BINARY_DIR}/${ARG_TREE}/lib NAME ${ARG_LAB}_${ARG_OP})
+  # The benchmark row: the lab, or <lab>_<op> for a second mode of an operation.
   set(bench_name ${ARG_LAB})
-  if(NOT ARG_OP MATCHES "^(sum|maximum|minimum|product|mean|argmax|atomic_max)$")
-    set(bench_name ${ARG_LAB}_${ARG_OP})  # a second mode of an operation, e.g. sum_deterministic
+  if(NOT ARG_OP STREQUAL entry AND NOT ARG_OP STREQUAL "atomic_max")
+    set(bench_name ${ARG_LAB}_${ARG_OP})
   endif()
   set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_LIBS
     "${bench_name}=$<TARGET_FILE:${lib}>")
   set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_TARGETS ${lib})
+  set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_MANIFEST
+    "{\"lab\": \"${ARG_LAB}\", \"op\": \"${ARG_OP}\", \"library\": \"$<TARGET_FILE:${lib}>\"}")
 
   if(NOT REDUCE_BUILD_TESTS)
     return()
   endif()
-  if(NOT EXISTS ${REDUCE_SOURCE_DIR}/autograder/tests/${ARG_OP}_test.cu)
+  if(NOT TARGET reduce_${ARG_OP}_test)
     message(WARNING "no test suite autograder/tests/${ARG_OP}_test.cu: ${ARG_LAB}/${ARG_OP} is untested")
     return()
   endif()
-  set(test ${lib}_test)
-  add_executable(${test} ${REDUCE_SOURCE_DIR}/autograder/tests/${ARG_OP}_test.cu)
-  target_link_libraries(${test} PRIVATE ${lib} reduce::test_support)
-  if(order STREQUAL "serial")
-    target_compile_definitions(${test} PRIVATE REDUCE_SERIAL_ORDER=1)
-  endif()
-  target_compile_definitions(${test} PRIVATE REDUCE_LAB_NAME="${ARG_LAB}")
-  set_target_properties(${test} PROPERTIES
-    OUTPUT_NAME ${ARG_LAB}_${ARG_OP}_test
-    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${ARG_TREE}/bin)
-
+  set(lab_args --lab=$<TARGET_FILE:${lib}> --lab-order=${order} --lab-name=${ARG_LAB})
   # One label per test that names lab, kind and tree: ctest -L takes a regular expression, so
-  # -L lab04, -L gpu and -L solutions all select by it (a list would not survive
-  # gtest_discover_tests' PROPERTIES).
+  # -L lab04, -L gpu and -L solutions all select by it.
   set(label "lab${number}-gpu-${ARG_TREE}")
-
-  # Hidden tests: kept out of the student release, run by the grader.
-  set(hidden_source ${REDUCE_SOURCE_DIR}/autograder/hidden/${ARG_OP}_hidden_test.cu)
-  if(REDUCE_BUILD_HIDDEN_TESTS AND EXISTS ${hidden_source} AND NOT ARG_STUB)
-    add_executable(${lib}_hidden_test ${hidden_source})
-    target_link_libraries(${lib}_hidden_test PRIVATE ${lib} reduce::test_support)
-    target_compile_definitions(${lib}_hidden_test PRIVATE REDUCE_LAB_NAME="${ARG_LAB}")
-    set_target_properties(${lib}_hidden_test PROPERTIES
-      OUTPUT_NAME ${ARG_LAB}_${ARG_OP}_hidden_test
-      RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/${ARG_TREE}/bin)
-    gtest_discover_tests(${lib}_hidden_test
-      TEST_PREFIX "${ARG_TREE}.${ARG_LAB}.hidden."
-      DISCOVERY_TIMEOUT 60
-      PROPERTIES LABELS "${label}-hidden" TIMEOUT 600)
-  endif()
   if(ARG_STUB)
     add_test(NAME ${ARG_TREE}.${ARG_LAB}.${ARG_OP}.stub_fails_cleanly
-      COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:${test}>
-              -P ${REDUCE_SOURCE_DIR}/cmake/CheckStub.cmake)
+      COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:reduce_${ARG_OP}_test>
+              "-DLAB_ARGS=${lab_args}" -P ${REDUCE_SOURCE_DIR}/cmake/CheckStub.cmake)
     set_tests_properties(${ARG_TREE}.${ARG_LAB}.${ARG_OP}.stub_fails_cleanly PROPERTIES
       LABELS "${label}-stub" TIMEOUT 120 SKIP_REGULAR_EXPRESSION "no CUDA device")
-  else()
-    gtest_discover_tests(${test}
-      TEST_PREFIX "${ARG_TREE}.${ARG_LAB}."
+    return()
+  endif()
+  # PRE_TEST: the checker lists its tests when ctest runs, and listing never starts a runner,
+  # so no student code runs at build time.
+  gtest_discover_tests(reduce_${ARG_OP}_test
+    TEST_PREFIX "${ARG_TREE}.${ARG_LAB}."
+    EXTRA_ARGS ${lab_args}
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES LABELS "${label}" TIMEOUT 600)
+  # Hidden tests: kept out of the student release, run by the grader.
+  if(TARGET reduce_${ARG_OP}_hidden_test)
+    gtest_discover_tests(reduce_${ARG_OP}_hidden_test
+      TEST_PREFIX "${ARG_TREE}.${ARG_LAB}.hidden."
+      EXTRA_ARGS ${lab_args}
+      DISCOVERY_MODE PRE_TEST
       DISCOVERY_TIMEOUT 60
-      PROPERTIES LABELS "${label}" TIMEOUT 600)
+      PROPERTIES LABELS "${label}-hidden" TIMEOUT 600)
   endif()
 endfunction()
 
 # reduce_add_tree(<tree>)
 # <tree> is 'labs', 'solutions', or the path of a submission (a copy of labs/ with stubs filled
-# in). Adds every course lab found in it and the tree's benchmark, reduce_<name>_bench.
+# in). Adds every course lab found in it, and <build>/<name>/labs.txt, the list the benchmark
+# loads (tools/ladder).
 function(reduce_add_tree tree)
   if(tree STREQUAL "labs" OR tree STREQUAL "solutions")
     set(name ${tree})
@@ -137,8 +145,69 @@ function(reduce_add_tree tree)
   endforeach()
   get_property(targets GLOBAL PROPERTY REDUCE_TREE_${name}_TARGETS)
   add_custom_target(${name}_all DEPENDS ${targets})
-  if(REDUCE_BUILD_BENCHMARKS)
-    get_property(libs GLOBAL PROPERTY REDUCE_TREE_${name}_LIBS)
-    reduce_add_bench(${name} "${libs}" "${targets}")
+  get_property(libs GLOBAL PROPERTY REDUCE_TREE_${name}_LIBS)
+  string(JOIN "\n" lines ${libs})
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/${name}/labs.txt CONTENT "${lines}\n")
+  set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_NAMES ${name})
+endfunction()
+
+# reduce_write_manifest()
+# Writes <build>/course-manifest.json: every course binary the grader runs, the compile settings
+# of a lab library, and the lab libraries of each tree. The grader reads paths from it.
+function(reduce_write_manifest)
+  set(checkers "")
+  foreach(op IN LISTS REDUCE_COURSE_OPERATIONS)
+    set(public "")
+    set(hidden "")
+    if(TARGET reduce_${op}_test)
+      set(public "$<TARGET_FILE:reduce_${op}_test>")
+    endif()
+    if(TARGET reduce_${op}_hidden_test)
+      set(hidden "$<TARGET_FILE:reduce_${op}_hidden_test>")
+    endif()
+    list(APPEND checkers
+      "\"${op}\": {\"public\": \"${public}\", \"hidden\": \"${hidden}\", \"export_object\": \"$<TARGET_OBJECTS:reduce_export_${op}>\"}")
+  endforeach()
+  string(JOIN ",\n    " checkers ${checkers})
+  set(trees "")
+  get_property(names GLOBAL PROPERTY REDUCE_TREE_NAMES)
+  foreach(name IN LISTS names)
+    get_property(entries GLOBAL PROPERTY REDUCE_TREE_${name}_MANIFEST)
+    string(JOIN ",\n      " entries ${entries})
+    list(APPEND trees "\"${name}\": [\n      ${entries}\n    ]")
+  endforeach()
+  string(JOIN ",\n    " trees ${trees})
+  set(headers "")
+  foreach(h IN LISTS REDUCE_CONTRACT_HEADERS)
+    list(APPEND headers "\"${h}\"")
+  endforeach()
+  string(JOIN ", " headers ${headers})
+  set(bench "")
+  if(TARGET reduce_bench)
+    set(bench "$<TARGET_FILE:reduce_bench>")
   endif()
+  string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
+  string(REPLACE "\"" "\\\"" cuda_flags "${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${config}}")
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/course-manifest.json CONTENT "{
+  \"version\": 1,
+  \"source_dir\": \"${REDUCE_SOURCE_DIR}\",
+  \"build_dir\": \"${CMAKE_BINARY_DIR}\",
+  \"cuda_compiler\": \"${CMAKE_CUDA_COMPILER}\",
+  \"cuda_architectures\": \"${CMAKE_CUDA_ARCHITECTURES}\",
+  \"cuda_flags\": \"${cuda_flags}\",
+  \"cuda_standard\": \"${CMAKE_CUDA_STANDARD}\",
+  \"contract_include_dir\": \"${REDUCE_SOURCE_DIR}/common/include\",
+  \"contract_headers\": [${headers}],
+  \"lab_exports_map\": \"${REDUCE_LAB_EXPORTS_MAP}\",
+  \"common_library\": \"$<TARGET_FILE:reduce_common>\",
+  \"runner\": \"$<TARGET_FILE:reduce_lab_runner>\",
+  \"bench\": \"${bench}\",
+  \"operations\": {
+    ${checkers}
+  },
+  \"trees\": {
+    ${trees}
+  }
+}
+")
 endfunction()

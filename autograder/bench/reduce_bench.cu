@@ -1,17 +1,23 @@
 // The benchmark of every operation, and the ladder table.
 //
-// Loads lab libraries (default: every lab of the tree this binary was built for; override with
-// REDUCE_LABS="04_sequential=/path/lib04_sequential_sum.so,...") and times each operation they
-// export (sum, maximum, minimum, product, mean, argmax) beside its cub::DeviceReduce
-// counterpart, the ceiling probe (a pure streaming read) and a single-thread CPU loop, on the
-// same buffers, in one process. Rows are named <op>/<implementation>/<n>.
+// Times each operation of the labs it is given (sum, maximum, minimum, product, mean, argmax)
+// beside its cub::DeviceReduce counterpart, the ceiling probe (a pure streaming read) and a
+// single-thread CPU loop, on the same buffers. Rows are named <op>/<implementation>/<n>.
+//   REDUCE_LABS_FILE=<build>/<tree>/labs.txt  trusted labs loaded into this process (the ladder:
+//                                    lines "04_sequential=/path/lib04_sequential_sum.so")
+//   REDUCE_LABS="name=path,..."      the same, inline
+//   REDUCE_REMOTE_LABS="name=op:path,..."  labs being graded: each runs in a lab runner process
 //   REDUCE_BENCH_SIZES="2^26,2^28"  sizes (default 2^10, 2^12, ..., 2^30)
 //   REDUCE_SEED=n                    inputs from this seed (default: fresh each run)
 //   --benchmark_filter=^sum/         Google Benchmark flags select rows and write JSON
 //
-// Method (DESIGN §5): each sample poisons the output and the workspace and flushes L2 outside
-// the timed region, times one call with CUDA events, and checks the result; three inputs with
-// different contents rotate so a cached answer fails. Rows report the median over samples.
+// Method: four inputs with different contents rotate, and before every sample random positions
+// of each input change (the expected results follow), so no call can return a cached answer.
+// Trusted rows: each sample poisons the output and the workspace and flushes L2 outside the
+// timed region, times one call with CUDA events, and checks the result. Graded rows: each
+// sample is one request to the lab's runner, four calls (one per input, each result captured in
+// stream order), timed by this process's clock from the request to the results being readable;
+// the runner's own CUDA events are a second clock that must agree. Rows report medians.
 #include <reduce/ceiling.cuh>
 #include <reduce/cuda_check.cuh>
 #include <reduce/device_buffer.cuh>
@@ -21,6 +27,8 @@
 #include <reduce/l2_flush.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/reference.hpp>
+
+#include <reduce_remote/remote_lab.hpp>
 
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
@@ -35,15 +43,13 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
-
-#ifndef REDUCE_DEFAULT_LABS
-#define REDUCE_DEFAULT_LABS ""
-#endif
 
 namespace {
 
@@ -87,15 +93,17 @@ struct Impl {
   RunFn run;
   bool checks_result = true;  // false for the probe, whose output is no result
   bool on_host = false;
+  std::shared_ptr<reduce::remote::RemoteLab> remote;  // a graded lab: calls go to its runner
 };
 
 /// Rotating inputs for one (operation, size) with their expected results.
-constexpr int kRotation = 3;
+constexpr int kRotation = reduce::remote::kMaxInputs;
 struct Inputs {
   Op op;
   std::size_t n = 0;
   std::vector<DeviceBuffer<float>> device;
   std::vector<double> expected;  // value (float ops) or index (argmax)
+  std::vector<std::size_t> extreme_at;  // maximum, minimum, argmax: where the extreme is
   std::vector<float> host0;      // the CPU baseline reads this copy of input 0
 };
 
@@ -144,6 +152,72 @@ std::vector<float> make_input(Op op, std::size_t n, std::uint64_t seed, double& 
   return {};
 }
 
+/// Changes a few random elements of every input before a sample, and the expected results with
+/// them, so that no result can be remembered from an earlier call. Sums stay exact (a changed
+/// element never grows in magnitude beyond max(|old|, 1)); the extreme of maximum, minimum and
+/// argmax moves to a new place with a new value; the product gains or loses a factor.
+void mutate(Inputs& in, std::mt19937_64& rng) {
+  const std::size_t n = in.n;
+  if (n == 0) return;
+  auto read = [](const float* p) {
+    float v = 0;
+    REDUCE_CUDA_CHECK(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost));
+    return v;
+  };
+  auto write = [](float* p, float v) {
+    REDUCE_CUDA_CHECK(cudaMemcpy(p, &v, sizeof v, cudaMemcpyHostToDevice));
+  };
+  static std::uint64_t generation = 0;
+  ++generation;
+  for (int b = 0; b < kRotation; ++b) {
+    float* x = in.device[b].data();
+    double& expected = in.expected[b];
+    switch (in.op) {
+      case Op::kSum:
+      case Op::kMean: {
+        double sum = in.op == Op::kSum ? expected : expected * static_cast<double>(n);
+        for (int k = 0; k < 8; ++k) {
+          const std::size_t at = rng() % n;
+          const float old = read(x + at);
+          const int m = std::max(1, static_cast<int>(std::fabs(old)));
+          float v = old;
+          while (v == old) v = static_cast<float>(static_cast<int>(rng() % (2 * m + 1)) - m);
+          write(x + at, v);
+          sum += static_cast<double>(v) - old;
+        }
+        expected = in.op == Op::kSum ? sum : sum / static_cast<double>(n);
+        break;
+      }
+      case Op::kMaximum:
+      case Op::kMinimum:
+      case Op::kArgmax: {
+        const float sign = in.op == Op::kMinimum ? -1.0f : 1.0f;
+        const std::size_t old_at = in.extreme_at[b];
+        write(x + old_at, 0.25f * sign);
+        const std::size_t at = rng() % n;
+        const float value = sign * (2.0f + static_cast<float>(generation % 1024) / 1024.0f);
+        write(x + at, value);
+        in.extreme_at[b] = at;
+        expected = in.op == Op::kArgmax ? static_cast<double>(at) : value;
+        break;
+      }
+      case Op::kProduct: {
+        const std::size_t at = rng() % n;
+        const float old = read(x + at);
+        float v = 1.0f;
+        if (old == 1.0f) {  // gain a factor, steering the exponent back towards zero
+          const int exponent = std::ilogb(expected);
+          v = rng() % 3 == 0 ? -1.0f : exponent > 0 ? 0.5f : 2.0f;
+        }
+        write(x + at, v);
+        expected = expected / old * v;
+        break;
+      }
+    }
+  }
+  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());  // the changes have landed before any call
+}
+
 Inputs& inputs_for(Op op, std::size_t n) {
   static std::unique_ptr<Inputs> current;
   if (!current || current->n != n || current->op != op) {
@@ -155,6 +229,8 @@ Inputs& inputs_for(Op op, std::size_t n) {
       double expected = 0;
       std::vector<float> host = make_input(op, n, run_seed() + 1000 * k + n, expected);
       fresh->expected.push_back(expected);
+      fresh->extreme_at.push_back(
+          n > 0 ? reduce::mix(run_seed() + 1000 * k + n, 99) % n : 0);
       fresh->device.emplace_back(host);
       if (k == 0) fresh->host0 = std::move(host);
     }
@@ -181,6 +257,8 @@ bool correct(Op op, std::int64_t got_bits, double expected, double& got_value) {
 }
 
 // ---- measuring ---------------------------------------------------------------------------
+
+std::string fixed(double v, int digits);
 
 /// What one benchmark measured, for the tables printed at the end.
 struct Row {
@@ -247,6 +325,73 @@ void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
       state.SkipWithError(row.status.c_str());
     }
   } catch (const std::exception& e) {
+    row.status = e.what();
+    state.SkipWithError(e.what());
+  }
+}
+
+/// A graded lab: each sample is one request to its runner, one call per input, timed by this
+/// process's clock; every call's result is the copy captured in stream order right after it.
+void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
+  Row& row = g_rows[{impl.op, n, impl.name}];
+  try {
+    Inputs& in = inputs_for(impl.op, n);
+    std::vector<const float*> inputs;
+    for (const DeviceBuffer<float>& b : in.device) inputs.push_back(b.data());
+    DeviceBuffer<std::int64_t> capture(kRotation);
+    const std::string entry = op_name(impl.op);
+    std::mt19937_64 rng(run_seed() ^ 0x6A09E667F3BCC909ull ^ n);
+    impl.remote->run_timed(entry, inputs, n, kRotation, capture.data());  // warm-up
+    std::vector<double> samples, events;
+    int wrong = 0;
+    const std::size_t rb = impl.op == Op::kArgmax ? sizeof(std::int64_t) : sizeof(float);
+    for (auto _ : state) {
+      mutate(in, rng);  // outside the clock: this process's own work
+      const reduce::remote::TimedRun t =
+          impl.remote->run_timed(entry, inputs, n, kRotation, capture.data());
+      const double ms = t.host_ms / kRotation;
+      state.SetIterationTime(ms * 1e-3);
+      samples.push_back(ms);
+      events.push_back(t.event_ms / kRotation);
+      std::vector<unsigned char> got(rb * kRotation);
+      REDUCE_CUDA_CHECK(cudaMemcpy(got.data(), capture.data(), got.size(), cudaMemcpyDeviceToHost));
+      for (int b = 0; b < kRotation; ++b) {
+        std::int64_t bits = 0;
+        std::memcpy(&bits, got.data() + b * rb, rb);
+        double value = 0;
+        const bool ok = correct(impl.op, bits, in.expected[b], value);
+        if (!ok) ++wrong;
+        if (!ok || wrong == 0) {
+          row.result = value;
+          row.error = std::fabs(value - in.expected[b]);
+        }
+      }
+    }
+    impl.remote->stop();  // the runner keeps the inputs mapped; they are freed after this row
+    const double bytes = static_cast<double>(n) * sizeof(float);
+    row.median_us = median(samples) * 1e3;
+    row.gbps = bytes / (row.median_us * 1e-6) / 1e9;
+    const double event_us = median(events) * 1e3;
+    state.SetBytesProcessed(static_cast<std::int64_t>(bytes) * state.iterations());
+    state.counters["median_us"] = row.median_us;
+    state.counters["median_gbps"] = row.gbps;
+    state.counters["runner_event_us"] = event_us;
+    state.counters["wrong_results"] = wrong;
+    state.counters["runner_starts"] = impl.remote->starts();
+    if (wrong > 0) {
+      row.status = "WRONG in " + std::to_string(wrong) + " timed calls (results captured in " +
+                   "stream order; inputs changed before every sample)";
+      state.SkipWithError(row.status.c_str());
+    } else if (event_us < 0.8 * row.median_us - 20.0) {
+      // The runner's events say the calls took far less than this process saw: they were
+      // rewritten, or the work ran outside the stream they time.
+      row.status = "clocks disagree: the lab's process reports " + fixed(event_us, 1) +
+                   " us per call, the grader's clock " + fixed(row.median_us, 1) + " us";
+      state.counters["clocks_disagree"] = 1;
+      state.SkipWithError(row.status.c_str());
+    }
+  } catch (const std::exception& e) {
+    if (impl.remote) impl.remote->stop();
     row.status = e.what();
     state.SkipWithError(e.what());
   }
@@ -323,11 +468,20 @@ std::size_t parse_size(const std::string& text) {
       std::llround(std::pow(std::stod(text.substr(0, caret)), std::stod(text.substr(caret + 1)))));
 }
 
-/// Every operation each lab library exports, found by its C name.
+/// Trusted labs (the ladder): every operation each lab library exports, found by its C name
+/// and called in this process. From REDUCE_LABS ("name=path,...") or REDUCE_LABS_FILE (one
+/// "name=path" per line: <build>/<tree>/labs.txt).
 std::vector<Impl> load_labs() {
-  const char* env = std::getenv("REDUCE_LABS");
+  std::vector<std::string> entries;
+  if (const char* env = std::getenv("REDUCE_LABS")) entries = split(env, ',');
+  if (const char* file = std::getenv("REDUCE_LABS_FILE")) {
+    std::ifstream list(file);
+    if (!list) std::fprintf(stderr, "cannot read REDUCE_LABS_FILE %s\n", file);
+    for (std::string line; std::getline(list, line);)
+      if (!line.empty()) entries.push_back(line);
+  }
   std::vector<Impl> labs;
-  for (const std::string& entry : split(env != nullptr ? env : REDUCE_DEFAULT_LABS, ',')) {
+  for (const std::string& entry : entries) {
     const auto eq = entry.find('=');
     const std::string name = entry.substr(0, eq);
     const std::string path = eq == std::string::npos ? entry : entry.substr(eq + 1);
@@ -354,6 +508,32 @@ std::vector<Impl> load_labs() {
              [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
                               cudaStream_t s) { run(in, n, static_cast<float*>(out), ws, s); }});
       }
+    }
+  }
+  return labs;
+}
+
+/// Labs being graded (REDUCE_REMOTE_LABS="name=op:path,..."): never loaded here; each runs in a
+/// lab runner process of its own.
+std::vector<Impl> remote_labs() {
+  std::vector<Impl> labs;
+  const char* env = std::getenv("REDUCE_REMOTE_LABS");
+  if (env == nullptr) return labs;
+  for (const std::string& entry : split(env, ',')) {
+    const auto eq = entry.find('=');
+    const auto colon = entry.find(':', eq);
+    if (eq == std::string::npos || colon == std::string::npos) {
+      std::fprintf(stderr, "REDUCE_REMOTE_LABS: expected name=op:path, got %s\n", entry.c_str());
+      continue;
+    }
+    const std::string op = entry.substr(eq + 1, colon - eq - 1);
+    reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
+    options.library = entry.substr(colon + 1);
+    for (Op candidate : kOps) {
+      if (op != op_name(candidate)) continue;
+      Impl impl{candidate, entry.substr(0, eq), nullptr, nullptr};
+      impl.remote = std::make_shared<reduce::remote::RemoteLab>(options);
+      labs.push_back(impl);
     }
   }
   return labs;
@@ -526,7 +706,8 @@ int main(int argc, char** argv) {
     for (int e = 10; e <= 30; e += 2) sizes.push_back(std::size_t{1} << e);
   }
 
-  const std::vector<Impl> labs = load_labs();
+  std::vector<Impl> labs = load_labs();
+  for (Impl& remote : remote_labs()) labs.push_back(remote);
   std::vector<Impl> impls;
   for (Op op : kOps) {
     const bool present =
@@ -549,7 +730,10 @@ int main(int argc, char** argv) {
                       ? benchmark::RegisterBenchmark(
                             name.c_str(), [op, n](benchmark::State& s) { bench_host(s, op, n); })
                       : benchmark::RegisterBenchmark(name.c_str(), [impl, n](benchmark::State& s) {
-                          bench_device(s, impl, n);
+                          if (impl.remote)
+                            bench_remote(s, impl, n);
+                          else
+                            bench_device(s, impl, n);
                         });
         b->UseManualTime()->Unit(benchmark::kMicrosecond)->MinTime(impl.on_host ? 0.2 : 0.1);
       }

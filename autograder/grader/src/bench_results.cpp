@@ -73,6 +73,7 @@ BenchResults parse_bench_json(const std::string& text) {
   }
   if (json.contains("context") && json["context"].is_object()) {
     results.ceiling_gbps = number_of(json["context"], "ceiling_gbps");
+    results.theoretical_gbps = number_of(json["context"], "theoretical_gbps");
     results.gpu = string_of(json["context"], "gpu");
   }
   if (json.contains("benchmarks") && json["benchmarks"].is_array()) {

@@ -1,5 +1,6 @@
 #include <reduce_grade/build.hpp>
 #include <reduce_grade/process.hpp>
+#include <reduce_grade/staging.hpp>
 #include <reduce_grade/util.hpp>
 
 #include <fmt/format.h>
@@ -47,18 +48,35 @@ fs::path lab_library_path(const fs::path& build_dir, const std::string& lab,
   return build_dir / "submission" / "lib" / fmt::format("lib{}_{}.so", lab, op);
 }
 
-fs::path test_binary_path(const fs::path& build_dir, const std::string& lab, const std::string& op,
-                          bool hidden) {
-  return build_dir / "submission" / "bin" /
-         fmt::format("{}_{}_{}test", lab, op, hidden ? "hidden_" : "");
+fs::path test_binary_path(const fs::path& build_dir, const std::string& op, bool hidden) {
+  return build_dir / "bin" / fmt::format("{}_{}test", op, hidden ? "hidden_" : "");
 }
 
-fs::path bench_binary_path(const fs::path& build_dir) {
-  const fs::path bin = build_dir / "submission" / "bin";
-  std::error_code ec;
-  if (!fs::exists(bin / "reduce_bench", ec) && fs::exists(bin / "sum_bench", ec))
-    return bin / "sum_bench";
-  return bin / "reduce_bench";
+fs::path bench_binary_path(const fs::path& build_dir) { return build_dir / "bin" / "reduce_bench"; }
+
+fs::path staging_tree(const fs::path& build_dir) { return build_dir / "staging"; }
+
+std::string lab_dependencies(const fs::path& build_dir, const std::string& lab,
+                             const std::string& op) {
+  // Ninja keeps every object's dependency list (the compiler's -MD output) in its deps log.
+  ProcessSpec spec;
+  spec.argv = {"ninja", "-C", build_dir.string(), "-t", "deps"};  // the grader builds with Ninja
+  spec.timeout_s = 60;
+  spec.output_cap = std::size_t{64} << 20;
+  const ProcessResult r = run_process(spec);
+  const std::string marker = fmt::format("submission_{}_{}.dir", lab, op);
+  std::string depfile;
+  bool inside = false;
+  for (const std::string& line : split_lines(r.output)) {
+    if (!line.empty() && line[0] != ' ' && line[0] != '\t') {
+      inside = contains(line, marker) && contains(line, ": #deps");
+      if (inside) depfile += line.substr(0, line.find(": #deps")) + ":";
+      continue;
+    }
+    const std::string dep = trim(line);
+    if (inside && !dep.empty()) depfile += " " + replace_all(dep, " ", "\\ ");
+  }
+  return depfile.empty() ? depfile : depfile + "\n";
 }
 
 std::string extract_compiler_errors(const std::string& log, const std::string& submission,
@@ -111,6 +129,7 @@ BuildOutcome build_submission(const BuildOptions& o) {
     return outcome;
   }
 
+  const fs::path staged = staging_tree(o.build_dir);
   const auto ninja = find_program("ninja");
   const std::string cmake = "cmake";
   const std::vector<std::string> keep_going =
@@ -125,7 +144,7 @@ BuildOutcome build_submission(const BuildOptions& o) {
       spec.argv.push_back("Ninja");
     }
     for (const std::string& arg :
-         {std::string("-DCMAKE_BUILD_TYPE=Release"), "-DREDUCE_TREES=" + o.submission.string(),
+         {std::string("-DCMAKE_BUILD_TYPE=Release"), "-DREDUCE_TREES=" + staged.string(),
           std::string("-DREDUCE_LABS_ARE_STUBS=OFF"), "-DREDUCE_ONLY_LABS=" + join(labs, ";"),
           std::string("-DREDUCE_BUILD_TESTS=ON"),
           std::string("-DREDUCE_BUILD_HIDDEN_TESTS=") + (o.hidden ? "ON" : "OFF"),
@@ -152,10 +171,29 @@ BuildOutcome build_submission(const BuildOptions& o) {
     return run_process(spec);
   };
 
+  // ---- stage: a copy of exactly the lab folders, refusing links and special files
+  std::vector<std::string> labs;
+  for (const std::string& lab : o.labs) {
+    const StageResult st = stage_lab(o.submission / lab, staged / lab);
+    if (st.ok) {
+      labs.push_back(lab);
+      continue;
+    }
+    BuildFacts& b = outcome.labs[lab];
+    b.stage = "staging";
+    b.errors = "the lab folder was refused: " + st.describe();
+    say(fmt::format("{}: refused: {}", lab, clip(st.describe(), 1, 200)));
+  }
+  if (labs.empty()) {
+    outcome.configure_problem = "no labs to build";
+    outcome.seconds = now_seconds() - start;
+    return outcome;
+  }
+
   // ---- configure once for all labs
-  say(fmt::format("configure: {} lab{} of {}", o.labs.size(), o.labs.size() == 1 ? "" : "s",
+  say(fmt::format("configure: {} lab{} of {}", labs.size(), labs.size() == 1 ? "" : "s",
                   o.submission.string()));
-  const ProcessResult conf = configure(o.labs, o.log_dir / "configure.log");
+  const ProcessResult conf = configure(labs, o.log_dir / "configure.log");
   if (!conf.succeeded()) {
     std::string errors;
     const auto lines = split_lines(conf.output);
@@ -168,7 +206,7 @@ BuildOutcome build_submission(const BuildOptions& o) {
     if (errors.empty()) errors = clip(conf.output, 20, 4000);
     outcome.configure_problem =
         fmt::format("cmake configure failed ({}):\n{}", conf.describe(), trim(errors));
-    for (const std::string& lab : o.labs) {
+    for (const std::string& lab : labs) {
       BuildFacts& b = outcome.labs[lab];
       b.stage = "configure";
       b.errors = outcome.configure_problem;
@@ -191,13 +229,13 @@ BuildOutcome build_submission(const BuildOptions& o) {
 
   // ---- phase A: every lab library, in one ninja run that keeps going past failures
   std::vector<std::string> lib_targets;
-  for (const std::string& lab : o.labs)
+  for (const std::string& lab : labs)
     for (const OpPlan& plan : o.plans.at(lab))
       lib_targets.push_back(fmt::format("submission_{}_{}", lab, plan.op));
   say(fmt::format("build: lab libraries ({} targets, -j {})", lib_targets.size(), jobs));
   const ProcessResult a = build(lib_targets, o.log_dir / "build-libraries.log", true);
   std::vector<std::string> libs_ok;
-  for (const std::string& lab : o.labs) {
+  for (const std::string& lab : labs) {
     BuildFacts& b = outcome.labs[lab];
     b.library_ok = true;
     for (const OpPlan& plan : o.plans.at(lab))
@@ -226,13 +264,16 @@ BuildOutcome build_submission(const BuildOptions& o) {
   }
 
   // ---- phase B: the test binaries of the labs whose library built
+  // The checkers are course binaries: one per operation, whichever labs use it.
   std::vector<std::string> test_targets;
+  const auto add_target = [&](const std::string& t) {
+    if (std::find(test_targets.begin(), test_targets.end(), t) == test_targets.end())
+      test_targets.push_back(t);
+  };
   for (const std::string& lab : libs_ok) {
     for (const OpPlan& plan : o.plans.at(lab)) {
-      if (plan.public_tests)
-        test_targets.push_back(fmt::format("submission_{}_{}_test", lab, plan.op));
-      if (o.hidden && plan.hidden_tests)
-        test_targets.push_back(fmt::format("submission_{}_{}_hidden_test", lab, plan.op));
+      if (plan.public_tests) add_target(fmt::format("reduce_{}_test", plan.op));
+      if (o.hidden && plan.hidden_tests) add_target(fmt::format("reduce_{}_hidden_test", plan.op));
     }
   }
   std::vector<std::string> labs_ok;
@@ -245,7 +286,7 @@ BuildOutcome build_submission(const BuildOptions& o) {
     // The benchmark does not compile any lab source (it loads the lab libraries at run time),
     // so when every library built it compiles beside the tests instead of after them.
     std::vector<std::string> targets = test_targets;
-    if (o.benchmark && libs_ok.size() == o.labs.size()) targets.push_back("reduce_submission_bench");
+    if (o.benchmark) targets.push_back("reduce_bench");
     say(fmt::format("build: test binaries ({} targets){}", test_targets.size(),
                     targets.size() > test_targets.size() ? " and the benchmark" : ""));
     const ProcessResult b_run = build(targets, o.log_dir / "build-tests.log", true);
@@ -255,12 +296,12 @@ BuildOutcome build_submission(const BuildOptions& o) {
       std::vector<std::string> targets;
       for (const OpPlan& plan : o.plans.at(lab)) {
         if (plan.public_tests) {
-          ok = ok && fs::is_regular_file(test_binary_path(o.build_dir, lab, plan.op, false), ec);
-          targets.push_back(fmt::format("submission_{}_{}_test", lab, plan.op));
+          ok = ok && fs::is_regular_file(test_binary_path(o.build_dir, plan.op, false), ec);
+          targets.push_back(fmt::format("reduce_{}_test", plan.op));
         }
         if (o.hidden && plan.hidden_tests) {
-          ok = ok && fs::is_regular_file(test_binary_path(o.build_dir, lab, plan.op, true), ec);
-          targets.push_back(fmt::format("submission_{}_{}_hidden_test", lab, plan.op));
+          ok = ok && fs::is_regular_file(test_binary_path(o.build_dir, plan.op, true), ec);
+          targets.push_back(fmt::format("reduce_{}_hidden_test", plan.op));
         }
       }
       if (ok) {
@@ -280,29 +321,16 @@ BuildOutcome build_submission(const BuildOptions& o) {
     }
   }
 
-  // ---- phase C: the benchmark. Its target depends on every lab library of the tree (order
-  // only), so with a failed lab in the build graph it would never build: reconfigure without.
+  // ---- phase C: the benchmark, a course binary that never links a lab (a no-op when it was
+  // built beside the tests)
   if (o.benchmark && !labs_ok.empty()) {
-    bool reconfigured_ok = true;
-    bool all_in_graph_ok = true;
-    for (const std::string& lab : o.labs)
-      all_in_graph_ok = all_in_graph_ok && outcome.labs[lab].library_ok;
-    if (!all_in_graph_ok || labs_ok.size() != o.labs.size()) {
-      const ProcessResult re = configure(labs_ok, o.log_dir / "configure-bench.log");
-      reconfigured_ok = re.succeeded();
-      if (!reconfigured_ok)
-        outcome.benchmark_problem = "reconfigure for the benchmark failed: " + re.describe();
-    }
-    if (reconfigured_ok) {
-      say("build: benchmark");  // a no-op when it was built beside the tests
-      const ProcessResult c =
-          build({"reduce_submission_bench"}, o.log_dir / "build-bench.log", false);
-      outcome.benchmark_ok = fs::is_regular_file(bench_binary_path(o.build_dir), ec);
-      if (!outcome.benchmark_ok)
-        outcome.benchmark_problem =
-            fmt::format("the benchmark did not build ({}):\n{}", c.describe(),
-                        extract_compiler_errors(c.output, o.submission.string(), 10));
-    }
+    say("build: benchmark");
+    const ProcessResult c = build({"reduce_bench"}, o.log_dir / "build-bench.log", false);
+    outcome.benchmark_ok = fs::is_regular_file(bench_binary_path(o.build_dir), ec);
+    if (!outcome.benchmark_ok)
+      outcome.benchmark_problem =
+          fmt::format("the benchmark did not build ({}):\n{}", c.describe(),
+                      extract_compiler_errors(c.output, o.submission.string(), 10));
   } else if (o.benchmark) {
     outcome.benchmark_problem = "no lab built";
   } else {

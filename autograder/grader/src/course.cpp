@@ -2,13 +2,13 @@
 #include <reduce_grade/util.hpp>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <optional>
-#include <regex>
 #include <set>
 #include <system_error>
 
@@ -28,7 +28,7 @@ bool is_course_root(const fs::path& dir) {
   std::error_code ec;
   return fs::is_regular_file(dir / "CMakeLists.txt", ec) &&
          fs::is_regular_file(dir / "cmake" / "ReduceLab.cmake", ec) &&
-         fs::is_regular_file(dir / "cmake" / "CourseLabs.cmake", ec) &&
+         fs::is_regular_file(dir / "course.json", ec) &&
          fs::is_directory(dir / "autograder" / "tests", ec);
 }
 
@@ -61,7 +61,7 @@ fs::path find_course_root(const std::string& explicit_root) {
     if (!is_course_root(root))
       throw ConfigError(fmt::format(
           "--root {}: not the course root (expected CMakeLists.txt, cmake/ReduceLab.cmake, "
-          "cmake/CourseLabs.cmake and autograder/tests there)",
+          "course.json and autograder/tests there)",
           explicit_root));
     return root;
   }
@@ -82,75 +82,67 @@ fs::path find_course_root(const std::string& explicit_root) {
       "REDUCE_COURSE_ROOT)");
 }
 
-std::vector<CourseLab> parse_course_labs(const std::string& cmake_text) {
-  // Drop comments first, so a commented-out call does not count.
-  std::string text;
-  for (const std::string& line : split_lines(cmake_text)) {
-    const auto hash = line.find('#');
-    text += hash == std::string::npos ? line : line.substr(0, hash);
-    text += '\n';
-  }
-  std::vector<CourseLab> labs;
-  static const std::regex call(R"(reduce_course_lab\s*\(([^)]*)\))", std::regex::icase);
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), call); it != std::sregex_iterator();
-       ++it) {
-    const std::vector<std::string> words = split((*it)[1].str(), " \t\r\n\"");
-    if (words.empty()) continue;
-    CourseLab lab;
-    lab.folder = words[0];
-    std::string mode;
-    for (std::size_t i = 1; i < words.size(); ++i) {
-      if (words[i] == "OPS" || words[i] == "ORDER") {
-        mode = words[i];
-      } else if (mode == "OPS") {
-        lab.ops.push_back(words[i]);
-      } else if (mode == "ORDER") {
-        lab.order = words[i];
-      }
+Course parse_course_catalogue(const std::string& json_text) {
+  const nlohmann::json json = nlohmann::json::parse(json_text, nullptr, false);
+  if (json.is_discarded() || !json.is_object())
+    throw ConfigError("course.json: not valid JSON");
+  Course course;
+  try {
+    for (const auto& op : json.at("operations")) {
+      CourseOperation o;
+      o.name = op.at("name").get<std::string>();
+      o.entry = op.at("entry").get<std::string>();
+      o.bench = op.value("bench", std::string());
+      course.operations.push_back(o);
     }
-    if (lab.order.empty()) lab.order = "tree";
-    lab.number = std::atoi(lab.folder.c_str());
-    labs.push_back(lab);
+    for (const auto& entry : json.at("labs")) {
+      CourseLab lab;
+      lab.folder = entry.at("folder").get<std::string>();
+      lab.ops = entry.at("ops").get<std::vector<std::string>>();
+      lab.order = entry.value("order", std::string("tree"));
+      lab.number = std::atoi(lab.folder.c_str());
+      for (const std::string& op : lab.ops)
+        if (course.operation(op) == nullptr)
+          throw ConfigError("course.json: lab " + lab.folder + " names the unknown operation " + op);
+      course.labs.push_back(lab);
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw ConfigError(std::string("course.json: ") + e.what());
   }
-  return labs;
+  if (course.labs.empty()) throw ConfigError("course.json: no labs");
+  return course;
 }
 
 Course load_course(const fs::path& root) {
   if (!is_course_root(root))
     throw ConfigError(fmt::format("{}: not the course root", root.string()));
-  Course course;
+  Course course = parse_course_catalogue(read_file(root / "course.json"));
   course.root = root;
-  course.labs = parse_course_labs(read_file(root / "cmake" / "CourseLabs.cmake"));
-  if (course.labs.empty())
-    throw ConfigError(fmt::format("{}: no reduce_course_lab(...) entries",
-                                  (root / "cmake" / "CourseLabs.cmake").string()));
   return course;
 }
 
-const std::vector<std::string>& benchmarked_ops() {
-  static const std::vector<std::string> ops = {"sum",     "maximum", "minimum",
-                                               "product", "mean",    "argmax"};
-  return ops;
+const CourseOperation* Course::operation(const std::string& name) const {
+  for (const CourseOperation& op : operations)
+    if (op.name == name) return &op;
+  return nullptr;
 }
 
 std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab) {
   std::error_code ec;
   std::vector<OpPlan> plans;
   for (const std::string& op : lab.ops) {
+    const CourseOperation* info = course.operation(op);
     OpPlan plan;
     plan.op = op;
+    plan.entry = info != nullptr ? info->entry : op;
     plan.public_tests =
         fs::is_regular_file(course.root / "autograder" / "tests" / (op + "_test.cu"), ec);
     plan.hidden_tests =
         fs::is_regular_file(course.root / "autograder" / "hidden" / (op + "_hidden_test.cu"), ec);
-    for (const std::string& base : benchmarked_ops()) {
-      if (op == base) {
-        plan.bench_op = base;
-        plan.bench_name = lab.folder;
-      } else if (starts_with(op, base + "_")) {  // a second mode of the operation
-        plan.bench_op = base;
-        plan.bench_name = lab.folder + "_" + op;
-      }
+    if (info != nullptr && !info->bench.empty()) {
+      plan.bench_op = info->bench;
+      // A second mode of an operation (sum_deterministic) gets a row of its own.
+      plan.bench_name = op == info->entry ? lab.folder : lab.folder + "_" + op;
     }
     plans.push_back(plan);
   }

@@ -1,5 +1,6 @@
 #include <reduce_grade/bench_results.hpp>
 #include <reduce_grade/grader.hpp>
+#include <reduce_grade/isolation.hpp>
 #include <reduce_grade/library_check.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/sanitizer.hpp>
@@ -71,6 +72,7 @@ struct LabRunContext {
   const Rubric& rubric;
   const std::vector<std::pair<std::string, std::string>>& env;
   const fs::path& sanitizer;  ///< compute-sanitizer (empty: not found)
+  const std::vector<std::string>& sandbox;  ///< the runner's sandbox command (empty: none)
   fs::path logs;              ///< <out>/logs
   const std::string& tag;
   Progress& progress;
@@ -81,11 +83,21 @@ std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab) {
   return cl != nullptr ? plan_ops(c.course, *cl) : std::vector<OpPlan>{};
 }
 
+/// The checker's arguments that name the lab under test (the checker starts its runner).
+std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,
+                                  const OpPlan& plan) {
+  const CourseLab* cl = c.course.find(lab);
+  return {"--lab=" + lab_library_path(c.p.build_dir, lab, plan.op).string(),
+          "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")),
+          "--lab-name=" + lab};
+}
+
 SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
                            bool hidden) {
   const Limits& limits = c.rubric.limits;
   SuiteOptions so;
-  so.binary = test_binary_path(c.p.build_dir, lab, plan.op, hidden);
+  so.binary = test_binary_path(c.p.build_dir, plan.op, hidden);
+  so.args = lab_args(c, lab, plan);
   so.env = c.env;
   so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
   so.output_cap = limits.output_cap_bytes;
@@ -138,11 +150,19 @@ bool check_lab(LabFacts& f, const LabRunContext& c) {
         if (!plan.public_tests) continue;
         c.progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", c.tag, f.lab, tool,
                                     multi ? " (" + plan.op + ")" : ""));
-        SanitizerRun run =
-            run_sanitizer(c.sanitizer, tool, test_binary_path(c.p.build_dir, f.lab, plan.op, false),
-                          c.rubric.sanitizer.filter_for(plan.op), c.env, limits.sanitizer_timeout_s,
-                          limits.output_cap_bytes,
-                          c.logs / f.lab / (multi ? plan.op + "_" + tool + ".log" : tool + ".log"));
+        SanitizerSpec spec;
+        spec.sanitizer = c.sanitizer;
+        spec.tool = tool;
+        spec.checker = test_binary_path(c.p.build_dir, plan.op, false);
+        spec.args = lab_args(c, f.lab, plan);
+        spec.filter = c.rubric.sanitizer.filter_for(plan.op);
+        spec.env = c.env;
+        spec.runner_prefix = c.sandbox;
+        spec.timeout_s = limits.sanitizer_timeout_s;
+        spec.output_cap = limits.output_cap_bytes;
+        spec.log_file =
+            c.logs / f.lab / (multi ? plan.op + "_" + tool + ".log" : tool + ".log");
+        SanitizerRun run = run_sanitizer(spec);
         if (multi) run.op = plan.op;
         c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s)", c.tag, f.lab, run.describe(),
                                     run.clean() ? " - clean" : "", run.seconds));
@@ -217,11 +237,18 @@ GpuProbe probe_gpu() {
 namespace {
 
 /// The lab's facts from one benchmark process: its rows beside the same run's ceiling and CUB.
+std::size_t timed_size(const Rubric& rubric, std::uint64_t seed) {
+  // Never the same n twice and never a power of two: nothing can be prepared for it.
+  const std::size_t n = parse_size(rubric.performance.size);
+  return n - 1 - static_cast<std::size_t>(seed % 4093);
+}
+
+
 PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
                             const BenchResults& results, const Rubric& rubric,
-                            const fs::path& log) {
+                            const fs::path& log, std::uint64_t seed) {
   PerfFacts perf;
-  perf.n = parse_size(rubric.performance.size);
+  perf.n = timed_size(rubric, seed);
   perf.log = log.string();
   if (contains(r.output, "no CUDA device")) {
     perf.problem = "no CUDA device";
@@ -266,6 +293,18 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
       perf.problem = "the benchmark measured no ceiling";
       return perf;
     }
+    // Faster than the GPU can read is not a fast lab: the work was not done, or not timed.
+    const double tolerance = 1.10;  // noise between the probe's run and the lab's
+    if ((perf.probe_gbps > 0 && row->median_gbps > tolerance * perf.probe_gbps) ||
+        (results.theoretical_gbps > 0 && row->median_gbps > results.theoretical_gbps)) {
+      perf.problem = fmt::format(
+          "physically impossible: {} read at {} GB/s, above what this GPU can read (ceiling "
+          "probe {} GB/s, theoretical peak {} GB/s); no performance points",
+          plan.op, fixed(row->median_gbps, 1), fixed(perf.probe_gbps, 1),
+          fixed(results.theoretical_gbps, 1));
+      perf.impossible = true;
+      return perf;
+    }
     const double fraction = row->median_gbps / ceiling;
     perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", plan.op,
                                fraction_text(fraction), fixed(row->median_gbps, 1));
@@ -293,14 +332,15 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
 std::map<std::string, PerfFacts> run_benchmarks(const fs::path& build_dir,
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
-                                                const fs::path& log_dir) {
+                                                const fs::path& log_dir,
+                                                const std::vector<std::string>& runner_prefix) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
   std::string libs, families, names;
   for (const BenchTarget& target : targets) {
     for (const OpPlan& plan : target.plans) {
       if (plan.bench_op.empty()) continue;
-      libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" +
+      libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" + plan.entry + ":" +
               lab_library_path(build_dir, target.lab, plan.op).string();
       if (!contains("|" + families + "|", "|" + plan.bench_op + "|"))
         families += (families.empty() ? "" : "|") + plan.bench_op;
@@ -319,23 +359,28 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& build_dir,
   spec.argv = {bench_binary_path(build_dir).string(),
                "--benchmark_filter=^(" + families + ")/(stream_read|cub" + names + ")/",
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
-  spec.env = {{"REDUCE_LABS", libs},
-              {"REDUCE_BENCH_SIZES", rubric.performance.size},
-              {"REDUCE_SEED", std::to_string(seed)}};
+  std::string prefix;
+  for (const std::string& word : runner_prefix) prefix += (prefix.empty() ? "" : "\x1f") + word;
+  spec.env = {{"REDUCE_REMOTE_LABS", libs},
+              {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, seed))},
+              {"REDUCE_SEED", std::to_string(seed)},
+              {"REDUCE_RUNNER_PREFIX", prefix},
+              {"REDUCE_CALL_TIMEOUT_S", "60"}};
   spec.timeout_s = rubric.limits.bench_timeout_s;
   spec.output_cap = rubric.limits.output_cap_bytes;
   spec.log_file = log_dir / "bench.log";
   const ProcessResult r = run_process(spec);
   const BenchResults results = parse_bench_json(read_file(json_path));
   for (const BenchTarget& target : targets)
-    perf[target.lab] = perf_from_results(target, r, results, rubric, spec.log_file);
+    perf[target.lab] = perf_from_results(target, r, results, rubric, spec.log_file, seed);
   return perf;
 }
 
 PerfFacts run_benchmark(const fs::path& build_dir, const std::string& lab,
                         const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
-                        const fs::path& log_dir) {
-  return run_benchmarks(build_dir, {BenchTarget{lab, plans}}, rubric, seed, log_dir)[lab];
+                        const fs::path& log_dir, const std::vector<std::string>& runner_prefix) {
+  return run_benchmarks(build_dir, {BenchTarget{lab, plans}}, rubric, seed, log_dir,
+                        runner_prefix)[lab];
 }
 
 PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric,
@@ -464,8 +509,25 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   report.messages = p.messages;
   bool gpu = gpu_probe.present && !o.no_gpu;
   report.gpu = gpu ? gpu_probe.name : "";
+  // The lab's process (runner) sees none of the course but what it needs to run, and no report.
+  std::error_code ec0;
+  fs::create_directories(o.out / "logs", ec0);
+  const Isolation isolation =
+      gpu ? detect_isolation({course.root, fs::absolute(o.out, ec0), p.build_dir},
+                             {p.build_dir / "bin" / "reduce_lab_runner", p.build_dir / "lib",
+                              p.build_dir / "submission" / "lib"},
+                             {fs::absolute(o.out / "logs", ec0)})
+          : Isolation{false, "not needed: no lab code ran", {}};
+  report.isolation = isolation.description;
+  progress.line(tag + "isolation of the lab's process: " + isolation.description);
+  std::string prefix;
+  for (const std::string& word : isolation.runner_prefix)
+    prefix += (prefix.empty() ? "" : "\x1f") + word;
+  // The seed reaches the checkers only: the lab's runner gets a clean environment.
   const std::vector<std::pair<std::string, std::string>> env = {
-      {"REDUCE_SEED", std::to_string(p.seed)}};
+      {"REDUCE_SEED", std::to_string(p.seed)},
+      {"REDUCE_RUNNER_PREFIX", prefix},
+      {"REDUCE_CALL_TIMEOUT_S", "60"}};
   const fs::path sanitizer = gpu ? find_compute_sanitizer() : fs::path();
   const Limits& limits = rubric.limits;
   std::error_code ec;
@@ -478,7 +540,8 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
     f.gpu = gpu;
     if (gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
   }
-  const LabRunContext context{p, course, rubric, env, sanitizer, o.out / "logs", tag, progress};
+  const LabRunContext context{p,         course,        rubric, env, sanitizer,
+                              isolation.runner_prefix, o.out / "logs", tag, progress};
   std::atomic<std::size_t> next{0};
   std::atomic<bool> cuda_missing{false};
   auto worker = [&] {
@@ -542,7 +605,8 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
     progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", tag, targets.size(),
                               rubric.performance.size));
     std::map<std::string, PerfFacts> perf =
-        run_benchmarks(p.build_dir, targets, rubric, p.seed, o.out / "logs" / "benchmark");
+        run_benchmarks(p.build_dir, targets, rubric, p.seed, o.out / "logs" / "benchmark",
+                       isolation.runner_prefix);
     for (const BenchTarget& target : targets) {
       LabFacts& f = *std::find_if(p.labs.begin(), p.labs.end(),
                                   [&](const LabFacts& l) { return l.lab == target.lab; });
@@ -550,7 +614,8 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
       if (!f.perf.ran && targets.size() > 1) {
         progress.line(fmt::format("{}{}: benchmark again, alone", tag, f.lab));
         f.perf =
-            run_benchmark(p.build_dir, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab);
+            run_benchmark(p.build_dir, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab,
+                          isolation.runner_prefix);
       }
       if (f.perf.ran) {
         const LabRubric* lr = rubric.find(f.lab);
@@ -566,6 +631,14 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
     }
   }
 
+  // Nothing the submission started may outlive its grading, or touch the reports below.
+  if (const int strays = kill_stray_processes(); strays > 0) {
+    report.messages.push_back(fmt::format(
+        "{} process(es) the submission left running were killed before the reports were "
+        "written",
+        strays));
+    progress.line(tag + report.messages.back());
+  }
   report.gpu_available = gpu;
   if (!gpu) {
     report.gpu.clear();

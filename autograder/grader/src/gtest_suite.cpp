@@ -101,6 +101,9 @@ std::vector<std::string> parse_gtest_list(const std::string& output) {
   return names;
 }
 
+/// How the course's checkers mark a skip they decided themselves.
+const char* const kCheckerSkip = "[checker]";
+
 StreamParse parse_gtest_stream(const std::string& output) {
   static const std::string kRun = "[ RUN      ] ";
   static const std::string kOk = "[       OK ] ";
@@ -217,7 +220,9 @@ SuiteRun run_gtest_suite(const SuiteOptions& options) {
     return run;
   }
   ProcessSpec list;
-  list.argv = {options.binary.string(), "--gtest_list_tests"};
+  list.argv = {options.binary.string()};
+  list.argv.insert(list.argv.end(), options.args.begin(), options.args.end());
+  list.argv.push_back("--gtest_list_tests");
   list.env = options.env;
   list.timeout_s = std::min(60.0, options.timeout_s);
   list.output_cap = options.output_cap;
@@ -244,8 +249,10 @@ SuiteRun run_gtest_suite(const SuiteOptions& options) {
                                    : log_path(suffix + ".json");
     fs::remove(json_path, ec);
     ProcessSpec spec;
-    spec.argv = {options.binary.string(), "--gtest_color=no",
-                 "--gtest_output=json:" + json_path.string()};
+    spec.argv = {options.binary.string()};
+    spec.argv.insert(spec.argv.end(), options.args.begin(), options.args.end());
+    spec.argv.push_back("--gtest_color=no");
+    spec.argv.push_back("--gtest_output=json:" + json_path.string());
     if (attempt > 0) spec.argv.push_back("--gtest_filter=" + gtest_filter_for(remaining));
     spec.env = options.env;
     spec.timeout_s = options.timeout_s;
@@ -336,6 +343,13 @@ SuiteRun run_gtest_suite(const SuiteOptions& options) {
   for (const std::string& n : names) {
     TestOutcome& o = done[n];
     o.name = n;
+    // Only the checker may decide a skip (no GPU, a GPU too small in total for the test): its
+    // skip messages say "[checker]". Any other skip is one the lab could have provoked.
+    if (o.result == TestResult::kSkipped && !contains(o.message, kCheckerSkip)) {
+      o.result = TestResult::kFailed;
+      o.message = "skipped without the checker deciding it (counted as failed): " + o.message;
+      ++run.unexplained_skips;
+    }
     if (contains(o.message, "not implemented: see")) run.not_implemented = true;
     run.tests.push_back(o);
   }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <system_error>
@@ -35,16 +36,28 @@ bool is_stub_symbol(const std::string& symbol) {
 
 }  // namespace
 
+std::string LibraryFinding::text() const {
+  if (kind == "header" || kind == "import" || kind == "export" || kind == "syscall") return what;
+  return kind + " " + what;
+}
+
 std::string LibraryCheck::describe() const {
   if (forbidden.empty()) return inspected ? "no library reductions found" : problem;
-  std::string text = "forbidden library reduction in the lab: ";
+  // Library reductions, or (imports, exports, syscalls, headers outside) other forbidden uses.
+  const bool library = std::any_of(forbidden.begin(), forbidden.end(), [](const LibraryFinding& f) {
+    return f.kind == "symbol" || f.kind == "needed" || f.kind == "include" ||
+           contains(f.what, "is a library reduction");
+  });
+  std::string text =
+      library ? "forbidden library reduction in the lab: " : "forbidden in the lab: ";
   std::set<std::string> seen;
   std::size_t shown = 0;
   // Most readable first: #include lines, NEEDED libraries, then symbols that begin with the
   // library's namespace (cub::DeviceReduce::Sum<...>), then the rest (guard variables...).
   auto rank = [](const LibraryFinding& f) {
-    if (f.kind == "include") return 0;
-    if (f.kind == "needed") return 1;
+    if (f.kind == "include" || f.kind == "header") return 0;
+    if (f.kind == "needed" || f.kind == "import" || f.kind == "export" || f.kind == "syscall")
+      return 1;
     if (starts_with(f.what, "cub::") || starts_with(f.what, "thrust::") ||
         starts_with(f.what, "cublas") || starts_with(f.what, "cudnn"))
       return 2;
@@ -59,8 +72,8 @@ std::string LibraryCheck::describe() const {
       text += fmt::format("; and {} more", forbidden.size() - shown);
       break;
     }
-    const std::string item =
-        fmt::format("{} {}", f.kind, f.what.size() > 120 ? f.what.substr(0, 117) + "..." : f.what);
+    const std::string full = f.text();
+    const std::string item = full.size() > 160 ? full.substr(0, 157) + "..." : full;
     if (!seen.insert(item).second) continue;
     text += (shown == 0 ? "" : "; ") + item;
     ++shown;
@@ -199,6 +212,365 @@ std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryR
     }
   }
   return findings;
+}
+
+// ---- what the compiler read ---------------------------------------------------------------
+
+std::vector<std::string> parse_depfile(const std::string& text) {
+  std::vector<std::string> deps;
+  std::string token;
+  bool in_token = false;
+  bool after_colon = false;  // the targets of the current rule are behind us
+  const auto finish = [&] {
+    if (!in_token) return;
+    in_token = false;
+    if (after_colon) {
+      deps.push_back(token);
+    } else if (const std::size_t colon = token.find(':'); colon != std::string::npos) {
+      after_colon = true;  // "target:" or ":" or "target:dep"
+      if (colon + 1 < token.size()) deps.push_back(token.substr(colon + 1));
+    }
+    token.clear();
+  };
+  const auto add = [&](char c, std::size_t count = 1) {
+    token.append(count, c);
+    in_token = in_token || count > 0;
+  };
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const char c = text[i];
+    if (c == '\\') {
+      // A run of k backslashes: before a space or a line end, pairs are literal backslashes and
+      // an odd one escapes the space (or continues the line); elsewhere all are literal.
+      std::size_t k = 0;
+      while (i + k < n && text[i + k] == '\\') ++k;
+      const std::size_t next = i + k;
+      const bool crlf = next + 1 < n && text[next] == '\r' && text[next + 1] == '\n';
+      if (next < n && (text[next] == '\n' || crlf)) {
+        add('\\', k / 2);
+        finish();
+        if (k % 2 == 0) after_colon = false;  // an escaped backslash, then the rule's end
+        i = next + (crlf ? 2 : 1);
+      } else if (next < n && (text[next] == ' ' || text[next] == '\t')) {
+        add('\\', k / 2);
+        if (k % 2 == 1) {
+          add(text[next]);
+          i = next + 1;
+        } else {
+          i = next;
+        }
+      } else if (next < n && text[next] == '#') {
+        add('\\', k / 2);
+        add('#');
+        i = next + 1;
+      } else {
+        add('\\', k);
+        i = next;
+      }
+    } else if (c == '$' && i + 1 < n && text[i + 1] == '$') {
+      add('$');
+      i += 2;
+    } else if (c == '\n') {
+      finish();
+      after_colon = false;
+      ++i;
+    } else if (c == ' ' || c == '\t' || c == '\r') {
+      finish();
+      ++i;
+    } else {
+      add(c);
+      ++i;
+    }
+  }
+  finish();
+  return deps;
+}
+
+namespace {
+
+/// \p path made absolute against \p base (empty: the current folder), nothing removed.
+fs::path absolute_to(const fs::path& path, const fs::path& base) {
+  std::error_code ec;
+  if (path.is_absolute()) return path;
+  return (base.empty() ? fs::current_path(ec) : fs::absolute(base, ec)) / path;
+}
+
+/// Absolute, symbolic links resolved where the file exists, `..` removed, no trailing '/'.
+/// `..` is not removed before the links are resolved: "link/.." is the link target's parent,
+/// as the compiler's open() found it, not the link's folder.
+fs::path resolved(const fs::path& path, const fs::path& base) {
+  std::error_code ec;
+  const fs::path p = absolute_to(path, base);
+  fs::path c = fs::weakly_canonical(p, ec);
+  if (ec) c = p;
+  c = c.lexically_normal();
+  if (c.has_relative_path() && c.filename().empty()) c = c.parent_path();
+  return c;
+}
+
+/// \p path relative to \p root when it lies below it; empty otherwise.
+fs::path below(const fs::path& path, const fs::path& root) {
+  const fs::path rel = path.lexically_relative(root);
+  if (rel.empty() || rel == "." || *rel.begin() == "..") return {};
+  return rel;
+}
+
+}  // namespace
+
+std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
+                                               const DependencyPolicy& policy) {
+  constexpr std::size_t kMaxOutside = 10;
+  const fs::path lab = policy.lab_dir.empty() ? fs::path{} : resolved(policy.lab_dir, {});
+  std::set<fs::path> contract;
+  for (const fs::path& h : policy.contract_headers) contract.insert(resolved(h, {}));
+  std::vector<fs::path> roots;
+  for (const fs::path& r : policy.toolkit_roots) roots.push_back(resolved(r, {}));
+  for (const fs::path& r : policy.system_roots) roots.push_back(resolved(r, {}));
+
+  std::vector<LibraryFinding> findings;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> per_library;  // finding, more
+  std::size_t outside = 0;
+  std::set<fs::path> seen;
+  for (const std::string& dep : parse_depfile(depfile_text)) {
+    const fs::path path = resolved(dep, policy.base_dir);
+    if (!seen.insert(path).second || contract.count(path) != 0) continue;
+    if (!lab.empty() && !below(path, lab).empty()) continue;
+    fs::path rel;
+    for (const fs::path& root : roots)
+      if (!(rel = below(path, root)).empty()) break;
+    if (!rel.empty()) {
+      // Below a toolkit or system root: allowed unless it belongs to a library.
+      std::string library;
+      fs::path from_library;
+      const std::vector<fs::path> parts(rel.begin(), rel.end());
+      for (std::size_t i = 0; i + 1 < parts.size() && library.empty(); ++i)
+        for (const auto& [folder, name] : policy.library_folders)
+          if (parts[i] == folder) {
+            library = name;
+            for (std::size_t j = i; j < parts.size(); ++j) from_library /= parts[j];
+            break;
+          }
+      for (const auto& [prefix, name] : policy.library_headers)
+        if (library.empty() && starts_with(rel.filename().string(), prefix)) {
+          library = name;
+          from_library = rel;
+        }
+      if (library.empty()) continue;
+      auto [it, first] = per_library.try_emplace(library, findings.size(), 0);
+      if (first)
+        findings.push_back(
+            {"header", fmt::format("forbidden header: {} ({}) is a library reduction",
+                                   from_library.generic_string(), library)});
+      else
+        ++it->second.second;
+      continue;
+    }
+    if (++outside > kMaxOutside) continue;
+    std::string what = fmt::format(
+        "forbidden header: {} is outside the lab folder, the contract headers and the CUDA "
+        "toolkit",
+        path.string());
+    const fs::path named = absolute_to(dep, policy.base_dir);
+    if (named != path) what += " (reached as " + dep + ")";
+    findings.push_back({"header", what});
+  }
+  for (const auto& [library, entry] : per_library)
+    if (entry.second > 0)
+      findings[entry.first].what += fmt::format("; and {} more {} header{}", entry.second, library,
+                                                entry.second == 1 ? "" : "s");
+  if (outside > kMaxOutside)
+    findings.push_back(
+        {"header", fmt::format("forbidden header: and {} more files outside the lab folder, the "
+                               "contract headers and the CUDA toolkit",
+                               outside - kMaxOutside)});
+  return findings;
+}
+
+// ---- what the linker produced -------------------------------------------------------------
+
+namespace {
+
+/// The type letter and the name of one `nm` line ("0000000000001530 T reduce::sum(...)",
+/// "                 U dlopen@GLIBC_2.34"); nullopt for anything else ("nm: x.so: no symbols").
+std::optional<std::pair<char, std::string>> nm_entry(const std::string& line) {
+  static const std::regex entry(R"(^\s*(?:[0-9a-fA-F]{8,}\s+)?([A-Za-z?])\s+(\S.*?)\s*$)");
+  std::smatch m;
+  if (!std::regex_match(line, m, entry)) return std::nullopt;
+  return std::make_pair(m.str(1)[0], m.str(2));
+}
+
+/// \p name without a symbol version ("dlopen@GLIBC_2.34", "reduce_sum_lab@@LAB_1").
+std::string unversioned(const std::string& name) {
+  const std::size_t at = name.find('@');
+  if (at == std::string::npos || name.find_first_of("() <>,", at) != std::string::npos) return name;
+  return name.substr(0, at);
+}
+
+}  // namespace
+
+ContractExports contract_exports(const std::vector<std::string>& ops) {
+  static const std::vector<std::string> contract_ops = {"sum",     "maximum", "minimum",
+                                                        "product", "mean",    "argmax"};
+  ContractExports allowed;
+  const auto add = [](std::vector<std::string>& list, const std::string& name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
+  };
+  for (const std::string& op : ops) {
+    if (op == "atomic_max") {
+      add(allowed.cxx_prefixes, "reduce::atomic_max_apply(");
+      continue;
+    }
+    std::string base = op;
+    for (const std::string& known : contract_ops)
+      if (op == known || starts_with(op, known + "_")) {
+        base = known;
+        break;
+      }
+    add(allowed.c_names, "reduce_" + base + "_lab");
+    add(allowed.cxx_prefixes, "reduce::" + base + "(");
+    add(allowed.cxx_prefixes, "reduce::" + base + "_workspace_bytes(");
+  }
+  return allowed;
+}
+
+std::vector<LibraryFinding> check_imports(const std::string& nm_undefined_text,
+                                          const SymbolPolicy& policy) {
+  const std::set<std::string> forbidden(policy.forbidden_imports.begin(),
+                                        policy.forbidden_imports.end());
+  std::vector<LibraryFinding> findings;
+  std::set<std::string> found;
+  for (const std::string& line : split_lines(nm_undefined_text)) {
+    const auto entry = nm_entry(line);
+    if (!entry) continue;
+    const std::string name = unversioned(entry->second);
+    if (forbidden.count(name) != 0 && found.insert(name).second)
+      findings.push_back({"import", "forbidden import: " + name});
+  }
+  return findings;
+}
+
+std::vector<LibraryFinding> check_exports(const std::string& nm_defined_text,
+                                          const std::vector<std::string>& ops,
+                                          const SymbolPolicy& policy) {
+  constexpr std::size_t kShown = 8;
+  const ContractExports allowed = contract_exports(ops);
+  const auto is_allowed = [&](const std::string& name) {
+    for (const std::string& c : allowed.c_names)
+      if (name == c) return true;
+    for (const std::string& prefix : allowed.cxx_prefixes)
+      if (starts_with(name, prefix)) return true;
+    for (const std::string& s : policy.standard_exports)
+      if (name == s) return true;
+    return false;
+  };
+  std::vector<std::string> extra;
+  std::set<std::string> seen;
+  for (const std::string& line : split_lines(nm_defined_text)) {
+    const auto entry = nm_entry(line);
+    if (!entry || entry->first == 'U' || entry->first == 'w' || entry->first == 'v') continue;
+    const std::string name = unversioned(entry->second);
+    if (!is_allowed(name) && seen.insert(name).second) extra.push_back(name);
+  }
+  if (extra.empty()) return {};
+  std::string what = "exports symbols outside the lab contract: ";
+  for (std::size_t i = 0; i < extra.size() && i < kShown; ++i)
+    what +=
+        (i == 0 ? "" : ", ") + (extra[i].size() > 120 ? extra[i].substr(0, 117) + "..." : extra[i]);
+  if (extra.size() > kShown) what += fmt::format(" and {} more", extra.size() - kShown);
+  return {{"export", what}};
+}
+
+std::vector<LibraryFinding> check_host_code(const std::string& objdump_text) {
+  constexpr std::size_t kMaxFindings = 10;
+  static const std::regex function(R"(^[0-9a-fA-F]+ <(.+)>:\s*$)");
+  static const std::regex instruction(R"(^\s*([0-9a-fA-F]+):\s+(.*)$)");
+  static const std::set<std::string> prefixes = {
+      "lock",   "rep",    "repz",   "repnz",   "repe",     "repne",   "data16",
+      "data32", "addr32", "addr16", "notrack", "bnd",      "cs",      "ds",
+      "es",     "fs",     "gs",     "ss",      "xacquire", "xrelease"};
+  std::vector<LibraryFinding> findings;
+  std::string current = "?";
+  std::set<std::string> reported;
+  for (const std::string& line : split_lines(objdump_text)) {
+    std::smatch m;
+    if (std::regex_match(line, m, function)) {
+      current = m[1];
+      continue;
+    }
+    if (!std::regex_match(line, m, instruction)) continue;
+    const std::string address = m[1];
+    // The mnemonic: the first word that is not a prefix ("rex.W", "lock", "cs"...).
+    std::vector<std::string> words = split(std::string(m[2]), " \t,");
+    std::size_t w = 0;
+    while (w < words.size() && (prefixes.count(words[w]) != 0 || starts_with(words[w], "rex"))) ++w;
+    if (w == words.size()) continue;
+    const std::string& mnemonic = words[w];
+    std::string which;
+    if (mnemonic == "syscall" || mnemonic == "sysenter")
+      which = mnemonic;
+    else if (mnemonic == "int" && w + 1 < words.size() && words[w + 1] == "$0x80")
+      which = "int $0x80";
+    if (which.empty() || !reported.insert(current).second) continue;
+    if (findings.size() == kMaxFindings) break;
+    findings.push_back(
+        {"syscall", fmt::format("raw syscall instruction in host code: {} in {} at 0x{}", which,
+                                current, address)});
+  }
+  return findings;
+}
+
+LibraryCheck inspect_symbols(const fs::path& library, const std::vector<std::string>& ops,
+                             const SymbolPolicy& policy) {
+  LibraryCheck check;
+  std::error_code ec;
+  if (!fs::is_regular_file(library, ec)) {
+    check.problem = "library not found: " + library.string();
+    return check;
+  }
+  const auto run = [](std::vector<std::string> argv) {
+    ProcessSpec spec;
+    spec.argv = std::move(argv);
+    spec.timeout_s = 120;
+    spec.output_cap = std::size_t{64} << 20;
+    return run_process(spec);
+  };
+  std::vector<std::string> problems;
+  if (const auto nm = find_program("nm"); !nm) {
+    problems.push_back("nm not found in PATH: the library's imports and exports were not checked");
+  } else {
+    const ProcessResult undefined = run({nm->string(), "-D", "--undefined-only", library.string()});
+    const ProcessResult defined =
+        run({nm->string(), "-D", "--defined-only", "-C", library.string()});
+    if (!undefined.succeeded() || !defined.succeeded()) {
+      problems.push_back(
+          fmt::format("nm failed ({}): the library's imports and exports were not checked",
+                      undefined.succeeded() ? defined.describe() : undefined.describe()));
+    } else {
+      for (LibraryFinding& f : check_imports(undefined.output, policy))
+        check.forbidden.push_back(std::move(f));
+      for (LibraryFinding& f : check_exports(defined.output, ops, policy))
+        check.forbidden.push_back(std::move(f));
+    }
+  }
+  if (const auto objdump = find_program("objdump"); !objdump) {
+    problems.push_back(
+        "objdump not found in PATH: the library's host code was not checked for "
+        "raw system calls");
+  } else {
+    const ProcessResult code =
+        run({objdump->string(), "-d", "--no-show-raw-insn", library.string()});
+    if (!code.succeeded()) {
+      problems.push_back(fmt::format(
+          "objdump failed ({}): the library's host code was not checked for raw system calls",
+          code.describe()));
+    } else {
+      for (LibraryFinding& f : check_host_code(code.output))
+        check.forbidden.push_back(std::move(f));
+    }
+  }
+  check.inspected = problems.empty();
+  for (const std::string& p : problems) check.problem += (check.problem.empty() ? "" : "; ") + p;
+  return check;
 }
 
 }  // namespace reduce::grade

@@ -14,7 +14,10 @@
 #include <reduce_grade/planted.hpp>
 #include <reduce_grade/release.hpp>
 #include <reduce_grade/rubric.hpp>
+#include <reduce_grade/process.hpp>
 #include <reduce_grade/util.hpp>
+
+#include <sys/prctl.h>
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -426,6 +429,11 @@ int cmd_check_planted(const Common& common, const std::string& dir, const std::s
 
 int main(int argc, char** argv) {
   std::signal(SIGPIPE, SIG_IGN);
+  // No process of the grading user (a lab's, say) may read or write the grader's memory or open
+  // its pipes and files through /proc; and orphans a submission leaves behind become children
+  // of the grader, which kills them before it writes any report.
+  prctl(PR_SET_DUMPABLE, 0);
+  rg::become_subreaper();
   CLI::App app{
       "reduce-grade: builds, tests, sanitizes, benchmarks and scores submissions of the "
       "CUDA reduction course (docs/grader.md)"};

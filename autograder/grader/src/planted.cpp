@@ -122,8 +122,13 @@ fs::path materialize_case(const PlantedExpectation& c, const fs::path& solutions
     if (fs::is_directory(base, ec))
       fs::copy(base, target, fs::copy_options::recursive | fs::copy_options::overwrite_existing,
                ec);
+    // The case's own files replace the reference's, links kept as links (a case may plant one).
+    for (const auto& own_file : fs::directory_iterator(entry.path(), ec))
+      fs::remove_all(target / own_file.path().filename(), ec);
     fs::copy(entry.path(), target,
-             fs::copy_options::recursive | fs::copy_options::overwrite_existing, ec);
+             fs::copy_options::recursive | fs::copy_options::overwrite_existing |
+                 fs::copy_options::copy_symlinks,
+             ec);
     if (ec)
       throw ConfigError("planted case " + c.name + ": cannot prepare " + target.string() + ": " +
                         ec.message());

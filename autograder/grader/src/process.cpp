@@ -1,6 +1,12 @@
 // The process runner: fork/exec into a new process group, one pipe for stdout+stderr, poll()
 // with a deadline, kill the group on expiry or on an output flood, decode how it ended.
 #include <reduce_grade/process.hpp>
+#include <cctype>
+#include <sstream>
+#include <set>
+#include <mutex>
+#include <fstream>
+#include <sys/prctl.h>
 #include <reduce_grade/util.hpp>
 
 #include <fmt/format.h>
@@ -104,6 +110,70 @@ std::optional<std::filesystem::path> find_program(const std::string& program) {
   return std::nullopt;
 }
 
+namespace {
+
+std::mutex g_live_mutex;
+std::set<pid_t> g_live;  // children run_process() is waiting for
+
+/// Registers a child for the time run_process() waits for it.
+struct LiveChild {
+  pid_t pid;
+  explicit LiveChild(pid_t p) : pid(p) {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    g_live.insert(p);
+  }
+  ~LiveChild() {
+    std::lock_guard<std::mutex> lock(g_live_mutex);
+    g_live.erase(pid);
+  }
+};
+
+/// (pid, parent pid) of every process this user can see.
+std::vector<std::pair<pid_t, pid_t>> process_table() {
+  std::vector<std::pair<pid_t, pid_t>> table;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto close = line.rfind(')');  // the command may hold spaces and parentheses
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    table.emplace_back(static_cast<pid_t>(std::stol(name)), ppid);
+  }
+  return table;
+}
+
+}  // namespace
+
+bool become_subreaper() { return ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
+
+int kill_stray_processes() {
+  int killed = 0;
+  for (int round = 0; round < 20; ++round) {
+    std::set<pid_t> live;
+    {
+      std::lock_guard<std::mutex> lock(g_live_mutex);
+      live = g_live;
+    }
+    int found = 0;
+    for (const auto& [pid, ppid] : process_table()) {
+      if (ppid != ::getpid() || live.count(pid) > 0) continue;
+      ::kill(pid, SIGKILL);  // killed children reparent theirs to us: the next round finds them
+      ::waitpid(pid, nullptr, 0);
+      ++found;
+    }
+    if (found == 0) break;
+    killed += found;
+  }
+  return killed;
+}
+
 ProcessResult run_process(const ProcessSpec& spec) {
   ProcessResult result;
   result.timeout_s = spec.timeout_s;
@@ -186,6 +256,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     ::_exit(127);
   }
   ::setpgid(pid, pid);  // also in the parent: no race with kill(-pid) below
+  const LiveChild live(pid);
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
 

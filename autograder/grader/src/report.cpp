@@ -217,6 +217,7 @@ json report_json(const GradeReport& r) {
           {"seconds", std::round(r.seconds * 10) / 10},
           {"gpu_available", r.gpu_available},
           {"gpu", r.gpu},
+          {"isolation", r.isolation},
           {"ceiling_gbps", r.ceiling_gbps},
           {"labs_requested", r.labs_requested},
           {"score", r.score},
@@ -340,7 +341,7 @@ json gradescope_json(const GradeReport& r) {
           {"visibility", "visible"},
           {"stdout_visibility", "hidden"},
           {"tests", tests},
-          {"extra_data", {{"seed", r.seed}, {"gpu", r.gpu}, {"grader_version", r.grader_version}}}};
+          {"extra_data", {{"seed", r.seed}, {"gpu", r.gpu}, {"isolation", r.isolation}, {"grader_version", r.grader_version}}}};
 }
 
 std::string summary_text(const GradeReport& r) {

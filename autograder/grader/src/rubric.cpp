@@ -211,14 +211,14 @@ std::vector<std::string> check_rubric_against_labs(const Rubric& rubric,
   for (const std::string& lab : course_labs)
     if (rubric.find(lab) == nullptr)
       problems.push_back(
-          fmt::format("lab {} (cmake/CourseLabs.cmake) has no [labs.{}] in the "
+          fmt::format("lab {} (course.json) has no [labs.{}] in the "
                       "rubric",
                       lab, lab));
   for (const LabRubric& entry : rubric.labs)
     if (std::find(course_labs.begin(), course_labs.end(), entry.lab) == course_labs.end())
       problems.push_back(
           fmt::format("rubric entry [labs.{}] names no lab of "
-                      "cmake/CourseLabs.cmake",
+                      "course.json",
                       entry.lab));
   return problems;
 }

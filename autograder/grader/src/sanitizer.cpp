@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <regex>
 #include <system_error>
@@ -65,34 +66,60 @@ fs::path find_compute_sanitizer() {
   return {};
 }
 
-SanitizerRun run_sanitizer(const fs::path& sanitizer, const std::string& tool,
-                           const fs::path& binary, const std::string& filter,
-                           const std::vector<std::pair<std::string, std::string>>& env,
-                           double timeout_s, std::size_t output_cap, const fs::path& log_file) {
+fs::path sanitizer_log_dir(const fs::path& log_file) {
+  return log_file.parent_path() / (log_file.stem().string() + ".runner");
+}
+
+SanitizerRun run_sanitizer(const SanitizerSpec& spec) {
   SanitizerRun run;
-  run.tool = tool;
-  run.log = log_file.string();
-  if (sanitizer.empty()) {
+  run.tool = spec.tool;
+  run.log = spec.log_file.string();
+  if (spec.sanitizer.empty()) {
     run.problem = "compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
     return run;
   }
-  ProcessSpec spec;
-  spec.argv = {sanitizer.string(),
-               "--tool",
-               tool,
-               "--print-limit",
-               "5",
-               binary.string(),
-               "--gtest_color=no",
-               "--gtest_filter=" + filter};
-  spec.env = env;
-  spec.timeout_s = timeout_s;
-  spec.output_cap = output_cap;
-  spec.log_file = log_file;
-  const ProcessResult r = run_process(spec);
+  const fs::path logs = sanitizer_log_dir(spec.log_file);
+  std::error_code ec;
+  fs::remove_all(logs, ec);
+  fs::create_directories(logs, ec);
+  // %n: the lab client numbers each runner it starts (a crash starts a fresh one).
+  std::vector<std::string> prefix = spec.runner_prefix;
+  for (const std::string& word :
+       {spec.sanitizer.string(), std::string("--tool"), spec.tool, std::string("--print-limit"),
+        std::string("5"), std::string("--log-file"), (logs / "runner-%n.log").string()})
+    prefix.push_back(word);
+  std::string joined;
+  for (const std::string& word : prefix) joined += (joined.empty() ? "" : "\x1f") + word;
+  ProcessSpec ps;
+  ps.argv = {spec.checker.string()};
+  ps.argv.insert(ps.argv.end(), spec.args.begin(), spec.args.end());
+  ps.argv.push_back("--gtest_color=no");
+  ps.argv.push_back("--gtest_filter=" + spec.filter);
+  ps.env = spec.env;
+  ps.env.emplace_back("REDUCE_RUNNER_PREFIX", joined);
+  ps.timeout_s = spec.timeout_s;
+  ps.output_cap = spec.output_cap;
+  ps.log_file = spec.log_file;
+  const ProcessResult r = run_process(ps);
   run.seconds = r.seconds;
   run.no_gpu = contains(r.output, "no CUDA device");
-  run.summary = parse_sanitizer_summary(tool, r.output);
+  // One log per runner: add up their summaries.
+  std::string sanitizer_output;
+  int logs_read = 0;
+  for (const auto& entry : fs::directory_iterator(logs, ec)) {
+    const std::string text = read_file(entry.path());
+    const SanitizerSummary one = parse_sanitizer_summary(spec.tool, text);
+    sanitizer_output += text;
+    ++logs_read;
+    if (!one.found) continue;
+    if (!run.summary.found) {
+      run.summary = one;
+      continue;
+    }
+    run.summary.errors += std::max(0, one.errors);
+    if (one.hazards >= 0) run.summary.hazards = std::max(0, run.summary.hazards) + one.hazards;
+    if (one.warnings >= 0) run.summary.warnings = std::max(0, run.summary.warnings) + one.warnings;
+  }
   const StreamParse tests = parse_gtest_stream(r.output);
   int failed = 0, passed = 0;
   for (const TestOutcome& t : tests.finished) {
@@ -103,7 +130,8 @@ SanitizerRun run_sanitizer(const fs::path& sanitizer, const std::string& tool,
   if (!r.exited()) {
     run.problem = r.describe();
   } else if (!run.summary.found) {
-    run.problem = fmt::format("no summary in its output ({})", r.describe());
+    run.problem = fmt::format("no summary from the lab's process ({} log{}; {})", logs_read,
+                              logs_read == 1 ? "" : "s", r.describe());
   } else if (!tests.completed) {
     run.problem = "the tests under it did not finish";
   }
@@ -111,7 +139,7 @@ SanitizerRun run_sanitizer(const fs::path& sanitizer, const std::string& tool,
   // What the student needs to see: the first reported problems (lines of the ========= block).
   std::string excerpt;
   int kept = 0;
-  for (const std::string& line : split_lines(r.output)) {
+  for (const std::string& line : split_lines(sanitizer_output)) {
     if (!starts_with(line, "=========")) continue;
     if (contains(line, "SUMMARY") || contains(line, "COMPUTE-SANITIZER")) continue;
     if (trim(line.substr(9)).empty()) continue;

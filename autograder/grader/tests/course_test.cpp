@@ -12,19 +12,34 @@
 namespace reduce::grade {
 namespace {
 
-TEST(CourseLabs, ParsesCallsAndIgnoresComments) {
-  const std::vector<CourseLab> labs = parse_course_labs(
-      "# reduce_course_lab(00_commented OPS sum)\n"
-      "reduce_course_lab(01_atomic_naive          OPS sum ORDER serial)\n"
-      "reduce_course_lab(10_max_min OPS maximum minimum)  # trailing comment\n"
-      "reduce_course_lab(15_capstone\n  OPS sum sum_deterministic ORDER tree)\n");
-  ASSERT_EQ(labs.size(), 3u);
-  EXPECT_EQ(labs[0].folder, "01_atomic_naive");
-  EXPECT_EQ(labs[0].order, "serial");
-  EXPECT_EQ(labs[0].number, 1);
-  EXPECT_EQ(labs[1].ops, (std::vector<std::string>{"maximum", "minimum"}));
-  EXPECT_EQ(labs[1].order, "tree");
-  EXPECT_EQ(labs[2].ops, (std::vector<std::string>{"sum", "sum_deterministic"}));
+TEST(CourseCatalogue, ParsesOperationsAndLabs) {
+  const Course course = parse_course_catalogue(R"({
+    "operations": [{"name": "sum", "entry": "sum", "bench": "sum"},
+                   {"name": "sum_deterministic", "entry": "sum", "bench": "sum"},
+                   {"name": "maximum", "entry": "maximum", "bench": "maximum"},
+                   {"name": "minimum", "entry": "minimum"}],
+    "labs": [{"folder": "01_atomic_naive", "ops": ["sum"], "order": "serial"},
+             {"folder": "10_max_min", "ops": ["maximum", "minimum"]},
+             {"folder": "15_capstone", "ops": ["sum", "sum_deterministic"], "order": "tree"}]})");
+  ASSERT_EQ(course.labs.size(), 3u);
+  EXPECT_EQ(course.labs[0].folder, "01_atomic_naive");
+  EXPECT_EQ(course.labs[0].order, "serial");
+  EXPECT_EQ(course.labs[0].number, 1);
+  EXPECT_EQ(course.labs[1].ops, (std::vector<std::string>{"maximum", "minimum"}));
+  EXPECT_EQ(course.labs[1].order, "tree");
+  EXPECT_EQ(course.labs[2].ops, (std::vector<std::string>{"sum", "sum_deterministic"}));
+  ASSERT_NE(course.operation("sum_deterministic"), nullptr);
+  EXPECT_EQ(course.operation("sum_deterministic")->entry, "sum");
+  EXPECT_EQ(course.operation("minimum")->bench, "");
+}
+
+TEST(CourseCatalogue, RefusesUnknownOperationsAndBadJson) {
+  EXPECT_THROW(parse_course_catalogue("{"), ConfigError);
+  EXPECT_THROW(parse_course_catalogue(R"({"operations": [], "labs": []})"), ConfigError);
+  EXPECT_THROW(parse_course_catalogue(
+                   R"({"operations": [{"name": "sum", "entry": "sum"}],
+                       "labs": [{"folder": "01_x", "ops": ["product"]}]})"),
+               ConfigError);
 }
 
 TEST(CourseLabs, TheRealCourse) {

@@ -2,9 +2,12 @@
 // call CUB, link cuBLAS, still throw NotImplemented, or are clean.
 #include <reduce_grade/library_check.hpp>
 #include <reduce_grade/process.hpp>
+#include <reduce_grade/staging.hpp>
 #include <reduce_grade/util.hpp>
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
 
 namespace reduce::grade {
 namespace {
@@ -134,6 +137,418 @@ TEST(LibraryCheckSources, ForbiddenIncludesAreFoundCommentedOnesAreNot) {
   EXPECT_TRUE(contains(found[0].what, "helper.cuh:1"));
   EXPECT_TRUE(contains(found[1].what, "sum.cu:3: #include <cub/block/block_reduce.cuh>"));
   remove_all_quietly(dir);
+}
+
+// ---- dependency files ----------------------------------------------------------------------
+
+TEST(DependencyParse, MakeSyntax) {
+  const std::string text =
+      "sum.o : sum.cu \\\n"
+      "    /usr/include/stdc-predef.h \\\r\n"
+      "    lab/my\\ helper.cuh lab/price$$.cuh lab/hash\\#.cuh lab/bare#.cuh \\\n"
+      "    /x/back\\\\slash.h\n"
+      "other.o:first.h second.h\n"
+      "/usr/include/stdc-predef.h:\n"
+      "\n"
+      "lab/my\\ helper.cuh:\n";
+  const std::vector<std::string> deps = parse_depfile(text);
+  const std::vector<std::string> expected = {"sum.cu",
+                                             "/usr/include/stdc-predef.h",
+                                             "lab/my helper.cuh",
+                                             "lab/price$.cuh",
+                                             "lab/hash#.cuh",
+                                             "lab/bare#.cuh",
+                                             "/x/back\\\\slash.h",
+                                             "first.h",
+                                             "second.h"};
+  EXPECT_EQ(deps, expected);
+}
+
+class DependencyCheckTest : public ::testing::Test {
+ protected:
+  /// A staged lab, staged contract headers, a fake CUDA toolkit (with CCCL's CUB and Thrust, and
+  /// the targets/x86_64-linux/include link of a real one), a fake system folder and a course.
+  void SetUp() override {
+    dir_ = make_temp_dir("reduce-grade-deps-");
+    lab_ = dir_ / "staging" / "09_warp_shuffle";
+    write_file(lab_ / "sum.cu", "");
+    write_file(lab_ / "warp.cuh", "");
+    write_file(lab_ / "my helper.cuh", "");
+    const StageResult headers =
+        stage_contract_headers(REDUCE_GRADE_TEST_ROOT, dir_ / "staging" / "include");
+    ASSERT_TRUE(headers.ok) << headers.describe();
+    const fs::path cuda = dir_ / "cuda";
+    write_file(cuda / "include" / "cuda_runtime.h", "");
+    fs::create_directories(cuda / "bin");
+    write_file(cuda / "include" / "cublas_v2.h", "");
+    write_file(cuda / "include" / "cccl" / "cub" / "block" / "block_reduce.cuh", "");
+    write_file(cuda / "include" / "cccl" / "cub" / "util_type.cuh", "");
+    write_file(cuda / "include" / "cccl" / "thrust" / "reduce.h", "");
+    write_file(cuda / "include" / "cccl" / "cuda" / "std" / "cstdint", "");
+    fs::create_directories(cuda / "targets" / "x86_64-linux");
+    fs::create_directory_symlink("../../include", cuda / "targets" / "x86_64-linux" / "include");
+    fs::create_directory_symlink("cuda", dir_ / "cuda-link");
+    write_file(dir_ / "sys" / "include" / "c++" / "12" / "cstdint", "");
+    write_file(dir_ / "sys" / "include" / "thrust" / "reduce.h", "");  // libthrust-dev
+    write_file(dir_ / "course" / "solutions" / "09_warp_shuffle" / "sum.cu", "");
+
+    policy_.lab_dir = lab_;
+    policy_.contract_headers = headers.files;
+    policy_.toolkit_roots = {dir_ / "cuda-link" / "include",
+                             dir_ / "cuda-link" / "targets" / "x86_64-linux" / "include"};
+    policy_.system_roots = {dir_ / "sys" / "include"};
+  }
+  void TearDown() override { remove_all_quietly(dir_); }
+
+  /// Escapes spaces as nvcc does.
+  static std::string dep(const fs::path& p) { return replace_all(p.string(), " ", "\\ "); }
+
+  std::vector<LibraryFinding> check(const std::vector<fs::path>& deps) const {
+    std::string text = "sum.o : " + dep(lab_ / "sum.cu");
+    for (const fs::path& d : deps) text += " \\\n    " + dep(d);
+    return check_dependencies(text + "\n", policy_);
+  }
+
+  static std::string all(const std::vector<LibraryFinding>& findings) {
+    std::string text;
+    for (const LibraryFinding& f : findings) text += f.kind + ": " + f.what + "\n";
+    return text;
+  }
+
+  fs::path dir_, lab_;
+  DependencyPolicy policy_;
+};
+
+TEST_F(DependencyCheckTest, NormalLabIsClean) {
+  const fs::path include = dir_ / "staging" / "include" / "reduce";
+  const std::vector<LibraryFinding> found = check(
+      {lab_ / "warp.cuh", lab_ / "my helper.cuh", include / "lab.cuh", include / "cuda_check.cuh",
+       include / "multi_pass.cuh", include / "not_implemented.hpp",
+       dir_ / "cuda-link/bin/../targets/x86_64-linux/include/cuda_runtime.h",
+       dir_ / "cuda/include/cccl/cuda/std/cstdint", dir_ / "sys/include/c++/12/cstdint"});
+  EXPECT_TRUE(found.empty()) << all(found);
+  // Relative names are relative to the compile's folder.
+  DependencyPolicy relative = policy_;
+  relative.base_dir = lab_;
+  EXPECT_TRUE(check_dependencies("sum.o: sum.cu my\\ helper.cuh ./warp.cuh\n", relative).empty());
+}
+
+TEST_F(DependencyCheckTest, CubAndThrustHoweverReached) {
+  const std::vector<LibraryFinding> found =
+      check({dir_ / "cuda-link/targets/x86_64-linux/include/cccl/cub/block/block_reduce.cuh",
+             dir_ / "cuda/include/cccl/cub/util_type.cuh",
+             dir_ / "cuda-link/include/cccl/thrust/reduce.h", dir_ / "cuda/include/cublas_v2.h",
+             dir_ / "sys/include/thrust/reduce.h"});
+  ASSERT_EQ(found.size(), 3u) << all(found);
+  EXPECT_EQ(found[0].kind, "header");
+  EXPECT_EQ(found[0].what,
+            "forbidden header: cub/block/block_reduce.cuh (CUB) is a library reduction; and 1 "
+            "more CUB header");
+  EXPECT_EQ(found[1].what,
+            "forbidden header: thrust/reduce.h (Thrust) is a library reduction; and 1 more "
+            "Thrust header");
+  EXPECT_EQ(found[2].what, "forbidden header: cublas_v2.h (cuBLAS) is a library reduction");
+}
+
+TEST_F(DependencyCheckTest, PathsOutsideAreForbiddenAfterNormalising) {
+  const fs::path course = dir_ / "course";
+  const std::vector<LibraryFinding> found =
+      check({dir_ / "staging/include/reduce/../../../course/solutions/09_warp_shuffle/sum.cu",
+             course / "solutions" / "09_warp_shuffle" / "sum.cu",  // the same file: reported once
+             dir_ / "other dir" / "x.cuh", "/nonexistent/include/cuda_runtime.h"});
+  ASSERT_EQ(found.size(), 3u) << all(found);
+  EXPECT_EQ(found[0].what,
+            "forbidden header: " + (course / "solutions/09_warp_shuffle/sum.cu").string() +
+                " is outside the lab folder, the contract headers and the CUDA toolkit (reached "
+                "as " +
+                (dir_ / "staging/include/reduce/../../../course/solutions/09_warp_shuffle/sum.cu")
+                    .string() +
+                ")");
+  EXPECT_TRUE(contains(found[1].what, (dir_ / "other dir" / "x.cuh").string() + " is outside"))
+      << found[1].what;
+  EXPECT_TRUE(contains(found[2].what, "/nonexistent/include/cuda_runtime.h is outside"));
+}
+
+TEST_F(DependencyCheckTest, TheCourseItselfThroughContractHeaders) {
+  // `#include <reduce/../../../solutions/09_warp_shuffle/sum.cu>` against the course's own
+  // include folder (what a build without staging would allow).
+  const fs::path root = fs::weakly_canonical(REDUCE_GRADE_TEST_ROOT);
+  const std::vector<LibraryFinding> found =
+      check({root / "common/include/reduce/../../../solutions/09_warp_shuffle/sum.cu",
+             root / "common/include/reduce/lab.cuh"});
+  ASSERT_EQ(found.size(), 2u) << all(found);
+  EXPECT_TRUE(contains(found[0].what,
+                       "forbidden header: " + (root / "solutions/09_warp_shuffle/sum.cu").string() +
+                           " is outside the lab folder"))
+      << found[0].what;
+  // Only the staged copy of a contract header is allowed, not the course's.
+  EXPECT_TRUE(contains(found[1].what, "common/include/reduce/lab.cuh is outside"));
+}
+
+TEST_F(DependencyCheckTest, SymbolicLinksAreResolved) {
+  fs::create_symlink(dir_ / "course/solutions/09_warp_shuffle/sum.cu", dir_ / "answer.cuh");
+  fs::create_symlink(dir_ / "cuda/include/cccl/cub/util_type.cuh", dir_ / "util.cuh");
+  // (staging refuses links in the lab folder; a link in any other -I folder is found here)
+  const std::vector<LibraryFinding> found = check({dir_ / "answer.cuh", dir_ / "util.cuh"});
+  ASSERT_EQ(found.size(), 2u) << all(found);
+  EXPECT_TRUE(contains(found[0].what, "solutions/09_warp_shuffle/sum.cu is outside"));
+  EXPECT_TRUE(contains(found[0].what, "(reached as " + (dir_ / "answer.cuh").string() + ")"));
+  EXPECT_EQ(found[1].what, "forbidden header: cub/util_type.cuh (CUB) is a library reduction");
+
+  // `..` after a link is the target's parent (as open() resolves it), not the link's folder:
+  // lexically this path would lie in the toolkit.
+  fs::create_directory_symlink(dir_ / "course/solutions/09_warp_shuffle",
+                               dir_ / "cuda/include/deep");
+  const std::vector<LibraryFinding> dotdot =
+      check({dir_ / "cuda/include/deep/../09_warp_shuffle/sum.cu"});
+  ASSERT_EQ(dotdot.size(), 1u) << all(dotdot);
+  EXPECT_TRUE(contains(dotdot[0].what, "course/solutions/09_warp_shuffle/sum.cu is outside"))
+      << dotdot[0].what;
+}
+
+TEST(DependencyDefaults, RealToolkitPaths) {
+  // The default roots, with or without a CUDA toolkit installed (paths compare after
+  // resolving links where they exist, lexically where they do not).
+  DependencyPolicy policy;
+  policy.lab_dir = "/nonexistent/staging/09_warp_shuffle";
+  const std::string text =
+      "sum.o : /nonexistent/staging/09_warp_shuffle/sum.cu \\\n"
+      " /usr/local/cuda/bin/../targets/x86_64-linux/include/cuda_runtime.h \\\n"
+      " /usr/include/c++/12/cstdint /usr/lib/gcc/x86_64-linux-gnu/12/include/stddef.h \\\n"
+      " /usr/local/cuda/include/cccl/cub/block/block_reduce.cuh \\\n"
+      " /usr/local/cuda/include/thrust/reduce.h\n";
+  const std::vector<LibraryFinding> found = check_dependencies(text, policy);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].what,
+            "forbidden header: cub/block/block_reduce.cuh (CUB) is a library reduction");
+  EXPECT_EQ(found[1].what, "forbidden header: thrust/reduce.h (Thrust) is a library reduction");
+}
+
+// ---- imports, exports and host code of the built library --------------------------------
+
+TEST(SymbolCheckText, ForbiddenImports) {
+  const std::string nm =
+      "                 w __gmon_start__\n"
+      "                 U cudaLaunchKernel@libcudart.so.13\n"
+      "                 U dlopen@GLIBC_2.34\n"
+      "                 U dlopen@GLIBC_2.2.5\n"
+      "                 U signal@GLIBC_2.2.5\n"
+      "                 U posix_spawnp\n"
+      "                 w fork@GLIBC_2.2.5\n";
+  const std::vector<LibraryFinding> found = check_imports(nm);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].kind, "import");
+  EXPECT_EQ(found[0].what, "forbidden import: dlopen");
+  EXPECT_EQ(found[1].what, "forbidden import: posix_spawnp");
+  EXPECT_EQ(found[2].what, "forbidden import: fork");
+  EXPECT_EQ(found[0].text(), "forbidden import: dlopen");
+  EXPECT_TRUE(check_imports("nm: libx.so: no symbols\n").empty());
+}
+
+TEST(SymbolCheckText, ContractExports) {
+  const ContractExports sum = contract_exports({"sum", "sum_deterministic"});
+  EXPECT_EQ(sum.c_names, std::vector<std::string>{"reduce_sum_lab"});
+  EXPECT_EQ(sum.cxx_prefixes,
+            (std::vector<std::string>{"reduce::sum(", "reduce::sum_workspace_bytes("}));
+  const ContractExports lab14 = contract_exports({"atomic_max", "maximum"});
+  EXPECT_EQ(lab14.c_names, std::vector<std::string>{"reduce_maximum_lab"});
+  EXPECT_EQ(lab14.cxx_prefixes,
+            (std::vector<std::string>{"reduce::atomic_max_apply(", "reduce::maximum(",
+                                      "reduce::maximum_workspace_bytes("}));
+}
+
+TEST(SymbolCheckText, ExportsOutsideTheContract) {
+  const std::string contract =
+      "0000000000001505 T reduce::sum_workspace_bytes(unsigned long)\n"
+      "0000000000001525 T reduce::sum(float const*, unsigned long, float*, reduce::Workspace, "
+      "CUstream_st*)\n"
+      "0000000000001c41 T reduce_sum_lab\n"
+      "0000000000004010 B __bss_start\n";
+  EXPECT_TRUE(check_exports(contract, {"sum"}).empty());
+  EXPECT_TRUE(check_exports(contract, {"sum", "sum_deterministic"}).empty());
+  const std::string extra = contract +
+                            "0000000000001b0a W dim3::dim3(unsigned int, unsigned int, unsigned "
+                            "int)\n"
+                            "0000000000001b0a W dim3::dim3(unsigned int, unsigned int, unsigned "
+                            "int)\n"
+                            "0000000000001c00 T reduce::sum_helper(float)\n"
+                            "0000000000001d00 T testing::UnitTest::Run()\n"
+                            "0000000000001e00 T reduce_maximum_lab@@LAB\n";
+  const std::vector<LibraryFinding> found = check_exports(extra, {"sum"});
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].kind, "export");
+  EXPECT_EQ(found[0].what,
+            "exports symbols outside the lab contract: dim3::dim3(unsigned int, unsigned int, "
+            "unsigned int), reduce::sum_helper(float), testing::UnitTest::Run(), "
+            "reduce_maximum_lab");
+  // Lab 14: atomic_max_apply and the maximum, nothing of the sum.
+  const std::vector<LibraryFinding> lab14 = check_exports(
+      "0000000000001000 T reduce::atomic_max_apply(float const*, unsigned long, float*, float*, "
+      "CUstream_st*)\n"
+      "0000000000001100 T reduce_maximum_lab\n"
+      "0000000000001200 T reduce_sum_lab\n",
+      {"atomic_max", "maximum"});
+  ASSERT_EQ(lab14.size(), 1u);
+  EXPECT_EQ(lab14[0].what, "exports symbols outside the lab contract: reduce_sum_lab");
+}
+
+TEST(SymbolCheckText, RawSyscallInstructions) {
+  const std::string objdump =
+      "libx.so:     file format elf64-x86-64\n\n"
+      "Disassembly of section .text:\n\n"
+      "0000000000001100 <reduce::sum(float const*)>:\n"
+      "    1100:\tcall   1030 <syscall@plt>\n"
+      "    1105:\tmov    $0x3c,%eax\n"
+      "    110a:\tint    $0x3\n"
+      "0000000000001200 <evil>:\n"
+      "    1200:\tmov    $0x3b,%eax\n"
+      "    1205:\tsyscall\n"
+      "    1207:\tsyscall\n"
+      "0000000000001300 <older>:\n"
+      "    1300:\tint    $0x80\n"
+      "0000000000001400 <fast>:\n"
+      "    1400:\tcs sysenter\n";
+  const std::vector<LibraryFinding> found = check_host_code(objdump);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found[0].kind, "syscall");
+  EXPECT_EQ(found[0].what, "raw syscall instruction in host code: syscall in evil at 0x1205");
+  EXPECT_EQ(found[1].what, "raw syscall instruction in host code: int $0x80 in older at 0x1300");
+  EXPECT_EQ(found[2].what, "raw syscall instruction in host code: sysenter in fast at 0x1400");
+}
+
+/// The lab contract in plain C++ (no CUDA): the same mangled names as lab.cuh's.
+const char* const kContractSource = R"(
+  #include <cstddef>
+  struct CUstream_st;
+  namespace reduce {
+  struct Workspace { void* data; std::size_t bytes; };
+  std::size_t sum_workspace_bytes(std::size_t n) { return n; }
+  void sum(const float*, std::size_t, float*, Workspace, CUstream_st*) {}
+  }
+  struct FloatLab { std::size_t (*w)(std::size_t); };
+  extern "C" const FloatLab* reduce_sum_lab() {
+    static const FloatLab lab{&reduce::sum_workspace_bytes};
+    return &lab;
+  }
+)";
+
+fs::path exports_map() {
+  return fs::path(REDUCE_GRADE_TEST_ROOT) / "cmake" / "lab_exports.map";
+}
+
+TEST_F(LibraryCheckTest, CleanLabLibraryPassesSymbolChecks) {
+  const fs::path lib =
+      build("contract_clean", kContractSource, {"-Wl,--version-script=" + exports_map().string()});
+  const LibraryCheck check = inspect_symbols(lib, {"sum"});
+  EXPECT_TRUE(check.inspected) << check.problem;
+  EXPECT_TRUE(check.forbidden.empty()) << check.describe();
+}
+
+TEST_F(LibraryCheckTest, VersionScriptKeepsOnlyTheContract) {
+  const std::string source = std::string(kContractSource) + R"(
+    namespace reduce { int sum_helper(int x) { return x + 1; } }
+    extern "C" int reduce_evil_lab() { return 7; }
+    namespace testing { struct UnitTest { int Run(); }; int UnitTest::Run() { return 0; } })";
+  const LibraryCheck without = inspect_symbols(build("exports_all", source), {"sum"});
+  ASSERT_EQ(without.forbidden.size(), 1u) << without.describe();
+  EXPECT_EQ(without.forbidden[0].kind, "export");
+  for (const char* name :
+       {"reduce::sum_helper(int)", "reduce_evil_lab", "testing::UnitTest::Run()"})
+    EXPECT_TRUE(contains(without.forbidden[0].what, name)) << without.forbidden[0].what;
+  const LibraryCheck with = inspect_symbols(
+      build("exports_contract", source, {"-Wl,--version-script=" + exports_map().string()}),
+      {"sum"});
+  EXPECT_TRUE(with.forbidden.empty()) << with.describe();
+}
+
+TEST_F(LibraryCheckTest, ForbiddenImportsAndRawSyscalls) {
+  const fs::path lib = build("imports", std::string(kContractSource) + R"(
+    #include <dlfcn.h>
+    #include <cstdlib>
+    #include <csignal>
+    extern "C" int sneaky() {
+      void* h = dlopen("libcublas.so", RTLD_NOW);
+      std::signal(SIGINT, SIG_IGN);
+      return h != nullptr ? std::system("true") : 0;
+    }
+    extern "C" long raw(long n) {
+      long ret;
+      asm volatile("syscall" : "=a"(ret) : "a"(n) : "rcx", "r11", "memory");
+      return ret;
+    })",
+                             {"-Wl,--version-script=" + exports_map().string(), "-ldl"});
+  const LibraryCheck check = inspect_symbols(lib, {"sum"});
+  EXPECT_TRUE(check.inspected) << check.problem;
+  std::vector<std::string> what;
+  for (const LibraryFinding& f : check.forbidden) what.push_back(f.what);
+  ASSERT_EQ(what.size(), 3u) << check.describe();
+  EXPECT_EQ(what[0], "forbidden import: dlopen");
+  EXPECT_EQ(what[1], "forbidden import: system");
+  EXPECT_TRUE(starts_with(what[2], "raw syscall instruction in host code: syscall in raw at 0x"))
+      << what[2];
+  EXPECT_TRUE(contains(check.describe(), "forbidden import: dlopen"));
+}
+
+TEST_F(LibraryCheckTest, MissingToolsAreReported) {
+  const fs::path lib = build("tools", kContractSource);
+  const char* old_path = std::getenv("PATH");
+  const std::string saved = old_path != nullptr ? old_path : "";
+  ::setenv("PATH", dir_.c_str(), 1);  // no nm, no objdump there
+  const LibraryCheck check = inspect_symbols(lib, {"sum"});
+  ::setenv("PATH", saved.c_str(), 1);
+  EXPECT_FALSE(check.inspected);
+  EXPECT_TRUE(contains(check.problem, "nm not found in PATH")) << check.problem;
+  EXPECT_TRUE(contains(check.problem, "objdump not found in PATH")) << check.problem;
+  EXPECT_TRUE(contains(inspect_symbols(dir_ / "none.so", {"sum"}).problem, "library not found"));
+}
+
+/// nvcc's own shared libraries (skipped without a CUDA toolkit; no GPU needed).
+TEST_F(LibraryCheckTest, NvccLibraryWithVersionScript) {
+  auto nvcc = find_program("nvcc");
+  if (!nvcc && fs::exists("/usr/local/cuda/bin/nvcc")) nvcc = "/usr/local/cuda/bin/nvcc";
+  if (!nvcc) GTEST_SKIP() << "nvcc not found";
+  const fs::path include = fs::path(REDUCE_GRADE_TEST_ROOT) / "common" / "include";
+  write_file(dir_ / "nvcc_lab.cu", R"(
+    #include <reduce/lab.cuh>
+    namespace reduce {
+    namespace { __global__ void kernel(const float* in, float* out) { *out = *in; } }
+    std::size_t sum_workspace_bytes(std::size_t n) { return n * sizeof(float); }
+    void sum(const float* in, std::size_t, float* out, Workspace, cudaStream_t stream) {
+      kernel<<<dim3(1), dim3(1), 0, stream>>>(in, out);
+    }
+    void sum_helper() {}
+    })");
+  const auto link = [&](const std::string& name, bool script) {
+    ProcessSpec spec;
+    spec.argv = {nvcc->string(),
+                 "-shared",
+                 "-Xcompiler",
+                 "-fPIC",
+                 "-arch=sm_90",
+                 "-cudart",
+                 "shared",
+                 "-I",
+                 include.string(),
+                 (dir_ / "nvcc_lab.cu").string(),
+                 (fs::path(REDUCE_GRADE_TEST_ROOT) / "common/src/export_sum.cu").string(),
+                 "-o",
+                 (dir_ / name).string()};
+    if (script) {
+      spec.argv.push_back("-Xlinker");
+      spec.argv.push_back("--version-script=" + exports_map().string());
+    }
+    spec.timeout_s = 300;
+    const ProcessResult r = run_process(spec);
+    EXPECT_TRUE(r.succeeded()) << r.output;
+    return dir_ / name;
+  };
+  const LibraryCheck with = inspect_symbols(link("libnvcc_script.so", true), {"sum"});
+  EXPECT_TRUE(with.inspected) << with.problem;
+  EXPECT_TRUE(with.forbidden.empty()) << with.describe();
+  const LibraryCheck without = inspect_symbols(link("libnvcc_plain.so", false), {"sum"});
+  ASSERT_EQ(without.forbidden.size(), 1u) << without.describe();
+  EXPECT_TRUE(contains(without.forbidden[0].what, "reduce::sum_helper()"))
+      << without.forbidden[0].what;
 }
 
 }  // namespace

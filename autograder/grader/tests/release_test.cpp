@@ -32,7 +32,8 @@ ReleaseResult ReleaseTest::result_;
 TEST_F(ReleaseTest, HasTheStudentParts) {
   for (const char* path :
        {"labs/04_sequential/sum.cu", "common/include/reduce/lab.cuh", "cmake/ReduceLab.cmake",
-        "cmake/CourseLabs.cmake", "autograder/tests/sum_test.cu", "autograder/tests/gpu_test.hpp",
+        "cmake/CourseLabs.cmake", "course.json", "autograder/remote/src/runner_main.cpp",
+        "autograder/tests/sum_test.cu", "autograder/tests/gpu_test.hpp",
         "autograder/tests/CMakeLists.txt", "autograder/bench/CMakeLists.txt", "tools/ladder",
         "autograder/grader/CMakeLists.txt", "autograder/rubric.toml", "tools/grade", "tools/setup",
         "tools/test", "CMakeLists.txt", "CMakePresets.json", ".clang-format"})

@@ -1,5 +1,5 @@
 // The rubric: the credit curve, parsing and validation, and the real rubric's consistency with
-// the course (cmake/CourseLabs.cmake) and with its calibration policy.
+// the course (course.json) and with its calibration policy.
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/rubric.hpp>
 

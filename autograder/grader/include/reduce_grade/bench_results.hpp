@@ -25,6 +25,7 @@ struct BenchResults {
   bool parsed = false;         ///< the JSON was read
   std::string problem;         ///< why not (else empty)
   double ceiling_gbps = 0;     ///< context "ceiling_gbps" (the ceiling probe of this run)
+  double theoretical_gbps = 0;  ///< context "theoretical_gbps" (the GPU's peak memory bandwidth)
   std::string gpu;             ///< context "gpu"
   std::vector<BenchRow> rows;  ///< all rows
 

@@ -1,7 +1,8 @@
 /// \file
 /// \brief Configures and builds the chosen labs of a submission out of source.
 ///
-/// One configure for all chosen labs, then ninja builds every lab's targets in one invocation
+/// The lab folders are first copied into a staging folder that refuses links and special files;
+/// the build sees only that copy. One configure for all chosen labs, then ninja builds every lab's targets in one invocation
 /// that keeps going past failures (-k 0): ninja runs the labs' compilations in parallel, and one
 /// lab's compile error does not stop the others. (Several `cmake --build` processes in one
 /// build folder would race on the shared targets and on ninja's logs.) The build runs in three
@@ -57,12 +58,21 @@ BuildOutcome build_submission(const BuildOptions& options);
 std::filesystem::path lab_library_path(const std::filesystem::path& build_dir,
                                        const std::string& lab, const std::string& op);
 
-/// A test binary `<lab>_<op>_test` (or _hidden_test) in a grading build folder.
+/// The checker of \p op, `bin/<op>_test` (or _hidden_test), in a grading build folder: a course
+/// binary that calls a lab through a runner process (--lab=LIBRARY).
 std::filesystem::path test_binary_path(const std::filesystem::path& build_dir,
-                                       const std::string& lab, const std::string& op, bool hidden);
+                                       const std::string& op, bool hidden);
 
-/// The benchmark binary of a grading build folder (reduce_bench, or sum_bench of older trees).
+/// The benchmark binary of a grading build folder.
 std::filesystem::path bench_binary_path(const std::filesystem::path& build_dir);
+
+/// Where the submission's lab folders are staged (copied, links refused) before they compile.
+std::filesystem::path staging_tree(const std::filesystem::path& build_dir);
+
+/// The dependency list the compiler wrote (-MD) for a lab's operation, as make-style depfile
+/// text read back from ninja's deps log; empty when ninja has none.
+std::string lab_dependencies(const std::filesystem::path& build_dir, const std::string& lab,
+                             const std::string& op);
 
 /// The compiler's first error lines in a build log: ninja's progress and command lines
 /// dropped, \p submission's path prefix removed so paths read "04_sequential/sum.cu(12)".

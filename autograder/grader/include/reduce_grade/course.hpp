@@ -16,7 +16,14 @@ class ConfigError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One lab of the course, as cmake/CourseLabs.cmake registers it.
+/// One operation of the course catalogue (course.json).
+struct CourseOperation {
+  std::string name;   ///< e.g. "sum", "sum_deterministic", "atomic_max"
+  std::string entry;  ///< the lab.cuh function that implements it, e.g. "sum", "atomic_max_apply"
+  std::string bench;  ///< the benchmark's row family ("sum" for sum_deterministic); empty: none
+};
+
+/// One lab of the course catalogue (course.json).
 struct CourseLab {
   std::string folder;            ///< e.g. "04_sequential" (same in labs/, solutions/, a submission)
   std::vector<std::string> ops;  ///< operations it implements, one `<op>`.cu each, e.g. {"sum"}
@@ -27,6 +34,7 @@ struct CourseLab {
 /// How the grader treats one operation of a lab, derived from the course's files.
 struct OpPlan {
   std::string op;             ///< e.g. "sum", "sum_deterministic", "maximum", "atomic_max"
+  std::string entry;          ///< the lab.cuh function called for it, e.g. "sum"
   bool public_tests = false;  ///< `autograder/tests/<op>_test`.cu exists
   bool hidden_tests = false;  ///< `autograder/hidden/<op>_hidden_test`.cu exists
   std::string bench_op;       ///< benchmark row family ("sum" for sum_deterministic); empty: none
@@ -36,14 +44,17 @@ struct OpPlan {
 /// The course: where it lives and which labs it has, in teaching order.
 struct Course {
   std::filesystem::path root;   ///< folder with CMakeLists.txt, cmake/, common/, autograder/
-  std::vector<CourseLab> labs;  ///< from cmake/CourseLabs.cmake
+  std::vector<CourseOperation> operations;  ///< from course.json
+  std::vector<CourseLab> labs;              ///< from course.json, in teaching order
 
   /// The lab with folder name \p folder, or nullptr.
   const CourseLab* find(const std::string& folder) const;
+  /// The operation named \p name, or nullptr.
+  const CourseOperation* operation(const std::string& name) const;
 };
 
 /// True when \p dir looks like the course root (CMakeLists.txt, cmake/ReduceLab.cmake,
-/// cmake/CourseLabs.cmake, autograder/tests).
+/// course.json, autograder/tests).
 bool is_course_root(const std::filesystem::path& dir);
 
 /// Finds the course root: \p explicit_root if given, else $REDUCE_COURSE_ROOT, else the first
@@ -51,14 +62,11 @@ bool is_course_root(const std::filesystem::path& dir);
 /// source folder the grader was built from. Throws ConfigError when none is found.
 std::filesystem::path find_course_root(const std::string& explicit_root);
 
-/// Parses the reduce_course_lab(...) calls of cmake/CourseLabs.cmake text.
-std::vector<CourseLab> parse_course_labs(const std::string& cmake_text);
+/// Parses the catalogue (course.json text): operations and labs. Throws ConfigError.
+Course parse_course_catalogue(const std::string& json_text);
 
 /// Loads the course at \p root; throws ConfigError when it is not a course root.
 Course load_course(const std::filesystem::path& root);
-
-/// Operations the benchmark times (reduce_bench's row families).
-const std::vector<std::string>& benchmarked_ops();
 
 /// The plan of every operation of \p lab: which test suites exist, how it is benchmarked.
 std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab);

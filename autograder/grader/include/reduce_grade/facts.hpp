@@ -34,6 +34,7 @@ struct PerfFacts {
   double cub_gbps = 0;          ///< cub::DeviceReduce at the same size
   double fraction = 0;          ///< gbps / ceiling_gbps
   double wrong_results = 0;     ///< timed runs with a wrong result
+  bool impossible = false;      ///< faster than the GPU can read: no performance points
   std::size_t n = 0;            ///< elements
   std::string op;               ///< the row that set the fraction (the slowest of the lab's ops)
   std::string detail;           ///< every benchmarked operation's fraction, e.g. "maximum 0.91"

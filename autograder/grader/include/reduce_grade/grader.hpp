@@ -108,12 +108,14 @@ struct BenchTarget {
 std::map<std::string, PerfFacts> run_benchmarks(const std::filesystem::path& build_dir,
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
-                                                const std::filesystem::path& log_dir);
+                                                const std::filesystem::path& log_dir,
+                                                const std::vector<std::string>& runner_prefix = {});
 
 /// run_benchmarks() for one lab (calibrate times the labs one at a time).
 PerfFacts run_benchmark(const std::filesystem::path& build_dir, const std::string& lab,
                         const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
-                        const std::filesystem::path& log_dir);
+                        const std::filesystem::path& log_dir,
+                        const std::vector<std::string>& runner_prefix = {});
 
 /// The grader's version string.
 std::string grader_version();

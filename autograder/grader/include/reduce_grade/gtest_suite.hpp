@@ -38,6 +38,7 @@ struct SuiteRun {
   std::vector<TestOutcome> tests;  ///< every listed test, in the binary's order
   bool no_gpu = false;             ///< the binary reported "no CUDA device" (its tests skipped)
   bool not_implemented = false;    ///< a failure said "not implemented: see labs/..." (a stub)
+  int unexplained_skips = 0;       ///< skips the checker did not decide (counted as failures)
   bool timed_out = false;          ///< an attempt hit the time limit
   bool output_flood = false;       ///< an attempt exceeded the output cap
   bool crashed = false;           ///< an attempt died by a signal or exited in the middle of a test
@@ -60,6 +61,7 @@ struct SuiteRun {
 /// How to run one suite.
 struct SuiteOptions {
   std::filesystem::path binary;                          ///< the GoogleTest executable
+  std::vector<std::string> args;  ///< arguments before GoogleTest's own (the lab: --lab=...)
   std::vector<std::pair<std::string, std::string>> env;  ///< e.g. {"REDUCE_SEED", "123"}
   double timeout_s = 300;                                ///< per attempt
   std::size_t output_cap = std::size_t{4} << 20;         ///< per attempt

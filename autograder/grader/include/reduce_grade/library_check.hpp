@@ -6,20 +6,38 @@
 /// behind) and its DT_NEEDED entries (readelf -d: a linked libcublas). The lab's sources are
 /// also scanned for `#include` of the libraries' headers, which catches device-only primitives
 /// (cub::BlockReduce) that inline into the student's own kernel and leave no symbol.
+///
+/// What the compiler and the linker saw is judged too, not only the text:
+/// - check_dependencies() reads the depfile of a compile (`nvcc -MD -MF`) and allows only the
+///   staged lab folder, the staged contract headers, the CUDA toolkit (less CUB and Thrust) and
+///   the compiler's system folders;
+/// - inspect_symbols() checks the built library's dynamic imports (no dlopen, fork, exec...),
+///   its exports (the lab contract only: cmake/lab_exports.map) and its host code (no raw
+///   syscall instruction).
 #pragma once
 
 #include <reduce_grade/rubric.hpp>
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reduce::grade {
 
 /// One forbidden use found.
 struct LibraryFinding {
-  std::string kind;  ///< "symbol", "needed" or "include"
-  std::string what;  ///< the symbol, the NEEDED entry, or "file:line: `#include` <...>"
+  /// "symbol", "needed" or "include" (what is the thing found), or "header", "import",
+  /// "export" or "syscall" (what is a whole sentence: see text()).
+  std::string kind;
+  /// The symbol, the NEEDED entry, "file:line: `#include` <...>", or for the kinds header,
+  /// import, export and syscall the sentence that explains the finding, e.g.
+  /// "forbidden import: dlopen".
+  std::string what;
+
+  /// One phrase for reports: "symbol cub::DeviceReduce::Sum<...>", or what alone when it is a
+  /// sentence ("forbidden header: cub/block/block_reduce.cuh (CUB) is a library reduction").
+  std::string text() const;
 };
 
 /// What the inspection of one lab found.
@@ -48,5 +66,137 @@ LibraryCheck check_library_bytes(const std::string& bytes, const LibraryRules& r
 /// `#include` directives.
 std::vector<LibraryFinding> scan_sources(const std::filesystem::path& lab_dir,
                                          const LibraryRules& rules);
+
+// ---- what the compiler read ---------------------------------------------------------------
+
+/// The files a lab's compile may read. Paths are compared after std::filesystem::weakly_canonical
+/// (absolute, symbolic links resolved, `..` removed), so the roots may be given through links.
+struct DependencyPolicy {
+  std::filesystem::path lab_dir;  ///< the staged lab folder: everything under it is allowed
+  /// Single files allowed: the staged contract headers (stage_contract_headers().files), and,
+  /// when its depfile is checked too, the course's common/src/export_<op>.cu.
+  std::vector<std::filesystem::path> contract_headers;
+  /// The CUDA toolkit's include folders: allowed, except the libraries below.
+  std::vector<std::filesystem::path> toolkit_roots = {
+      "/usr/local/cuda/include", "/usr/local/cuda/targets/x86_64-linux/include"};
+  /// The host compiler's system folders: allowed, except the libraries below (a Debian
+  /// libthrust-dev installs /usr/include/thrust). /usr/local/include is not among them.
+  std::vector<std::filesystem::path> system_roots = {"/usr/include", "/usr/lib/gcc"};
+  /// Folder names that mark a library under a toolkit or system root, with the library's name:
+  /// any component of the path below the root (cub/..., cccl/cub/..., cccl/thrust/...).
+  std::vector<std::pair<std::string, std::string>> library_folders = {{"cub", "CUB"},
+                                                                      {"thrust", "Thrust"}};
+  /// Header file-name prefixes that mark a library under a toolkit or system root.
+  std::vector<std::pair<std::string, std::string>> library_headers = {
+      {"cublas", "cuBLAS"}, {"cudnn", "cuDNN"}, {"cutensor", "cuTENSOR"}, {"npp", "NPP"}};
+  /// Folder that relative dependencies are relative to: the compile's working folder (empty:
+  /// the grader's current folder).
+  std::filesystem::path base_dir;
+};
+
+/// The dependency paths of a make-style depfile, as `nvcc -MD -MF file.d` or `gcc -MD` write
+/// it (`target: dep dep \` with continuation lines, `\ ` for a space in a name, `$$` for `$`,
+/// several rules, `-MP` phony rules), unresolved and in order; targets are left out.
+std::vector<std::string> parse_depfile(const std::string& depfile_text);
+
+/// Checks every dependency of \p depfile_text against \p policy; one finding (kind "header")
+/// per forbidden file, what being:
+/// - "forbidden header: <path from the library folder> (<library>) is a library reduction",
+///   e.g. "forbidden header: cub/block/block_reduce.cuh (CUB) is a library reduction";
+///   one finding per library, the first of its headers the compile read, then "; and N more
+///   CUB headers" when there were more;
+/// - "forbidden header: <absolute path> is outside the lab folder, the contract headers and the
+///   CUDA toolkit", followed by " (reached as <path>)" when the depfile named it otherwise
+///   (through `..` or a symbolic link); at most 10 such findings, then one "forbidden header:
+///   and N more files outside the lab folder, the contract headers and the CUDA toolkit".
+std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
+                                               const DependencyPolicy& policy);
+
+// ---- what the linker produced -------------------------------------------------------------
+
+/// What a lab library may import and export.
+struct SymbolPolicy {
+  /// Undefined dynamic symbols refused (version suffixes such as @GLIBC_2.34 are ignored):
+  /// loading code, changing memory protection, starting processes, tracing, raw system calls.
+  std::vector<std::string> forbidden_imports = {"dlopen",
+                                                "dlmopen",
+                                                "dlsym",
+                                                "dlvsym",
+                                                "__libc_dlopen_mode",
+                                                "mprotect",
+                                                "pkey_mprotect",
+                                                "fork",
+                                                "vfork",
+                                                "clone",
+                                                "clone3",
+                                                "execve",
+                                                "execveat",
+                                                "execv",
+                                                "execvp",
+                                                "execvpe",
+                                                "execl",
+                                                "execlp",
+                                                "execle",
+                                                "fexecve",
+                                                "system",
+                                                "popen",
+                                                "posix_spawn",
+                                                "posix_spawnp",
+                                                "ptrace",
+                                                "process_vm_writev",
+                                                "syscall",
+                                                "prctl",
+                                                "setsid",
+                                                "kill",
+                                                "personality",
+                                                "__clone",
+                                                "__fork",
+                                                "__vfork",
+                                                "forkpty",
+                                                "killpg",
+                                                "tgkill"};
+  /// Defined dynamic symbols every shared library may carry whatever its code. (binutils 2.40
+  /// exports none of them from an nvcc-built library; older linkers export some.)
+  std::vector<std::string> standard_exports = {"_init", "_fini", "__bss_start", "_edata", "_end"};
+};
+
+/// The exports the lab contract (common/include/reduce/lab.cuh) allows a lab library.
+struct ContractExports {
+  std::vector<std::string> c_names;       ///< exact C symbols, e.g. "reduce_sum_lab"
+  std::vector<std::string> cxx_prefixes;  ///< demangled-name prefixes, e.g. "reduce::sum("
+};
+
+/// The exports allowed for \p ops (a lab's operations, as CourseLabs.cmake lists them): for an
+/// op of lab.cuh (sum, maximum, minimum, product, mean, argmax) or a mode of one
+/// (sum_deterministic: the sum's) `reduce_<op>_lab`, `reduce::<op>(` and
+/// `reduce::<op>_workspace_bytes(`; for atomic_max, `reduce::atomic_max_apply(`; for any other
+/// op, the same three names built from the op itself.
+ContractExports contract_exports(const std::vector<std::string>& ops);
+
+/// Checks the undefined dynamic symbols (`nm -D --undefined-only` output); one finding (kind
+/// "import") per forbidden symbol: "forbidden import: dlopen".
+std::vector<LibraryFinding> check_imports(const std::string& nm_undefined_text,
+                                          const SymbolPolicy& policy = {});
+
+/// Checks the defined dynamic symbols (`nm -D --defined-only -C` output, demangled) against the
+/// contract of \p ops; at most one finding (kind "export"): "exports symbols outside the lab
+/// contract: <name>, <name>, ..." (the first 8 names, then "and N more").
+std::vector<LibraryFinding> check_exports(const std::string& nm_defined_text,
+                                          const std::vector<std::string>& ops,
+                                          const SymbolPolicy& policy = {});
+
+/// Checks a disassembly (`objdump -d --no-show-raw-insn` output) for `syscall`, `sysenter` and
+/// `int $0x80`; one finding (kind "syscall") per function: "raw syscall instruction in host
+/// code: syscall in <function> at 0x<address>".
+std::vector<LibraryFinding> check_host_code(const std::string& objdump_text);
+
+/// Runs nm (imports, exports) and objdump (every executable section of the library: .text and
+/// .init/.fini/.plt alike) on \p library and applies check_imports(), check_exports() and
+/// check_host_code(). inspected is false, and problem says why ("nm not found in PATH: the
+/// library's imports and exports were not checked", "objdump not found in PATH: ...", "nm
+/// failed (...)", "library not found: ..."), when a part could not be checked; the findings of
+/// the parts that could are kept. stub is not set.
+LibraryCheck inspect_symbols(const std::filesystem::path& library,
+                             const std::vector<std::string>& ops, const SymbolPolicy& policy = {});
 
 }  // namespace reduce::grade

@@ -66,6 +66,15 @@ std::string signal_description(int signal);
 /// executable); nullopt when not found.
 std::optional<std::filesystem::path> find_program(const std::string& program);
 
+/// Makes the grader the reaper of every orphan among its descendants (PR_SET_CHILD_SUBREAPER):
+/// a process that starts a new session and leaves its parent still becomes a child of the grader,
+/// where kill_stray_processes() finds it. Returns false where Linux refuses.
+bool become_subreaper();
+
+/// Kills every child of the grader that run_process() is not waiting for (processes a submission
+/// left behind, however they detached), and their children; returns how many.
+int kill_stray_processes();
+
 /// "4 MiB", "512 KiB", "100 bytes".
 std::string byte_size_text(std::size_t bytes);
 

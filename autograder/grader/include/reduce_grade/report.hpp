@@ -34,6 +34,7 @@ struct GradeReport {
   double seconds = 0;          ///< wall-clock time of the run
   bool gpu_available = false;  ///< correctness and timing were measured
   std::string gpu;             ///< GPU name (nvidia-smi, or the benchmark's context)
+  std::string isolation;       ///< how the lab's process was confined (isolation.hpp)
   double ceiling_gbps = 0;     ///< the first ceiling measured in this run (informative)
   std::vector<std::string> labs_requested;  ///< lab folders graded
   std::vector<LabReport> labs;              ///< per lab

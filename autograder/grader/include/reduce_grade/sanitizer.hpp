@@ -45,12 +45,27 @@ struct SanitizerRun {
   std::string describe() const;
 };
 
-/// Runs `compute-sanitizer --tool <tool> --print-limit 5 <binary> --gtest_filter=<filter>`.
-SanitizerRun run_sanitizer(const std::filesystem::path& sanitizer, const std::string& tool,
-                           const std::filesystem::path& binary, const std::string& filter,
-                           const std::vector<std::pair<std::string, std::string>>& env,
-                           double timeout_s, std::size_t output_cap,
-                           const std::filesystem::path& log_file);
+/// One sanitizer run: a checker whose lab runner starts under compute-sanitizer.
+struct SanitizerSpec {
+  std::filesystem::path sanitizer;  ///< compute-sanitizer
+  std::string tool;                 ///< memcheck, racecheck, synccheck, initcheck
+  std::filesystem::path checker;    ///< the checker binary (course code; not sanitized itself)
+  std::vector<std::string> args;    ///< the checker's lab arguments (--lab=...)
+  std::string filter;               ///< GoogleTest filter (small sizes)
+  std::vector<std::pair<std::string, std::string>> env;  ///< the checker's environment
+  std::vector<std::string> runner_prefix;  ///< the sandbox in front of the sanitizer, if any
+  double timeout_s = 300;                  ///< wall-clock limit
+  std::size_t output_cap = std::size_t{4} << 20;  ///< output cap of the checker
+  std::filesystem::path log_file;  ///< the checker's log; the sanitizer's go to <stem>.runner/
+};
+
+/// Runs the checker with `compute-sanitizer --tool <tool>` in front of its lab runner (so only
+/// the lab's process is sanitized), and reads the sanitizer's own log files, one per runner
+/// started. The checker's output says whether the tests under it passed.
+SanitizerRun run_sanitizer(const SanitizerSpec& spec);
+
+/// The folder where run_sanitizer() has compute-sanitizer write its logs for \p log_file.
+std::filesystem::path sanitizer_log_dir(const std::filesystem::path& log_file);
 
 /// compute-sanitizer from PATH, else $CUDA_HOME/bin or /usr/local/cuda/bin; empty when absent.
 std::filesystem::path find_compute_sanitizer();

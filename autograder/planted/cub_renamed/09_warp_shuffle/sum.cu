@@ -1,0 +1,91 @@
+// Planted cheat: rung 9 whose block level is CUB's BlockReduce, disguised from a grader that
+// reads #include lines and greps the source: the header's name comes from a macro (no #include
+// line names the library's folder), and the namespace is spelled by token pasting, so the
+// library's name followed by two colons appears nowhere in this file. BlockReduce is device
+// code, inlined into the kernel: the Release build has no CUB symbol either. Only the
+// compiler's own list of the headers it read (-MD) shows it.
+// Rung 9: warp shuffles: warp -> block -> grid.
+//
+// Changed from rung 8: the tree inside a block no longer goes through shared memory step by
+// step. __shfl_down_sync lets a lane read a register of another lane of its warp, so a warp
+// sums its 32 values in five shuffles with no shared memory and no barrier. Shared memory is
+// used once per block, to hand each warp's total to the first warp (one float per warp, a
+// single __syncthreads()). The grid level is unchanged: one partial per block, then one block.
+// The loads are rung 8's: a grid-stride loop with four independent accumulators.
+#include <reduce/cuda_check.cuh>
+#include <reduce/lab.cuh>
+
+#include <algorithm>
+
+#define REDUCE_JOIN2(a, b) a##b
+#define REDUCE_JOIN(a, b) REDUCE_JOIN2(a, b)
+#define REDUCE_BLOCK_HEADER <REDUCE_JOIN(c, ub)/block/block_reduce.cuh>
+#include REDUCE_BLOCK_HEADER
+namespace blocklib = REDUCE_JOIN(c, ub);
+
+namespace reduce {
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+/// Sum of \p v over the block; thread 0 holds the result.
+template <unsigned kBlock>
+__device__ float block_sum(float v) {
+  using Reduce = blocklib::BlockReduce<float, kBlock>;
+  __shared__ typename Reduce::TempStorage storage;
+  return Reduce(storage).Sum(v);
+}
+
+template <unsigned kBlock>
+__global__ void warp_shuffle(const float* __restrict__ in, std::size_t n,
+                             float* __restrict__ partials) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kBlock;
+  std::size_t i = static_cast<std::size_t>(blockIdx.x) * kBlock + threadIdx.x;
+  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    a0 += in[i];
+    a1 += in[i + stride];
+    a2 += in[i + 2 * stride];
+    a3 += in[i + 3 * stride];
+  }
+  for (; i < n; i += stride) a0 += in[i];
+  const float total = block_sum<kBlock>((a0 + a1) + (a2 + a3));
+  if (threadIdx.x == 0) partials[blockIdx.x] = total;
+}
+
+unsigned full_grid() {
+  static const unsigned blocks = [] {
+    int device = 0, sms = 0, per_sm = 0;
+    REDUCE_CUDA_CHECK(cudaGetDevice(&device));
+    REDUCE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    REDUCE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, warp_shuffle<kThreads>,
+                                                                    kThreads, 0));
+    return static_cast<unsigned>(sms * per_sm);
+  }();
+  return blocks;
+}
+
+unsigned grid_for(std::size_t n) {
+  return static_cast<unsigned>(
+      std::clamp<std::size_t>((n + kThreads - 1) / kThreads, 1, full_grid()));
+}
+
+}  // namespace
+
+std::size_t sum_workspace_bytes(std::size_t n) { return grid_for(n) * sizeof(float); }
+
+void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
+  const unsigned grid = grid_for(n);
+  if (grid == 1) {
+    warp_shuffle<kThreads><<<1, kThreads, 0, stream>>>(in, n, out);
+    REDUCE_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  float* partials = workspace.as<float>();
+  warp_shuffle<kThreads><<<grid, kThreads, 0, stream>>>(in, n, partials);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  warp_shuffle<kThreads><<<1, kThreads, 0, stream>>>(partials, grid, out);
+  REDUCE_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace reduce

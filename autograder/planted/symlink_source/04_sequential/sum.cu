@@ -1,0 +1,1 @@
+../../../../solutions/04_sequential/sum.cu

@@ -1,0 +1,50 @@
+// Planted bug: rung 4 that trims its workspace request for large inputs (n >= 2^20) to the
+// first level's partials, blocks_for(n, 256) floats, forgetting the second array of partials
+// that reduce_in_passes() puts right after them. The second pass then writes its few partials
+// (17 floats for n = 2^20 + 7) just past the bytes the lab asked for: inside the padding of
+// cudaMalloc's allocation, so nothing faults and every result is still right.
+// Rung 4: sequential addressing.
+//
+// Changed from rung 3: fold the array in half instead of pairing neighbours. At each step the
+// first `stride` threads add element t + stride to element t, so consecutive lanes touch
+// consecutive words: no bank conflicts, and the busy threads stay contiguous. Still wasteful:
+// half the threads of every block do nothing after they load their one element.
+#include <reduce/lab.cuh>
+#include <reduce/multi_pass.cuh>
+
+namespace reduce {
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+__global__ void sequential(const float* __restrict__ in, std::size_t n,
+                           float* __restrict__ partials) {
+  __shared__ float s[kThreads];
+  const unsigned tid = threadIdx.x;
+  const std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads + tid;
+  s[tid] = i < n ? in[i] : 0.0f;
+  __syncthreads();
+  for (unsigned stride = kThreads / 2; stride > 0; stride >>= 1) {
+    if (tid < stride) s[tid] += s[tid + stride];
+    __syncthreads();
+  }
+  if (tid == 0) partials[blockIdx.x] = s[0];
+}
+
+}  // namespace
+
+std::size_t sum_workspace_bytes(std::size_t n) {
+  if (n >= (std::size_t{1} << 20)) return blocks_for(n, kThreads) * sizeof(float);  // too few
+  return multi_pass_workspace_bytes(n, kThreads);
+}
+
+void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
+  reduce_in_passes(in, n, out, workspace, stream, kThreads,
+                   [](const float* in, std::size_t n, float* partials, std::size_t blocks,
+                      cudaStream_t stream) {
+                     sequential<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, n,
+                                                                                         partials);
+                   });
+}
+
+}  // namespace reduce

@@ -1,0 +1,128 @@
+/// \file
+/// \brief What the checker and the lab runner say to each other.
+///
+/// The checker (a course process: tests, benchmark) never loads a student's lab library. It
+/// starts a runner process that loads exactly one lab library and calls it on request. Device
+/// buffers travel as CUDA IPC memory handles owned by the checker; requests and replies are
+/// fixed-size records on a socket. The runner holds no seed, no expected value and no verdict:
+/// it calls the lab, copies each result in stream order into the checker's capture buffer, and
+/// says what happened.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace reduce::remote {
+
+/// Version of the records below; both sides refuse a mismatch.
+inline constexpr std::uint32_t kProtocolVersion = 2;
+
+/// What a lab entry point produces.
+enum class ResultKind : std::uint32_t {
+  kFloat = 0,  ///< one float (sum, maximum, minimum, product, mean)
+  kIndex = 1,  ///< one std::int64_t (argmax)
+  kApply = 2,  ///< atomic_max_apply: updates *address and writes one old value per input
+};
+
+/// One entry point of the lab contract (common/include/reduce/lab.cuh).
+struct Operation {
+  const char* name;       ///< the contract function, e.g. "sum"
+  const char* getter;     ///< the C function a lab library exports to be found by
+  ResultKind kind;        ///< what it writes
+};
+
+/// Every entry point a runner can call, in protocol order (Request::op is an index here).
+inline constexpr Operation kOperations[] = {
+    {"sum", "reduce_sum_lab", ResultKind::kFloat},
+    {"maximum", "reduce_maximum_lab", ResultKind::kFloat},
+    {"minimum", "reduce_minimum_lab", ResultKind::kFloat},
+    {"product", "reduce_product_lab", ResultKind::kFloat},
+    {"mean", "reduce_mean_lab", ResultKind::kFloat},
+    {"argmax", "reduce_argmax_lab", ResultKind::kIndex},
+    {"atomic_max_apply", "reduce_atomic_max_lab", ResultKind::kApply},
+};
+
+/// Index of the entry point \p name in kOperations, or -1.
+constexpr int find_operation(std::string_view name) {
+  for (int i = 0; i < static_cast<int>(sizeof kOperations / sizeof kOperations[0]); ++i)
+    if (name == kOperations[i].name) return i;
+  return -1;
+}
+
+/// Bytes of one result of \p kind in the capture buffer.
+constexpr std::size_t result_bytes(ResultKind kind) {
+  return kind == ResultKind::kIndex ? sizeof(std::int64_t) : sizeof(float);
+}
+
+/// A device buffer of the checker, as the runner maps it.
+struct BufferRef {
+  cudaIpcMemHandle_t handle{};  ///< IPC handle of the whole allocation
+  std::uint64_t offset = 0;     ///< where the lab's pointer starts, in bytes from the base
+  std::uint64_t bytes = 0;      ///< bytes the runner may poison (the lab's share)
+  std::uint32_t present = 0;    ///< 0: the lab gets a null pointer
+  std::uint32_t persistent = 0; ///< 1: the runner may keep it mapped for later requests
+};
+
+/// What the checker asks.
+enum class Command : std::uint32_t {
+  kWorkspaceBytes = 1,  ///< value = <op>_workspace_bytes(n)
+  kRun = 2,             ///< call the entry point `calls` times
+  kQuit = 3,            ///< exit cleanly
+};
+
+/// Most inputs one kRun request rotates through.
+inline constexpr int kMaxInputs = 4;
+
+/// One request. For kRun, call k reads inputs[k % input_count]; before each call the runner
+/// poisons `out` and `aux` (0xFF bytes) when `poison` is set, then calls the lab on its own
+/// stream, then copies the result into capture + k * result_bytes on the same stream.
+struct Request {
+  std::uint32_t version = kProtocolVersion;  ///< kProtocolVersion
+  Command command = Command::kQuit;          ///< what to do
+  std::uint32_t op = 0;                      ///< index into kOperations
+  std::uint32_t calls = 1;                   ///< kRun: calls in this request
+  std::uint64_t n = 0;                       ///< elements per call
+  std::uint32_t input_count = 0;             ///< inputs used (at most kMaxInputs)
+  std::uint32_t poison = 1;                  ///< poison out and aux before every call
+  BufferRef inputs[kMaxInputs];              ///< input arrays
+  BufferRef out;      ///< the result slot; for kApply, *address (never poisoned)
+  BufferRef aux;      ///< the workspace; for kApply, old_values
+  BufferRef capture;  ///< where each call's result is copied (unused for kApply)
+};
+
+/// How a request ended.
+enum class Status : std::int32_t {
+  kOk = 0,          ///< done
+  kLabThrew = 1,    ///< the lab threw; see error_kind and message
+  kCudaError = 2,   ///< a CUDA error: the runner exits after replying (its context is suspect)
+  kBadRequest = 3,  ///< the request made no sense (version, op, buffers)
+  kNotLoaded = 4,   ///< the lab library did not load or lacks the entry point
+};
+
+/// The C++ type of what the lab threw, so the checker can throw the same kind.
+enum class ErrorKind : std::int32_t {
+  kNone = 0,
+  kInvalidArgument = 1,  ///< std::invalid_argument
+  kLogicError = 2,       ///< std::logic_error (a stub's "not implemented")
+  kRuntimeError = 3,     ///< any other std::exception
+  kUnknown = 4,          ///< not a std::exception
+};
+
+/// The runner's answer.
+struct Reply {
+  std::uint32_t version = kProtocolVersion;  ///< kProtocolVersion
+  Status status = Status::kOk;               ///< how it ended
+  ErrorKind error_kind = ErrorKind::kNone;   ///< for kLabThrew
+  std::uint32_t exiting = 0;                 ///< 1: the runner exits after this reply
+  std::uint64_t value = 0;                   ///< kWorkspaceBytes: the answer
+  double event_ms = 0;  ///< kRun: the runner's CUDA-event time of all calls (a second clock)
+  char message[1024] = {};                   ///< what went wrong
+};
+
+/// The file descriptor on which a runner finds its socket.
+inline constexpr int kRunnerSocketFd = 3;
+
+}  // namespace reduce::remote

@@ -1,0 +1,112 @@
+/// \file
+/// \brief The checker's side of a lab: a runner process that holds the lab, and guarded calls.
+///
+/// A RemoteLab starts reduce_lab_runner with a clean environment (no seed, nothing of the
+/// checker's), its own process group and its own output pipe, and forwards calls to it. Every
+/// output and workspace the lab receives belongs to the checker and is surrounded by guard
+/// bytes that are checked after every request. A runner that crashes, hangs, floods its output
+/// or hits a CUDA error fails the call that was running; the next call starts a fresh runner.
+#pragma once
+
+#include <reduce_remote/protocol.hpp>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace reduce::remote {
+
+/// A call that did not complete: the runner died, hung, flooded its output, or a guard changed.
+class RunnerError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// How to start a runner.
+struct RunnerOptions {
+  std::string library;              ///< the lab library to load
+  std::string runner;               ///< the reduce_lab_runner executable
+  std::vector<std::string> prefix;  ///< commands in front of the runner (sandbox, sanitizer)
+  double call_timeout_s = 120;      ///< one request's wall-clock limit
+  std::size_t output_cap = std::size_t{4} << 20;  ///< bytes of runner output before "flood"
+
+  /// Options from the environment: REDUCE_LAB_LIBRARY, REDUCE_LAB_RUNNER (default: the runner
+  /// built with the course), REDUCE_RUNNER_PREFIX (words separated by ASCII 0x1F),
+  /// REDUCE_CALL_TIMEOUT_S and REDUCE_RUNNER_OUTPUT_CAP.
+  static RunnerOptions from_environment();
+};
+
+/// What the checker's clock and the runner's events said about one timed request.
+struct TimedRun {
+  double host_ms = 0;   ///< the checker's wall clock: request sent to reply and results read
+  double event_ms = 0;  ///< the runner's CUDA events around the same calls (a second clock)
+};
+
+/// One lab library in a runner process.
+class RemoteLab {
+ public:
+  /// Bytes of guard after every output and workspace the lab receives.
+  static constexpr std::size_t kGuardBytes = 64 * 1024;
+
+  /// Starts nothing yet: the runner starts on the first call.
+  explicit RemoteLab(RunnerOptions options);
+  ~RemoteLab();
+  RemoteLab(const RemoteLab&) = delete;
+  RemoteLab& operator=(const RemoteLab&) = delete;
+
+  /// The lab of this checker process, configured from the environment (from_environment()).
+  static RemoteLab& from_environment();
+
+  /// <op>_workspace_bytes(n) of the lab.
+  std::size_t workspace_bytes(const std::string& op, std::size_t n);
+
+  /// Calls \p op once on \p in and writes its result (the copy captured in stream order) to the
+  /// caller's \p out on \p stream. The lab writes only into the checker's guarded buffers.
+  void reduce(const std::string& op, const float* in, std::size_t n, void* out,
+              cudaStream_t stream);
+
+  /// Lab 14's atomic_max_apply, with *address and old_values staged through guarded buffers.
+  void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
+                        cudaStream_t stream);
+
+  /// Calls \p op `calls` times, call k on inputs[k % inputs.size()], on the runner's stream,
+  /// and times the request with the checker's clock. Results go to \p capture (device, one
+  /// result per call, in stream order). Guards are checked afterwards; throws RunnerError.
+  TimedRun run_timed(const std::string& op, const std::vector<const float*>& inputs,
+                     std::size_t n, int calls, void* capture);
+
+  /// Stops the runner (it is started again by the next call).
+  void stop();
+
+  /// Runners started so far (1 + restarts).
+  int starts() const { return starts_; }
+
+ private:
+  struct Guarded;  // a checker-owned device buffer with guard bytes
+  struct Output;   // the runner's output pipe, drained by a thread
+
+  Reply request(Request& rq);
+  void start();
+  [[noreturn]] void fail(const std::string& what);
+  BufferRef ref(const void* device_ptr, std::size_t bytes, bool persistent) const;
+  void check_guards(const std::string& op, std::size_t n);
+  int op_index(const std::string& op) const;
+
+  RunnerOptions options_;
+  std::mutex mutex_;
+  pid_t pid_ = -1;
+  int socket_ = -1;
+  int starts_ = 0;
+  std::unique_ptr<Output> output_;
+  std::unique_ptr<Guarded> out_, workspace_, capture_;
+  std::size_t workspace_in_use_ = 0;
+};
+
+}  // namespace reduce::remote

@@ -1,0 +1,511 @@
+#include <reduce_remote/remote_lab.hpp>
+
+#include <cuda.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <thread>
+
+#ifndef REDUCE_DEFAULT_RUNNER
+#define REDUCE_DEFAULT_RUNNER "reduce_lab_runner"
+#endif
+
+namespace reduce::remote {
+namespace {
+
+constexpr unsigned char kGuardByte = 0xA5;
+constexpr std::size_t kFrontGuard = 256;  // before the result slot; keeps it 256-byte aligned
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+void cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw RunnerError(std::string("checker: ") + what + ": " + cudaGetErrorString(status));
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "stopped";
+}
+
+}  // namespace
+
+// ---- guarded buffers ----------------------------------------------------------------------
+
+/// A checker-owned allocation: [front guard][the lab's bytes][guard]. Guards are armed before a
+/// request and compared afterwards.
+struct RemoteLab::Guarded {
+  char* base = nullptr;
+  std::size_t capacity = 0;
+  std::size_t front = 0;   // guard bytes before the lab's pointer
+  std::size_t usable = 0;  // the lab's bytes in the current request
+
+  Guarded(std::size_t bytes, std::size_t front_guard) : front(front_guard) {
+    // Room to grow, so that a larger n seldom needs a new buffer (and a new runner).
+    capacity = front + std::max(2 * bytes, std::size_t{1} << 20) + kGuardBytes;
+    cuda(cudaMalloc(&base, capacity), "allocating a guarded buffer");
+  }
+  ~Guarded() { cudaFree(base); }
+  char* lab_ptr() const { return base + front; }
+  bool fits(std::size_t bytes) const { return front + bytes + kGuardBytes <= capacity; }
+
+  void arm(std::size_t bytes) {
+    usable = bytes;
+    cuda(cudaMemset(base, kGuardByte, front + usable + kGuardBytes), "arming guards");
+  }
+
+  /// Offset (from the lab's pointer) of the first changed guard byte, or 0 if intact; \p before
+  /// tells whether it lies before the lab's pointer.
+  long long first_change(bool& before) const {
+    std::vector<unsigned char> host(front + usable + kGuardBytes);
+    cuda(cudaMemcpy(host.data(), base, host.size(), cudaMemcpyDeviceToHost), "reading guards");
+    for (std::size_t i = 0; i < front; ++i)
+      if (host[i] != kGuardByte) {
+        before = true;
+        return static_cast<long long>(front - i);
+      }
+    for (std::size_t i = front + usable; i < host.size(); ++i)
+      if (host[i] != kGuardByte) {
+        before = false;
+        return static_cast<long long>(i - front - usable) + 1;
+      }
+    return 0;
+  }
+};
+
+// ---- the runner's output -----------------------------------------------------------------
+
+/// Drains the runner's stdout and stderr: keeps the last bytes for messages, and kills the
+/// runner's process group when it prints more than the cap.
+struct RemoteLab::Output {
+  int fd = -1;
+  pid_t group = -1;
+  std::size_t cap = 0;
+  std::atomic<bool> stop{false}, flood{false};
+  std::atomic<std::size_t> total{0};
+  std::mutex mutex;
+  std::string tail;
+  std::thread thread;
+
+  Output(int pipe_fd, pid_t pgid, std::size_t output_cap) : fd(pipe_fd), group(pgid), cap(output_cap) {
+    thread = std::thread([this] { drain(); });
+  }
+  ~Output() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+    ::close(fd);
+  }
+  void drain() {
+    char buffer[16384];
+    while (!stop) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      const ssize_t got = ::read(fd, buffer, sizeof buffer);
+      if (got <= 0) {
+        if (got < 0 && errno == EINTR) continue;
+        return;  // every writer is gone
+      }
+      total += static_cast<std::size_t>(got);
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        tail.append(buffer, static_cast<std::size_t>(got));
+        if (tail.size() > 4096) tail.erase(0, tail.size() - 4096);
+      }
+      if (total > cap && !flood) {
+        flood = true;
+        ::kill(-group, SIGKILL);
+      }
+    }
+  }
+  std::string last_lines() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return tail;
+  }
+};
+
+// ---- options ------------------------------------------------------------------------------
+
+RunnerOptions RunnerOptions::from_environment() {
+  RunnerOptions o;
+  o.library = env_or("REDUCE_LAB_LIBRARY", "");
+  o.runner = env_or("REDUCE_LAB_RUNNER", REDUCE_DEFAULT_RUNNER);
+  const std::string prefix = env_or("REDUCE_RUNNER_PREFIX", "");
+  std::string word;
+  for (char c : prefix) {
+    if (c == '\x1f') {
+      if (!word.empty()) o.prefix.push_back(word);
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) o.prefix.push_back(word);
+  o.call_timeout_s = std::stod(env_or("REDUCE_CALL_TIMEOUT_S", "120"));
+  o.output_cap = std::stoull(env_or("REDUCE_RUNNER_OUTPUT_CAP", std::to_string(4u << 20)));
+  return o;
+}
+
+// ---- the runner process ---------------------------------------------------------------------
+
+RemoteLab::RemoteLab(RunnerOptions options) : options_(std::move(options)) {
+  // No process of the same user may read or write this one's memory (ptrace, /proc/pid/mem):
+  // the lab's process cannot reach the expected values, the clock or the verdicts here.
+  prctl(PR_SET_DUMPABLE, 0);
+}
+
+RemoteLab::~RemoteLab() {
+  try {
+    stop();
+  } catch (...) {
+  }
+}
+
+RemoteLab& RemoteLab::from_environment() {
+  static RemoteLab lab(RunnerOptions::from_environment());
+  return lab;
+}
+
+void RemoteLab::start() {
+  if (options_.library.empty())
+    throw RunnerError("checker: no lab library given (set REDUCE_LAB_LIBRARY)");
+  int sv[2], out[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+    throw RunnerError(std::string("checker: cannot create the runner's channels: ") +
+                      std::strerror(errno));
+  std::vector<std::string> words = options_.prefix;
+  for (std::string& w : words) {  // %n: this runner's number (one sanitizer log per runner)
+    const auto at = w.find("%n");
+    if (at != std::string::npos) w.replace(at, 2, std::to_string(starts_ + 1));
+  }
+  words.push_back(options_.runner);
+  words.push_back(options_.library);
+  std::vector<std::string> env_words;
+  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
+                           "HOME", "TMPDIR", "LANG"})
+    if (const char* v = std::getenv(name)) env_words.push_back(std::string(name) + "=" + v);
+  std::vector<char*> argv, envp;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  for (std::string& e : env_words) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  const pid_t pid = ::fork();
+  if (pid < 0) throw RunnerError(std::string("checker: fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::dup2(sv[1], kRunnerSocketFd);
+    ::dup2(out[1], 1);
+    ::dup2(out[1], 2);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    for (int fd = kRunnerSocketFd + 1; fd < 1024; ++fd) ::close(fd);  // nothing else of ours
+    ::execvpe(argv[0], argv.data(), envp.data());
+    std::fprintf(stderr, "cannot start %s: %s\n", argv[0], std::strerror(errno));
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);
+  ::close(sv[1]);
+  ::close(out[1]);
+  pid_ = pid;
+  socket_ = sv[0];
+  output_ = std::make_unique<Output>(out[0], pid, options_.output_cap);
+  ++starts_;
+}
+
+void RemoteLab::stop() {
+  if (pid_ < 0) return;
+  ::close(socket_);  // the runner reads end-of-file and exits
+  socket_ = -1;
+  int status = 0;
+  for (int i = 0; i < 50 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ::kill(-pid_, SIGKILL);  // the runner and anything it started in its group
+  ::waitpid(pid_, &status, 0);
+  pid_ = -1;
+  output_.reset();
+}
+
+void RemoteLab::fail(const std::string& what) {
+  std::string text = what;
+  const std::string printed = output_ ? output_->last_lines() : std::string();
+  stop();
+  if (!printed.empty()) text += "\nthe lab's process printed (last lines):\n" + printed;
+  throw RunnerError(text);
+}
+
+Reply RemoteLab::request(Request& rq) {
+  if (pid_ < 0) start();
+  const double deadline = now_ms() + options_.call_timeout_s * 1e3;
+  const char* p = reinterpret_cast<const char*>(&rq);
+  for (std::size_t left = sizeof rq; left > 0;) {
+    const ssize_t put = ::send(socket_, p, left, MSG_NOSIGNAL);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) break;
+    p += put;
+    left -= static_cast<std::size_t>(put);
+  }
+  Reply reply;
+  char* q = reinterpret_cast<char*>(&reply);
+  std::size_t left = sizeof reply;
+  while (left > 0) {
+    const double remaining = deadline - now_ms();
+    if (remaining <= 0) {
+      fail("the lab did not finish within " + std::to_string(static_cast<int>(options_.call_timeout_s)) +
+           " s (a hang, or far too slow); its process was killed");
+    }
+    pollfd pfd{socket_, POLLIN, 0};
+    const int ready = ::poll(&pfd, 1, static_cast<int>(std::min(remaining, 200.0)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) {
+      if (output_ && output_->flood) break;
+      continue;
+    }
+    const ssize_t got = ::read(socket_, q, left);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    q += got;
+    left -= static_cast<std::size_t>(got);
+  }
+  if (left > 0) {
+    if (output_ && output_->flood)
+      fail("output flood: the lab printed more than " + std::to_string(options_.output_cap) +
+           " bytes; its process was killed");
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    const std::string how = describe_status(status);
+    pid_ = -1;
+    const std::string printed = output_ ? output_->last_lines() : std::string();
+    output_.reset();
+    ::close(socket_);
+    socket_ = -1;
+    throw RunnerError("the lab's process died during the call (" + how + ")" +
+                      (printed.empty() ? "" : "\nit printed (last lines):\n" + printed));
+  }
+  if (reply.version != kProtocolVersion) fail("the lab's process answered out of protocol");
+  reply.message[sizeof reply.message - 1] = '\0';
+  if (reply.exiting) stop();
+  return reply;
+}
+
+// ---- calls ------------------------------------------------------------------------------------
+
+int RemoteLab::op_index(const std::string& op) const {
+  const int index = find_operation(op);
+  if (index < 0) throw RunnerError("checker: unknown operation " + op);
+  return index;
+}
+
+BufferRef RemoteLab::ref(const void* device_ptr, std::size_t bytes, bool persistent) const {
+  BufferRef r;
+  if (device_ptr == nullptr) return r;
+  CUdeviceptr base = 0;
+  std::size_t size = 0;
+  if (cuMemGetAddressRange(&base, &size, reinterpret_cast<CUdeviceptr>(device_ptr)) != CUDA_SUCCESS)
+    throw RunnerError("checker: a buffer given to the lab is not device memory of this process");
+  cuda(cudaIpcGetMemHandle(&r.handle, reinterpret_cast<void*>(base)), "cudaIpcGetMemHandle");
+  r.offset = reinterpret_cast<CUdeviceptr>(device_ptr) - base;
+  r.bytes = bytes;
+  r.present = 1;
+  r.persistent = persistent ? 1 : 0;
+  return r;
+}
+
+std::size_t RemoteLab::workspace_bytes(const std::string& op, std::size_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Request rq;
+  rq.command = Command::kWorkspaceBytes;
+  rq.op = static_cast<std::uint32_t>(op_index(op));
+  rq.n = n;
+  const Reply reply = request(rq);
+  if (reply.status == Status::kLabThrew) {
+    if (reply.error_kind == ErrorKind::kInvalidArgument) throw std::invalid_argument(reply.message);
+    if (reply.error_kind == ErrorKind::kLogicError) throw std::logic_error(reply.message);
+    throw std::runtime_error(reply.message);
+  }
+  if (reply.status != Status::kOk) throw RunnerError(reply.message);
+  if (reply.value > (std::size_t{1} << 40))
+    throw RunnerError(op + "_workspace_bytes(" + std::to_string(n) + ") asked for " +
+                      std::to_string(reply.value) + " bytes");
+  return reply.value;
+}
+
+namespace {
+
+/// Throws what the lab threw, as the same kind of exception, or a RunnerError.
+void rethrow(const Reply& reply) {
+  switch (reply.status) {
+    case Status::kOk:
+      return;
+    case Status::kLabThrew:
+      if (reply.error_kind == ErrorKind::kInvalidArgument) throw std::invalid_argument(reply.message);
+      if (reply.error_kind == ErrorKind::kLogicError) throw std::logic_error(reply.message);
+      throw std::runtime_error(reply.message);
+    case Status::kCudaError:
+      throw RunnerError(std::string("CUDA error in the lab's process: ") + reply.message);
+    default:
+      throw RunnerError(reply.message);
+  }
+}
+
+}  // namespace
+
+void RemoteLab::check_guards(const std::string& op, std::size_t n) {
+  bool before = false;
+  if (const long long at = out_->first_change(before)) {
+    throw RunnerError("the lab wrote " + std::string(before ? "before" : "past") + " its " +
+                      (op == "argmax" ? "one-index" : "one-float") + " output (" +
+                      std::to_string(at) + " bytes " + (before ? "before it" : "past its end") +
+                      ", n = " + std::to_string(n) + ")");
+  }
+  if (const long long at = workspace_->first_change(before)) {
+    throw RunnerError("the lab wrote past its workspace: " + op + "_workspace_bytes(" +
+                      std::to_string(n) + ") asked for " + std::to_string(workspace_->usable) +
+                      " bytes, and guard byte " + std::to_string(at) +
+                      " after them changed");
+  }
+}
+
+void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, void* out,
+                       cudaStream_t stream) {
+  const int index = op_index(op);
+  const std::size_t ws = workspace_bytes(op, n);
+  std::lock_guard<std::mutex> lock(mutex_);
+  cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
+  const std::size_t rb = result_bytes(kOperations[index].kind);
+  if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
+  if (!capture_) capture_ = std::make_unique<Guarded>(256, 0);
+  if (!workspace_ || !workspace_->fits(ws)) {
+    workspace_.reset();
+    workspace_ = std::make_unique<Guarded>(ws, 0);
+    stop();  // the runner keeps persistent buffers mapped: forget the old workspace
+  }
+  out_->arm(rb);
+  workspace_->arm(ws);
+  Request rq;
+  rq.command = Command::kRun;
+  rq.op = static_cast<std::uint32_t>(index);
+  rq.n = n;
+  rq.calls = 1;
+  rq.input_count = 1;
+  rq.inputs[0] = ref(in, n * sizeof(float), false);
+  rq.inputs[0].bytes = 0;  // inputs are never poisoned
+  rq.out = ref(out_->lab_ptr(), rb, true);
+  rq.aux = ref(workspace_->lab_ptr(), ws, true);
+  rq.capture = ref(capture_->lab_ptr(), rb, true);
+  const Reply reply = request(rq);
+  rethrow(reply);
+  check_guards(op, n);
+  cuda(cudaMemcpyAsync(out, capture_->lab_ptr(), rb, cudaMemcpyDeviceToDevice, stream),
+       "copying the result");
+}
+
+void RemoteLab::atomic_max_apply(const float* values, std::size_t n, float* address,
+                                 float* old_values, cudaStream_t stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
+  const std::size_t olds = n * sizeof(float);
+  if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
+  if (!workspace_ || !workspace_->fits(olds)) {
+    workspace_.reset();
+    workspace_ = std::make_unique<Guarded>(olds, 0);
+    stop();
+  }
+  out_->arm(sizeof(float));
+  workspace_->arm(olds);
+  if (address != nullptr)
+    cuda(cudaMemcpy(out_->lab_ptr(), address, sizeof(float), cudaMemcpyDeviceToDevice),
+         "staging *address");
+  Request rq;
+  rq.command = Command::kRun;
+  rq.op = static_cast<std::uint32_t>(op_index("atomic_max_apply"));
+  rq.n = n;
+  rq.calls = 1;
+  rq.input_count = 1;
+  rq.poison = 0;
+  rq.inputs[0] = ref(values, 0, false);
+  rq.out = ref(out_->lab_ptr(), sizeof(float), true);
+  rq.aux = ref(workspace_->lab_ptr(), olds, true);
+  const Reply reply = request(rq);
+  rethrow(reply);
+  bool before = false;
+  if (out_->first_change(before))
+    throw RunnerError("the lab wrote " + std::string(before ? "before" : "past") +
+                      " the one float at address");
+  if (const long long at = workspace_->first_change(before))
+    throw RunnerError("the lab wrote past old_values (" + std::to_string(n) +
+                      " floats): guard byte " + std::to_string(at) + " after them changed");
+  if (address != nullptr)
+    cuda(cudaMemcpyAsync(address, out_->lab_ptr(), sizeof(float), cudaMemcpyDeviceToDevice, stream),
+         "returning *address");
+  if (old_values != nullptr && olds > 0)
+    cuda(cudaMemcpyAsync(old_values, workspace_->lab_ptr(), olds, cudaMemcpyDeviceToDevice, stream),
+         "returning old_values");
+}
+
+TimedRun RemoteLab::run_timed(const std::string& op, const std::vector<const float*>& inputs,
+                              std::size_t n, int calls, void* capture) {
+  const int index = op_index(op);
+  if (inputs.empty() || inputs.size() > static_cast<std::size_t>(kMaxInputs) || calls < 1)
+    throw RunnerError("checker: bad timed request");
+  const std::size_t ws = workspace_bytes(op, n);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::size_t rb = result_bytes(kOperations[index].kind);
+  if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
+  if (!workspace_ || !workspace_->fits(ws)) {
+    workspace_.reset();
+    workspace_ = std::make_unique<Guarded>(ws, 0);
+    stop();
+  }
+  out_->arm(rb);
+  workspace_->arm(ws);
+  Request rq;
+  rq.command = Command::kRun;
+  rq.op = static_cast<std::uint32_t>(index);
+  rq.n = n;
+  rq.calls = static_cast<std::uint32_t>(calls);
+  rq.input_count = static_cast<std::uint32_t>(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    rq.inputs[i] = ref(inputs[i], 0, true);  // mapped once; stop() when the inputs are freed
+  }
+  rq.out = ref(out_->lab_ptr(), rb, true);
+  rq.aux = ref(workspace_->lab_ptr(), ws, true);
+  rq.capture = ref(capture, rb * static_cast<std::size_t>(calls), true);
+  std::vector<unsigned char> results(rb * static_cast<std::size_t>(calls));
+  const double t0 = now_ms();
+  const Reply reply = request(rq);
+  // The clock stops once the results are readable here: a reply sent before the work finished
+  // gains nothing, because the capture would still hold poison.
+  cuda(cudaMemcpy(results.data(), capture, results.size(), cudaMemcpyDeviceToHost),
+       "reading the results");
+  const double t1 = now_ms();
+  rethrow(reply);
+  check_guards(op, n);
+  return TimedRun{t1 - t0, reply.event_ms};
+}
+
+}  // namespace reduce::remote

@@ -1,0 +1,295 @@
+// reduce_lab_runner: the only course process that loads a student's lab library.
+//
+//   reduce_lab_runner LIBRARY        (its socket to the checker is file descriptor 3)
+//
+// It answers the checker's requests (protocol.hpp) one at a time: map the checker's buffers,
+// call the lab on a stream of its own, copy each result into the checker's capture buffer on
+// that stream, synchronise, reply. It decides nothing and reports no verdict; whatever the lab
+// does to this process, the checker judges only the bytes in its own buffers and its own clock.
+#include <reduce/lab.cuh>
+#include <reduce_remote/protocol.hpp>
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace reduce::remote;
+
+bool read_all(int fd, void* data, std::size_t bytes) {
+  auto* p = static_cast<char*>(data);
+  while (bytes > 0) {
+    const ssize_t got = ::read(fd, p, bytes);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    bytes -= static_cast<std::size_t>(got);
+  }
+  return true;
+}
+
+bool write_all(int fd, const void* data, std::size_t bytes) {
+  const auto* p = static_cast<const char*>(data);
+  while (bytes > 0) {
+    const ssize_t put = ::write(fd, p, bytes);
+    if (put < 0 && errno == EINTR) continue;
+    if (put <= 0) return false;
+    p += put;
+    bytes -= static_cast<std::size_t>(put);
+  }
+  return true;
+}
+
+void set_message(Reply& reply, const std::string& text) {
+  std::snprintf(reply.message, sizeof reply.message, "%s", text.c_str());
+}
+
+/// A CUDA error inside a request: the reply says so and the runner exits after it.
+struct CudaFailure {
+  std::string what;
+};
+
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw CudaFailure{std::string(what) + ": " + cudaGetErrorName(status) + " (" +
+                      cudaGetErrorString(status) + ")"};
+}
+
+/// The checker's buffers mapped into this process: persistent ones stay mapped, the others are
+/// unmapped at the end of the request that used them.
+class Mappings {
+ public:
+  ~Mappings() {
+    for (auto& [key, base] : persistent_) cudaIpcCloseMemHandle(base);
+  }
+
+  /// The lab's pointer for \p ref (null when absent).
+  char* map(const BufferRef& ref) {
+    if (!ref.present) return nullptr;
+    const std::string key(reinterpret_cast<const char*>(&ref.handle), sizeof ref.handle);
+    if (ref.persistent) {
+      const auto it = persistent_.find(key);
+      if (it != persistent_.end()) return it->second + ref.offset;
+    }
+    void* base = nullptr;
+    check(cudaIpcOpenMemHandle(&base, ref.handle, cudaIpcMemLazyEnablePeerAccess),
+          "mapping a buffer of the checker");
+    if (ref.persistent)
+      persistent_[key] = static_cast<char*>(base);
+    else
+      transient_.push_back(base);
+    return static_cast<char*>(base) + ref.offset;
+  }
+
+  /// Unmaps what this request mapped for itself.
+  void end_request() {
+    for (void* base : transient_) cudaIpcCloseMemHandle(base);
+    transient_.clear();
+  }
+
+ private:
+  std::map<std::string, char*> persistent_;
+  std::vector<void*> transient_;
+};
+
+/// The lab library and the entry points it exports.
+struct Lab {
+  void* handle = nullptr;
+  std::string load_error;
+
+  /// The getter of kOperations[op] called, or null with \p why set.
+  const void* entry(std::uint32_t op, std::string& why) const {
+    if (handle == nullptr) {
+      why = "the lab library did not load: " + load_error;
+      return nullptr;
+    }
+    void* getter = dlsym(handle, kOperations[op].getter);
+    if (getter == nullptr) {
+      why = std::string("the lab library does not implement ") + kOperations[op].name;
+      return nullptr;
+    }
+    return reinterpret_cast<const void* (*)()>(getter)();
+  }
+};
+
+/// Calls the lab once; rethrows nothing (the caller maps exceptions to replies).
+void call_lab(const void* entry, ResultKind kind, const float* in, std::size_t n, char* out,
+              char* aux, std::size_t aux_bytes, cudaStream_t stream) {
+  switch (kind) {
+    case ResultKind::kFloat: {
+      const auto* lab = static_cast<const reduce::FloatLab*>(entry);
+      lab->run(in, n, reinterpret_cast<float*>(out), reduce::Workspace{aux, aux_bytes}, stream);
+      return;
+    }
+    case ResultKind::kIndex: {
+      const auto* lab = static_cast<const reduce::ArgmaxLab*>(entry);
+      lab->run(in, n, reinterpret_cast<std::int64_t*>(out), reduce::Workspace{aux, aux_bytes},
+               stream);
+      return;
+    }
+    case ResultKind::kApply: {
+      const auto* lab = static_cast<const reduce::AtomicMaxLab*>(entry);
+      lab->apply(in, n, reinterpret_cast<float*>(out), reinterpret_cast<float*>(aux), stream);
+      return;
+    }
+  }
+}
+
+Reply workspace_bytes(const Lab& lab, const Request& rq) {
+  Reply reply;
+  std::string why;
+  const void* entry = lab.entry(rq.op, why);
+  if (entry == nullptr) {
+    reply.status = Status::kNotLoaded;
+    set_message(reply, why);
+    return reply;
+  }
+  switch (kOperations[rq.op].kind) {
+    case ResultKind::kFloat:
+      reply.value = static_cast<const reduce::FloatLab*>(entry)->workspace_bytes(rq.n);
+      break;
+    case ResultKind::kIndex:
+      reply.value = static_cast<const reduce::ArgmaxLab*>(entry)->workspace_bytes(rq.n);
+      break;
+    case ResultKind::kApply:
+      reply.value = 0;
+      break;
+  }
+  return reply;
+}
+
+Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream) {
+  Reply reply;
+  std::string why;
+  const void* entry = lab.entry(rq.op, why);
+  if (entry == nullptr) {
+    reply.status = Status::kNotLoaded;
+    set_message(reply, why);
+    return reply;
+  }
+  const ResultKind kind = kOperations[rq.op].kind;
+  if (rq.input_count == 0 || rq.input_count > kMaxInputs || rq.calls == 0) {
+    reply.status = Status::kBadRequest;
+    set_message(reply, "bad request: inputs or calls");
+    return reply;
+  }
+  const float* inputs[kMaxInputs] = {};
+  for (std::uint32_t i = 0; i < rq.input_count; ++i)
+    inputs[i] = reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
+  char* out = maps.map(rq.out);
+  char* aux = maps.map(rq.aux);
+  char* capture = maps.map(rq.capture);
+  const std::size_t rb = result_bytes(kind);
+
+  cudaEvent_t start = nullptr, stop = nullptr;
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
+  check(cudaEventRecord(start, stream), "cudaEventRecord");
+  for (std::uint32_t k = 0; k < rq.calls; ++k) {
+    if (rq.poison) {
+      if (out != nullptr && kind != ResultKind::kApply)
+        check(cudaMemsetAsync(out, 0xFF, rq.out.bytes, stream), "poisoning the output");
+      if (aux != nullptr && rq.aux.bytes > 0)
+        check(cudaMemsetAsync(aux, 0xFF, rq.aux.bytes, stream), "poisoning the workspace");
+    }
+    try {
+      call_lab(entry, kind, inputs[k % rq.input_count], rq.n, out, aux, rq.aux.bytes, stream);
+    } catch (const std::invalid_argument& e) {
+      reply.status = Status::kLabThrew;
+      reply.error_kind = ErrorKind::kInvalidArgument;
+      set_message(reply, e.what());
+    } catch (const std::logic_error& e) {
+      reply.status = Status::kLabThrew;
+      reply.error_kind = ErrorKind::kLogicError;
+      set_message(reply, e.what());
+    } catch (const std::exception& e) {
+      reply.status = Status::kLabThrew;
+      reply.error_kind = ErrorKind::kRuntimeError;
+      set_message(reply, e.what());
+    } catch (...) {
+      reply.status = Status::kLabThrew;
+      reply.error_kind = ErrorKind::kUnknown;
+      set_message(reply, "the lab threw something that is not a std::exception");
+    }
+    if (reply.status != Status::kOk) break;
+    // The result as the stream sees it right after the call: work the lab left on another
+    // stream has not finished here, so the checker sees the poison instead of a result.
+    if (capture != nullptr && kind != ResultKind::kApply)
+      check(cudaMemcpyAsync(capture + k * rb, out, rb, cudaMemcpyDeviceToDevice, stream),
+            "capturing the result");
+  }
+  check(cudaEventRecord(stop, stream), "cudaEventRecord");
+  check(cudaStreamSynchronize(stream), "the lab's work on its stream");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+  reply.event_ms = ms;
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  maps.end_request();
+  return reply;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the checker
+  if (getppid() == 1 || argc != 2) {
+    std::fprintf(stderr, "usage: reduce_lab_runner LIBRARY (started by a checker, socket on fd 3)\n");
+    return 2;
+  }
+  const int sock = kRunnerSocketFd;
+  Lab lab;
+  lab.handle = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (lab.handle == nullptr) lab.load_error = dlerror();
+
+  cudaStream_t stream = nullptr;
+  Mappings maps;
+  for (;;) {
+    Request rq;
+    if (!read_all(sock, &rq, sizeof rq)) return 0;  // the checker is gone
+    Reply reply;
+    if (rq.version != kProtocolVersion ||
+        rq.op >= sizeof kOperations / sizeof kOperations[0]) {
+      reply.status = Status::kBadRequest;
+      set_message(reply, "protocol mismatch between the checker and the runner");
+    } else if (rq.command == Command::kQuit) {
+      return 0;
+    } else {
+      try {
+        if (stream == nullptr)
+          check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        reply = rq.command == Command::kWorkspaceBytes ? workspace_bytes(lab, rq)
+                                                       : run(lab, rq, maps, stream);
+      } catch (const CudaFailure& failure) {
+        reply = Reply{};
+        reply.status = Status::kCudaError;
+        reply.exiting = 1;
+        set_message(reply, failure.what);
+      } catch (const std::exception& e) {  // the lab's workspace_bytes threw
+        reply = Reply{};
+        reply.status = Status::kLabThrew;
+        reply.error_kind = dynamic_cast<const std::invalid_argument*>(&e) != nullptr
+                               ? ErrorKind::kInvalidArgument
+                           : dynamic_cast<const std::logic_error*>(&e) != nullptr
+                               ? ErrorKind::kLogicError
+                               : ErrorKind::kRuntimeError;
+        set_message(reply, e.what());
+      }
+    }
+    if (!write_all(sock, &reply, sizeof reply)) return 0;
+    if (reply.exiting) {
+      std::fflush(nullptr);
+      _exit(3);  // a CUDA error may have poisoned this context: the checker starts a fresh one
+    }
+  }
+}
