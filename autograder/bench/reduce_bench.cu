@@ -156,8 +156,8 @@ std::vector<float> make_input(Op op, std::size_t n, std::uint64_t seed, double& 
 /// them, so that no result can be remembered from an earlier call. Sums stay exact (a changed
 /// element never grows in magnitude beyond max(|old|, 1)); the extreme of maximum, minimum and
 /// argmax moves to a new place with a new value; the product gains or loses a factor.
-void mutate(Inputs& in, std::mt19937_64& rng) {
-  const std::size_t n = in.n;
+void mutate(Op op, std::size_t n, const std::vector<float*>& xs, std::vector<double>& expected_all,
+            std::vector<std::size_t>& extreme_at, std::mt19937_64& rng) {
   if (n == 0) return;
   auto read = [](const float* p) {
     float v = 0;
@@ -169,13 +169,13 @@ void mutate(Inputs& in, std::mt19937_64& rng) {
   };
   static std::uint64_t generation = 0;
   ++generation;
-  for (int b = 0; b < kRotation; ++b) {
-    float* x = in.device[b].data();
-    double& expected = in.expected[b];
-    switch (in.op) {
+  for (std::size_t b = 0; b < xs.size(); ++b) {
+    float* x = xs[b];
+    double& expected = expected_all[b];
+    switch (op) {
       case Op::kSum:
       case Op::kMean: {
-        double sum = in.op == Op::kSum ? expected : expected * static_cast<double>(n);
+        double sum = op == Op::kSum ? expected : expected * static_cast<double>(n);
         for (int k = 0; k < 8; ++k) {
           const std::size_t at = rng() % n;
           const float old = read(x + at);
@@ -185,20 +185,20 @@ void mutate(Inputs& in, std::mt19937_64& rng) {
           write(x + at, v);
           sum += static_cast<double>(v) - old;
         }
-        expected = in.op == Op::kSum ? sum : sum / static_cast<double>(n);
+        expected = op == Op::kSum ? sum : sum / static_cast<double>(n);
         break;
       }
       case Op::kMaximum:
       case Op::kMinimum:
       case Op::kArgmax: {
-        const float sign = in.op == Op::kMinimum ? -1.0f : 1.0f;
-        const std::size_t old_at = in.extreme_at[b];
+        const float sign = op == Op::kMinimum ? -1.0f : 1.0f;
+        const std::size_t old_at = extreme_at[b];
         write(x + old_at, 0.25f * sign);
         const std::size_t at = rng() % n;
         const float value = sign * (2.0f + static_cast<float>(generation % 1024) / 1024.0f);
         write(x + at, value);
-        in.extreme_at[b] = at;
-        expected = in.op == Op::kArgmax ? static_cast<double>(at) : value;
+        extreme_at[b] = at;
+        expected = op == Op::kArgmax ? static_cast<double>(at) : value;
         break;
       }
       case Op::kProduct: {
@@ -336,19 +336,25 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
   Row& row = g_rows[{impl.op, n, impl.name}];
   try {
     Inputs& in = inputs_for(impl.op, n);
-    std::vector<const float*> inputs;
-    for (const DeviceBuffer<float>& b : in.device) inputs.push_back(b.data());
+    // The lab reads arrays its own process allocated; this process fills and changes them.
+    const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(n, kRotation);
+    for (int b = 0; b < kRotation; ++b)
+      REDUCE_CUDA_CHECK(cudaMemcpy(inputs[b], in.device[b].data(), n * sizeof(float),
+                                   cudaMemcpyDeviceToDevice));
+    REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> expected = in.expected;
+    std::vector<std::size_t> extreme_at = in.extreme_at;
     DeviceBuffer<std::int64_t> capture(kRotation);
     const std::string entry = op_name(impl.op);
     std::mt19937_64 rng(run_seed() ^ 0x6A09E667F3BCC909ull ^ n);
-    impl.remote->run_timed(entry, inputs, n, kRotation, capture.data());  // warm-up
+    impl.remote->run_timed(entry, kRotation, n, kRotation, capture.data());  // warm-up
     std::vector<double> samples, events;
     int wrong = 0;
     const std::size_t rb = impl.op == Op::kArgmax ? sizeof(std::int64_t) : sizeof(float);
     for (auto _ : state) {
-      mutate(in, rng);  // outside the clock: this process's own work
+      mutate(impl.op, n, inputs, expected, extreme_at, rng);  // outside the clock
       const reduce::remote::TimedRun t =
-          impl.remote->run_timed(entry, inputs, n, kRotation, capture.data());
+          impl.remote->run_timed(entry, kRotation, n, kRotation, capture.data());
       const double ms = t.host_ms / kRotation;
       state.SetIterationTime(ms * 1e-3);
       samples.push_back(ms);
@@ -359,15 +365,15 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
         std::int64_t bits = 0;
         std::memcpy(&bits, got.data() + b * rb, rb);
         double value = 0;
-        const bool ok = correct(impl.op, bits, in.expected[b], value);
+        const bool ok = correct(impl.op, bits, expected[b], value);
         if (!ok) ++wrong;
         if (!ok || wrong == 0) {
           row.result = value;
-          row.error = std::fabs(value - in.expected[b]);
+          row.error = std::fabs(value - expected[b]);
         }
       }
     }
-    impl.remote->stop();  // the runner keeps the inputs mapped; they are freed after this row
+    impl.remote->stop();  // frees the runner's inputs
     const double bytes = static_cast<double>(n) * sizeof(float);
     row.median_us = median(samples) * 1e3;
     row.gbps = bytes / (row.median_us * 1e-6) / 1e9;

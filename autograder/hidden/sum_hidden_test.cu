@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -42,35 +41,11 @@ class PinnedFloats {
   std::size_t count_ = 0;
 };
 
-/// Every hidden test: a GPU, one non-blocking stream, a two-float output whose second float is
-/// a guard the lab must never write.
-class HiddenSum : public ::testing::Test {
+/// Every hidden test: a GPU, and reduce::sum called through the contract runner (its output's
+/// second float is a guard the lab must never write).
+class HiddenSum : public FloatLabTest {
  protected:
-  void SetUp() override {
-    REDUCE_REQUIRE_GPU();
-    stream_ = std::make_unique<Stream>();
-    out_ = std::make_unique<DeviceBuffer<float>>(2);
-  }
-
-  /// One call the way the public suite makes it: output and a fresh workspace poisoned first.
-  float call(const float* in, std::size_t n) {
-    out_->fill_bytes(kPoisonByte, stream_->get());
-    DeviceBuffer<unsigned char> workspace(sum_workspace_bytes(n));
-    workspace.fill_bytes(kPoisonByte, stream_->get());
-    sum(in, n, out_->data(), Workspace{workspace.data(), workspace.bytes()}, stream_->get());
-    return finish();
-  }
-
-  /// Waits for the stream, checks the guard, returns the result.
-  float finish() {
-    stream_->synchronize();
-    const std::vector<float> host = out_->to_host();
-    EXPECT_EQ(bits(host[1]), 0xFFFFFFFFu) << "the lab wrote past its one-float output";
-    return host[0];
-  }
-
-  std::unique_ptr<Stream> stream_;
-  std::unique_ptr<DeviceBuffer<float>> out_;
+  HiddenSum() : FloatLabTest(FloatLab{&sum_workspace_bytes, &sum}) {}
 };
 
 /// Bitwise comparison with the facts a student needs to reproduce the failure.
@@ -106,7 +81,7 @@ TEST_P(HiddenRandomSize, ExactForASizeDrawnFromTheSeed) {
   const std::size_t n = drawn_size(GetParam());
   const std::vector<float> host = exact_integers(n, test_seed() ^ (0xA11CEull + n));
   const DeviceBuffer<float> in(host);
-  expect_exact(call(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
+  expect_exact(run(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
 }
 
 INSTANTIATE_TEST_SUITE_P(Draws, HiddenRandomSize, ::testing::Range(0, 8));
@@ -123,7 +98,7 @@ TEST_P(HiddenMisaligned, ReadsFromAnyFloatOffset) {
   for (std::size_t i = 0; i < n; ++i) host[offset + i] = exact_value(test_seed() + offset, i);
   const DeviceBuffer<float> buffer(host);
   const std::vector<float> input(host.begin() + offset, host.begin() + offset + n);
-  expect_exact(call(buffer.data() + offset, n), reference_sum(input),
+  expect_exact(run(buffer.data() + offset, n), reference_sum(input),
                "input at a float offset of " + std::to_string(offset) + " (" +
                    std::to_string(offset * 4) + " bytes past a 256-byte boundary), n = " +
                    std::to_string(n) + "; vector loads need an aligned head first");
@@ -156,14 +131,16 @@ TEST_P(HiddenWorkspaceReuse, AlternatingSizesOnTheSameBuffers) {
                               reference_sum(std::vector<float>(host.begin(), host.begin() + n2))};
   // One workspace for both sizes, poisoned once: what a previous call left in it is garbage to
   // the next one.
+  const cudaStream_t stream = runner().stream().get();
+  DeviceBuffer<float>& out = runner().float_output();
   DeviceBuffer<unsigned char> workspace(std::max(sum_workspace_bytes(n1), sum_workspace_bytes(n2)));
-  workspace.fill_bytes(kPoisonByte, stream_->get());
+  workspace.fill_bytes(kPoisonByte, stream);
   const Workspace ws{workspace.data(), workspace.bytes()};
   for (int call_index = 0; call_index < 6; ++call_index) {
     const std::size_t n = call_index % 2 == 0 ? n1 : n2;
-    out_->fill_bytes(kPoisonByte, stream_->get());
-    sum(in.data(), n, out_->data(), ws, stream_->get());
-    expect_exact(finish(), expected[call_index % 2],
+    out.fill_bytes(kPoisonByte, stream);
+    sum(in.data(), n, out.data(), ws, stream);
+    expect_exact(runner().float_result(), expected[call_index % 2],
                  "call " + std::to_string(call_index) + " with n = " + std::to_string(n) +
                      " after n = " + std::to_string(call_index % 2 == 0 ? n2 : n1) +
                      " on the same workspace (initialise what you use)");
@@ -190,7 +167,7 @@ TEST_P(HiddenLarge, ExactBeyondTwoToTheTwentyFour) {
   const std::size_t n = GetParam();
   const std::vector<float> host = exact_integers(n, test_seed() + 0x1A26E);
   const DeviceBuffer<float> in(host);
-  expect_exact(call(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
+  expect_exact(run(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, HiddenLarge,
@@ -207,7 +184,7 @@ TEST_P(HiddenTail, OnlyTheLastElementsAreNonZero) {
   std::vector<float> host(n, 0.0f);
   for (std::size_t i = n - tail; i < n; ++i) host[i] = exact_value(test_seed() ^ 0x7A11, i);
   const DeviceBuffer<float> in(host);
-  expect_exact(call(in.data(), n), reference_sum(host),
+  expect_exact(run(in.data(), n), reference_sum(host),
                "n = " + std::to_string(n) + ", non-zero only in the last " + std::to_string(tail) +
                    " elements (a kernel that drops the tail of the last block returns 0)");
 }
@@ -233,7 +210,7 @@ TEST_F(HiddenSum, SameBufferNewContents) {
   for (std::uint64_t round = 0; round < 4; ++round) {
     const std::vector<float> host = exact_integers(n, test_seed() * 7 + round);
     in.copy_from_host(host.data(), n);
-    expect_exact(call(in.data(), n), reference_sum(host),
+    expect_exact(run(in.data(), n), reference_sum(host),
                  "round " + std::to_string(round) +
                      ": same pointer and n, new contents (a "
                      "result must never be reused from an earlier call)");
@@ -248,13 +225,15 @@ TEST_F(HiddenSum, RepeatedCallsDoNotAccumulate) {
   const DeviceBuffer<float> in(host);
   DeviceBuffer<unsigned char> workspace(sum_workspace_bytes(n));
   const double expected = reference_sum(host);
-  expect_exact(call(in.data(), n), expected, "first call");
+  const cudaStream_t stream = runner().stream().get();
+  expect_exact(run(in.data(), n), expected, "first call");
   for (int again = 1; again <= 3; ++again) {
     // The output keeps the previous result: a lab that adds into it without resetting it first
     // returns a multiple.
-    workspace.fill_bytes(kPoisonByte, stream_->get());
-    sum(in.data(), n, out_->data(), Workspace{workspace.data(), workspace.bytes()}, stream_->get());
-    expect_exact(finish(), expected,
+    workspace.fill_bytes(kPoisonByte, stream);
+    sum(in.data(), n, runner().float_output().data(),
+        Workspace{workspace.data(), workspace.bytes()}, stream);
+    expect_exact(runner().float_result(), expected,
                  "call " + std::to_string(again + 1) + " without clearing the output in between");
   }
 }
@@ -271,16 +250,18 @@ TEST_F(HiddenSum, QueuesOnTheGivenStream) {
   std::copy(host.begin(), host.end(), pinned.data());
   DeviceBuffer<float> in(n);
   in.fill_bytes(0);
-  stream_->synchronize();
+  const cudaStream_t stream = runner().stream().get();
+  DeviceBuffer<float>& out = runner().float_output();
+  runner().stream().synchronize();
   DeviceBuffer<unsigned char> workspace(sum_workspace_bytes(n));
   for (int round = 0; round < 3; ++round) {
-    in.fill_bytes(0, stream_->get());
-    out_->fill_bytes(kPoisonByte, stream_->get());
-    workspace.fill_bytes(kPoisonByte, stream_->get());
+    in.fill_bytes(0, stream);
+    out.fill_bytes(kPoisonByte, stream);
+    workspace.fill_bytes(kPoisonByte, stream);
     REDUCE_CUDA_CHECK(cudaMemcpyAsync(in.data(), pinned.data(), n * sizeof(float),
-                                      cudaMemcpyHostToDevice, stream_->get()));
-    sum(in.data(), n, out_->data(), Workspace{workspace.data(), workspace.bytes()}, stream_->get());
-    expect_exact(finish(), reference_sum(host),
+                                      cudaMemcpyHostToDevice, stream));
+    sum(in.data(), n, out.data(), Workspace{workspace.data(), workspace.bytes()}, stream);
+    expect_exact(runner().float_result(), reference_sum(host),
                  "round " + std::to_string(round) +
                      ": the input was copied on the caller's stream right before the call; "
                      "queue every kernel and copy on the stream argument");
@@ -297,7 +278,7 @@ TEST_F(HiddenSum, SentinelsAtRandomPlaces) {
   for (std::uint64_t k = 0; k < 6; ++k) {
     const std::size_t p = static_cast<std::size_t>(mix(test_seed(), 0x5E47 + k) % n);
     copy_to_device(in.data() + p, &value, 1);
-    expect_exact(call(in.data(), n), -3.0,
+    expect_exact(run(in.data(), n), -3.0,
                  "one -3 at index " + std::to_string(p) + " of " + std::to_string(n) +
                      " (0: never read, -6: read twice)");
     copy_to_device(in.data() + p, &zero, 1);
@@ -311,7 +292,7 @@ TEST_F(HiddenSum, AllNegative) {
   std::vector<float> host(n);
   for (std::size_t i = 0; i < n; ++i) host[i] = -static_cast<float>(1 + (mix(test_seed(), i) & 3));
   const DeviceBuffer<float> in(host);
-  expect_exact(call(in.data(), n), reference_sum(host),
+  expect_exact(run(in.data(), n), reference_sum(host),
                "all-negative input, n = " + std::to_string(n));
 }
 

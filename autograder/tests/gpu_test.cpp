@@ -1,10 +1,28 @@
 #include "gpu_test.hpp"
 
+#include <reduce/cuda_check.cuh>
+#include <reduce/generators.hpp>
+
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 namespace reduce::testing {
+
+std::string describe(float v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.9g (bits 0x%08X)", static_cast<double>(v), bits(v));
+  return text;
+}
+
+void expect_bits(float got, float want, const std::string& what) {
+  if ((std::isnan(got) && std::isnan(want)) || bits(got) == bits(want)) return;
+  ADD_FAILURE() << what << ": got " << describe(got) << ", expected exactly " << describe(want)
+                << " (REDUCE_SEED=" << test_seed() << ")";
+}
 
 std::uint64_t test_seed() {
   static const std::uint64_t seed = [] {
@@ -16,9 +34,239 @@ std::uint64_t test_seed() {
   return seed;
 }
 
-bool enough_device_memory(std::size_t bytes) {
-  const std::size_t margin = std::size_t{512} << 20;
-  return free_device_memory() >= bytes + margin;
+std::string lab_order() {
+  const char* env = std::getenv("REDUCE_LAB_ORDER");
+  const std::string order = env != nullptr && *env != '\0' ? env : "tree";
+  if (order != "serial" && order != "tree") {
+    throw std::invalid_argument(
+        "REDUCE_LAB_ORDER (--lab-order) must be \"serial\" or \"tree\", "
+        "not \"" +
+        order + "\"");
+  }
+  return order;
+}
+
+std::string lab_name() {
+  const char* env = std::getenv("REDUCE_LAB");
+  return env != nullptr && *env != '\0' ? env : "lab";
+}
+
+std::string memory_shortfall(std::size_t bytes) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  REDUCE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (total_bytes >= kDeviceMemoryMargin && bytes <= total_bytes - kDeviceMemoryMargin) return {};
+  const auto gib = [](std::size_t b) { return static_cast<double>(b) / (1u << 30); };
+  char text[200];
+  std::snprintf(text, sizeof text,
+                "%sthe GPU has %.1f GiB in total; this test needs %.1f GiB and a %.1f GiB margin",
+                kSkipPrefix, gib(total_bytes), gib(bytes), gib(kDeviceMemoryMargin));
+  return text;
+}
+
+DeviceBuffer<float> constant(std::size_t n, float value) {
+  DeviceBuffer<float> x(n);
+  if (n == 0) return x;
+  set_element(x.data(), 0, value);
+  // Doubling copies on the device: log2(n) copies, each of what is already filled.
+  for (std::size_t filled = 1; filled < n; filled *= 2) {
+    const std::size_t count = std::min(filled, n - filled);
+    REDUCE_CUDA_CHECK(
+        cudaMemcpy(x.data() + filled, x.data(), count * sizeof(float), cudaMemcpyDeviceToDevice));
+  }
+  // Device-to-device copies may return early, and a lab's non-blocking stream does not wait
+  // for the legacy stream they ran on.
+  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+  return x;
+}
+
+std::vector<std::size_t> sentinel_positions(std::size_t n) {
+  return {0,    1,    31,   32,   33,    255,    256,    511,   512,
+          1023, 1024, 2047, 2048, n / 2, n - 33, n - 32, n - 2, n - 1};
+}
+
+std::vector<std::size_t> boundary_positions(std::size_t n) {
+  return {0,    1,    31,   32,   33,    255,    256,    257,    511,   512,  1023,
+          1024, 1025, 2047, 2048, n / 2, n - 33, n - 32, n - 31, n - 2, n - 1};
+}
+
+// ---- windows of one allocation
+// -------------------------------------------------------------------
+
+std::vector<float> rising_negatives(std::size_t n) {
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = -static_cast<float>(n - i);
+  return x;
+}
+
+std::vector<float> falling_negatives(std::size_t n) {
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = -static_cast<float>(i + 1);
+  return x;
+}
+
+void for_each_window(const std::vector<float>& host, DeviceBuffer<float>& device,
+                     const std::optional<std::pair<float, float>>& neighbours,
+                     const std::function<void(const Window&)>& check) {
+  for (std::size_t offset = 0; offset < 4; ++offset) {
+    for (std::size_t n : kWindowLengths) {
+      if (offset + n >= host.size()) continue;  // no float after the window
+      std::string name = "window [" + std::to_string(offset) + ", " + std::to_string(offset + n) +
+                         ") of an allocation of " + std::to_string(host.size()) + " floats";
+      if (neighbours) {
+        if (offset > 0) set_element(device.data(), offset - 1, neighbours->first);
+        set_element(device.data(), offset + n, neighbours->second);
+        name += ", " + describe(neighbours->first) + " just before it and " +
+                describe(neighbours->second) + " just after it";
+      }
+      SCOPED_TRACE(name);
+      check(Window{offset, n, device.data() + offset,
+                   std::vector<float>(host.begin() + offset, host.begin() + offset + n)});
+      if (neighbours) {
+        if (offset > 0) set_element(device.data(), offset - 1, host[offset - 1]);
+        set_element(device.data(), offset + n, host[offset + n]);
+      }
+    }
+  }
+}
+
+// ---- realistic data ----------------------------------------------------------------------------
+
+namespace {
+const char* const kDataNames[] = {"uniform", "mixed_sign", "wide_range", "large_offset"};
+}  // namespace
+
+const char* data_name(Data data) {
+  return kDataNames[static_cast<int>(data)];
+}
+
+void PrintTo(Data data, std::ostream* os) {
+  *os << data_name(data);
+}
+
+std::vector<float> make_data(Data data, std::size_t n, std::uint64_t seed) {
+  switch (data) {
+    case Data::kUniform:
+      return uniform(n, seed, 0.0f, 1.0f);
+    case Data::kMixedSign:
+      return mixed_sign(n, seed);
+    case Data::kWideRange:
+      return wide_range(n, seed);
+    case Data::kLargeOffset:
+      return uniform(n, seed, 1000.0f, 1001.0f);
+  }
+  return {};
+}
+
+std::string data_and_size_name(
+    const ::testing::TestParamInfo<std::tuple<Data, std::size_t>>& info) {
+  return std::string(data_name(std::get<0>(info.param))) + "_" +
+         std::to_string(std::get<1>(info.param));
+}
+
+// ---- rotating inputs ---------------------------------------------------------------------------
+
+RotatingInputs::RotatingInputs(std::size_t count,
+                               const std::function<std::vector<float>(std::uint64_t)>& make) {
+  for (std::uint64_t k = 0; k < count; ++k) {
+    hosts_.push_back(make(k));
+    devices_.emplace_back(hosts_.back());
+  }
+}
+
+void RotatingInputs::expect_unmodified() const {
+  for (std::size_t k = 0; k < size(); ++k) {
+    EXPECT_TRUE(devices_[k].to_host() == hosts_[k]) << "the lab modified its input " << k;
+  }
+}
+
+// ---- the contract runner -----------------------------------------------------------------------
+
+namespace {
+
+/// \p byte repeated over the four bytes of a float.
+std::uint32_t repeated(int byte) {
+  std::uint32_t pattern = 0;
+  std::memset(&pattern, byte, sizeof pattern);
+  return pattern;
+}
+
+}  // namespace
+
+ContractRunner::ContractRunner() = default;
+
+float ContractRunner::run(const FloatLab& lab, const float* in, std::size_t n, int output_byte) {
+  float_out_.fill_bytes(output_byte, stream_.get());
+  DeviceBuffer<unsigned char> workspace(lab.workspace_bytes(n));
+  workspace.fill_bytes(kPoisonByte, stream_.get());
+  lab.run(in, n, float_out_.data(), Workspace{workspace.data(), workspace.bytes()}, stream_.get());
+  return float_result(output_byte);
+}
+
+float ContractRunner::run(const FloatLab& lab, const std::vector<float>& host) {
+  const DeviceBuffer<float> in(host);
+  return run(lab, in.data(), host.size());
+}
+
+std::int64_t ContractRunner::run(const ArgmaxLab& lab, const float* in, std::size_t n) {
+  index_out_.fill_bytes(kPoisonByte, stream_.get());
+  DeviceBuffer<unsigned char> workspace(lab.workspace_bytes(n));
+  workspace.fill_bytes(kPoisonByte, stream_.get());
+  lab.run(in, n, index_out_.data(), Workspace{workspace.data(), workspace.bytes()}, stream_.get());
+  return index_result();
+}
+
+std::int64_t ContractRunner::run(const ArgmaxLab& lab, const std::vector<float>& host) {
+  const DeviceBuffer<float> in(host);
+  return run(lab, in.data(), host.size());
+}
+
+float ContractRunner::float_result(int output_byte) {
+  stream_.synchronize();
+  const std::vector<float> host = float_out_.to_host();
+  EXPECT_EQ(bits(host[1]), repeated(output_byte)) << "the lab wrote past its one-float output";
+  return host[0];
+}
+
+std::int64_t ContractRunner::index_result() {
+  stream_.synchronize();
+  const std::vector<std::int64_t> host = index_out_.to_host();
+  EXPECT_EQ(host[1], kPoisonIndex) << "the lab wrote past its one-index output";
+  return host[0];
+}
+
+std::vector<float> ContractRunner::atomic_max(float start, const float* values, std::size_t n,
+                                              std::size_t per_launch, float* final) {
+  DeviceBuffer<float> olds(n + 1);  // one old value per input, then a guard
+  olds.fill_bytes(kPoisonByte, stream_.get());
+  const float init[2] = {start, from_bits(0xFFFFFFFFu)};  // the address, then a guard
+  REDUCE_CUDA_CHECK(
+      cudaMemcpyAsync(address_.data(), init, sizeof init, cudaMemcpyHostToDevice, stream_.get()));
+  std::size_t done = 0;
+  do {  // n == 0: one launch of no values
+    const std::size_t count = std::min(std::max<std::size_t>(per_launch, 1), n - done);
+    atomic_max_apply(values + done, count, address_.data(), olds.data() + done, stream_.get());
+    done += count;
+  } while (done < n);
+  stream_.synchronize();
+  const std::vector<float> address = address_.to_host();
+  EXPECT_EQ(bits(address[1]), 0xFFFFFFFFu) << "atomic_max wrote next to its address";
+  *final = address[0];
+  std::vector<float> host = olds.to_host();
+  EXPECT_EQ(bits(host[n]), 0xFFFFFFFFu)
+      << "atomic_max_apply wrote old_values[n]: a thread beyond the n values ran";
+  host.resize(n);
+  return host;
+}
+
+std::vector<float> ContractRunner::atomic_max(float start, const std::vector<float>& values,
+                                              std::size_t per_launch, float* final) {
+  const DeviceBuffer<float> in(values);
+  return atomic_max(start, in.data(), values.size(), per_launch, final);
+}
+
+void ContractTest::SetUp() {
+  REDUCE_REQUIRE_GPU();
+  runner_ = std::make_unique<ContractRunner>();
 }
 
 }  // namespace reduce::testing

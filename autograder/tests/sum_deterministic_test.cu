@@ -11,11 +11,11 @@ TEST_P(SumDeterministic, SameBitsTwentyTimes) {
   const std::size_t n = GetParam();
   const std::vector<float> host = mixed_sign(n, test_seed() ^ 0xD5);
   const DeviceBuffer<float> in(host);
-  const float first = (*run_)(in.data(), n);
-  for (int run = 1; run < 20; ++run) {
-    const float again = (*run_)(in.data(), n);
+  const float first = run(in.data(), n);
+  for (int repeat = 1; repeat < 20; ++repeat) {
+    const float again = run(in.data(), n);
     ASSERT_EQ(bits(again), bits(first))
-        << "run " << run << " gave " << again << " after " << first
+        << "run " << repeat << " gave " << again << " after " << first
         << ": the result depends on the order in which blocks finish (a float atomic?)";
   }
 }

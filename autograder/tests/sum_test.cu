@@ -10,8 +10,6 @@
 #include <reduce/reference.hpp>
 
 #include <cmath>
-#include <memory>
-#include <ostream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -21,42 +19,15 @@ namespace {
 
 // The suite is reused by other modes of the sum (sum_deterministic_test.cu adds to it).
 
-/// Error depth of the lab under test (set per lab in cmake/CourseLabs.cmake).
+/// Error depth of the lab under test: its summation order comes from --lab-order.
 std::size_t lab_depth(std::size_t n) {
-#if REDUCE_SERIAL_ORDER
-  return serial_depth(n);
-#else
-  return tree_depth(n);
-#endif
+  return lab_order() == "serial" ? serial_depth(n) : tree_depth(n);
 }
 
-/// Calls the lab's sum the way the grader does: on its own stream, with the output and the
-/// workspace poisoned first, and a guard float after the output that must stay untouched.
-class SumRunner {
- public:
-  float operator()(const float* in, std::size_t n) {
-    out_.fill_bytes(kPoisonByte, stream_.get());
-    DeviceBuffer<unsigned char> workspace(sum_workspace_bytes(n));
-    workspace.fill_bytes(kPoisonByte, stream_.get());
-    sum(in, n, out_.data(), Workspace{workspace.data(), workspace.bytes()}, stream_.get());
-    stream_.synchronize();
-    const std::vector<float> host = out_.to_host();
-    EXPECT_EQ(bits(host[1]), 0xFFFFFFFFu) << "the lab wrote past its one-float output";
-    return host[0];
-  }
-
- private:
-  Stream stream_;
-  DeviceBuffer<float> out_{2};
-};
-
-class SumTest : public ::testing::Test {
+/// Every sum test: skips without a GPU, else calls reduce::sum through the contract runner.
+class SumTest : public FloatLabTest {
  protected:
-  void SetUp() override {
-    REDUCE_REQUIRE_GPU();
-    run_ = std::make_unique<SumRunner>();
-  }
-  std::unique_ptr<SumRunner> run_;
+  SumTest() : FloatLabTest(FloatLab{&sum_workspace_bytes, &sum}) {}
 };
 
 /// Exact comparison with a message that tells a student what the difference suggests.
@@ -75,7 +46,7 @@ void expect_exact(float got, double expected, std::size_t n) {
 TEST_F(SumTest, EmptyInputIsPositiveZero) {
   DeviceBuffer<float> in(1);
   in.fill_bytes(0x3F);  // a non-zero value that must not be read
-  const float got = (*run_)(in.data(), 0);
+  const float got = run(in.data(), 0);
   EXPECT_EQ(bits(got), bits(0.0f)) << "the sum of no elements is +0.0f; got " << got;
 }
 
@@ -87,14 +58,14 @@ TEST_P(SumExact, MatchesBitwise) {
   const std::size_t n = GetParam();
   const std::vector<float> host = exact_integers(n, test_seed() + n);
   const DeviceBuffer<float> in(host);
-  expect_exact((*run_)(in.data(), n), reference_sum(host), n);
+  expect_exact(run(in.data(), n), reference_sum(host), n);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, SumExact,
-                         ::testing::Values<std::size_t>(1, 2, 31, 32, 33, 255, 256, 257, 1023,
-                                                        1024, 1025, 4095, 4096, 4097, 16384,
-                                                        32768, 65535, 65536, 65537,
-                                                        (1u << 20) + 7, 1u << 24, 300000000),
+                         ::testing::Values<std::size_t>(1, 2, 31, 32, 33, 255, 256, 257, 1023, 1024,
+                                                        1025, 4095, 4096, 4097, 16384, 32768, 65535,
+                                                        65536, 65537, (1u << 20) + 7, 1u << 24,
+                                                        300000000),
                          ::testing::PrintToStringParamName());
 
 // ---- one sentinel at the places where index bugs live --------------------------------------
@@ -103,17 +74,14 @@ class SumSentinel : public SumTest, public ::testing::WithParamInterface<std::si
 
 TEST_P(SumSentinel, FindsTheOnlyNonZero) {
   const std::size_t n = GetParam();
-  const std::vector<std::size_t> positions = {0,    1,    31,   32,    33,    255,   256,
-                                              511,  512,  1023, 1024,  2047,  2048,  n / 2,
-                                              n - 33, n - 32, n - 2, n - 1};
   DeviceBuffer<float> in(n);
   in.fill_bytes(0);
   const float one = 1.0f, zero = 0.0f;
-  for (std::size_t p : positions) {
+  for (std::size_t p : sentinel_positions(n)) {
     if (p >= n) continue;
     SCOPED_TRACE("sentinel at index " + std::to_string(p) + " of " + std::to_string(n));
     copy_to_device(in.data() + p, &one, 1);
-    const float got = (*run_)(in.data(), n);
+    const float got = run(in.data(), n);
     EXPECT_EQ(bits(got), bits(1.0f))
         << "got " << got << ": 0 means the element was never read, 2 that it was added twice";
     copy_to_device(in.data() + p, &zero, 1);
@@ -126,64 +94,38 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SumSentinel,
 
 // ---- realistic data within the bound of the lab's summation order --------------------------
 
-enum class Kind { kUniform, kMixedSign, kWideRange };
-const char* const kKindNames[] = {"uniform", "mixed_sign", "wide_range"};
-
-void PrintTo(Kind kind, std::ostream* os) { *os << kKindNames[static_cast<int>(kind)]; }
-
-std::vector<float> make(Kind kind, std::size_t n, std::uint64_t seed) {
-  switch (kind) {
-    case Kind::kUniform: return uniform(n, seed, 0.0f, 1.0f);
-    case Kind::kMixedSign: return mixed_sign(n, seed);
-    case Kind::kWideRange: return wide_range(n, seed);
-  }
-  return {};
-}
-
 class SumRealistic : public SumTest,
-                     public ::testing::WithParamInterface<std::tuple<Kind, std::size_t>> {};
+                     public ::testing::WithParamInterface<std::tuple<Data, std::size_t>> {};
 
 TEST_P(SumRealistic, WithinErrorBound) {
   const auto [kind, n] = GetParam();
-  const std::vector<float> host = make(kind, n, test_seed() ^ n);
+  const std::vector<float> host = make_data(kind, n, test_seed() ^ n);
   const DeviceBuffer<float> in(host);
   const double exact = reference_sum(host);
   const double bound = sum_error_bound(lab_depth(n), n, absolute_sum(host));
-  const float got = (*run_)(in.data(), n);
+  const float got = run(in.data(), n);
   EXPECT_LE(std::fabs(static_cast<double>(got) - exact), bound)
       << "n = " << n << ": got " << got << ", reference " << exact << ", bound " << bound
       << " (gamma(depth + 1) * sum|x| with depth " << lab_depth(n) << ")";
 }
 
-std::string realistic_name(const ::testing::TestParamInfo<std::tuple<Kind, std::size_t>>& info) {
-  return std::string(kKindNames[static_cast<int>(std::get<0>(info.param))]) + "_" +
-         std::to_string(std::get<1>(info.param));
-}
-
-INSTANTIATE_TEST_SUITE_P(Data, SumRealistic,
-                         ::testing::Combine(::testing::Values(Kind::kUniform, Kind::kMixedSign,
-                                                              Kind::kWideRange),
-                                            ::testing::Values<std::size_t>(1000, (1u << 20) + 7,
-                                                                           1u << 24)),
-                         realistic_name);
+INSTANTIATE_TEST_SUITE_P(
+    Data, SumRealistic,
+    ::testing::Combine(::testing::Values(Data::kUniform, Data::kMixedSign, Data::kWideRange),
+                       ::testing::Values<std::size_t>(1000, (1u << 20) + 7, 1u << 24)),
+    data_and_size_name);
 
 // ---- no cached or hard-coded answers, no writes to the input --------------------------------
 
 TEST_F(SumTest, EveryCallComputesAfresh) {
   const std::size_t n = (1u << 20) + 7;
-  std::vector<std::vector<float>> hosts;
-  std::vector<DeviceBuffer<float>> inputs;
-  for (std::uint64_t k = 0; k < 3; ++k) {
-    hosts.push_back(exact_integers(n, test_seed() * 31 + k));
-    inputs.emplace_back(hosts.back());
-  }
-  for (int call : {0, 1, 2, 0, 2, 1, 1}) {
+  const RotatingInputs inputs(
+      3, [n](std::uint64_t k) { return exact_integers(n, test_seed() * 31 + k); });
+  for (int call : kRotation) {
     SCOPED_TRACE("input " + std::to_string(call));
-    expect_exact((*run_)(inputs[call].data(), n), reference_sum(hosts[call]), n);
+    expect_exact(run(inputs.device(call), n), reference_sum(inputs.host(call)), n);
   }
-  for (int k = 0; k < 3; ++k) {
-    EXPECT_TRUE(inputs[k].to_host() == hosts[k]) << "the lab modified its input " << k;
-  }
+  inputs.expect_unmodified();
 }
 
 // ---- any alignment ----------------------------------------------------------------------------
@@ -195,11 +137,11 @@ TEST_F(SumTest, UnalignedStart) {
   for (std::size_t offset : {1, 2, 3}) {  // in + offset is 4-byte but not 16-byte aligned
     SCOPED_TRACE("input starts " + std::to_string(offset) + " floats past a 16-byte boundary");
     const std::vector<float> part(host.begin() + offset, host.begin() + offset + n);
-    expect_exact((*run_)(in.data() + offset, n), reference_sum(part), n);
+    expect_exact(run(in.data() + offset, n), reference_sum(part), n);
     // Short inputs too: 5 floats, and a whole number of 4096-float tiles plus 3 edge floats.
     for (std::size_t m : {std::size_t{5}, std::size_t{4096 + 3}}) {
       const std::vector<float> prefix(part.begin(), part.begin() + m);
-      expect_exact((*run_)(in.data() + offset, m), reference_sum(prefix), m);
+      expect_exact(run(in.data() + offset, m), reference_sum(prefix), m);
     }
   }
 }
@@ -218,9 +160,7 @@ __global__ void fill_exact_integers(float* x, std::size_t n, std::uint64_t seed)
 
 TEST_F(SumTest, AboveInt32Range) {
   const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
-  if (!enough_device_memory(n * sizeof(float) + sum_workspace_bytes(n))) {
-    GTEST_SKIP() << "needs " << (n * sizeof(float) >> 20) << " MiB of free device memory";
-  }
+  REDUCE_REQUIRE_DEVICE_MEMORY(n * sizeof(float));
   const std::uint64_t seed = test_seed() + 0x31;
   DeviceBuffer<float> in(n);
   fill_exact_integers<<<4096, 256>>>(in.data(), n, seed);
@@ -232,7 +172,7 @@ TEST_F(SumTest, AboveInt32Range) {
     want += 1.0 - exact_integer_at(n, seed, at);
     set_element(in.data(), at, 1.0f);
   }
-  expect_exact((*run_)(in.data(), n), want, n);
+  expect_exact(run(in.data(), n), want, n);
 }
 
 }  // namespace

@@ -417,6 +417,7 @@ ContractExports contract_exports(const std::vector<std::string>& ops) {
   };
   for (const std::string& op : ops) {
     if (op == "atomic_max") {
+      add(allowed.c_names, "reduce_atomic_max_lab");
       add(allowed.cxx_prefixes, "reduce::atomic_max_apply(");
       continue;
     }

@@ -79,7 +79,7 @@ class Copier {
     }
     const auto size = static_cast<std::uintmax_t>(st.st_size);
     if (size > limits_.max_file_bytes) {
-      problem(label, fmt::format("is too large ({}; the limit is {})", byte_size_text(size),
+      problem(label, fmt::format("is too large ({} bytes; the limit is {})", size,
                                  byte_size_text(limits_.max_file_bytes)));
       ::close(in);
       return;

@@ -237,6 +237,8 @@ void RemoteLab::start() {
 }
 
 void RemoteLab::stop() {
+  for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
+  timed_inputs_.clear();
   if (pid_ < 0) return;
   ::close(socket_);  // the runner reads end-of-file and exits
   socket_ = -1;
@@ -467,11 +469,31 @@ void RemoteLab::atomic_max_apply(const float* values, std::size_t n, float* addr
          "returning old_values");
 }
 
-TimedRun RemoteLab::run_timed(const std::string& op, const std::vector<const float*>& inputs,
-                              std::size_t n, int calls, void* capture) {
+std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (count < 1 || count > kMaxInputs) throw RunnerError("checker: bad number of timed inputs");
+  Request rq;
+  rq.command = Command::kAllocateInputs;
+  rq.n = n;
+  rq.input_count = static_cast<std::uint32_t>(count);
+  const Reply reply = request(rq);
+  rethrow(reply);
+  std::vector<float*> mapped;
+  for (int i = 0; i < count; ++i) {
+    void* p = nullptr;
+    cuda(cudaIpcOpenMemHandle(&p, reply.inputs[i], cudaIpcMemLazyEnablePeerAccess),
+         "mapping the runner's timed inputs");
+    timed_inputs_.push_back(p);
+    mapped.push_back(static_cast<float*>(p));
+  }
+  return mapped;
+}
+
+TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, int calls,
+                              void* capture) {
   const int index = op_index(op);
-  if (inputs.empty() || inputs.size() > static_cast<std::size_t>(kMaxInputs) || calls < 1)
-    throw RunnerError("checker: bad timed request");
+  if (count < 1 || count > kMaxInputs || calls < 1 || pid_ < 0)
+    throw RunnerError("checker: bad timed request (inputs allocated?)");
   const std::size_t ws = workspace_bytes(op, n);
   std::lock_guard<std::mutex> lock(mutex_);
   const std::size_t rb = result_bytes(kOperations[index].kind);
@@ -479,7 +501,6 @@ TimedRun RemoteLab::run_timed(const std::string& op, const std::vector<const flo
   if (!workspace_ || !workspace_->fits(ws)) {
     workspace_.reset();
     workspace_ = std::make_unique<Guarded>(ws, 0);
-    stop();
   }
   out_->arm(rb);
   workspace_->arm(ws);
@@ -488,10 +509,8 @@ TimedRun RemoteLab::run_timed(const std::string& op, const std::vector<const flo
   rq.op = static_cast<std::uint32_t>(index);
   rq.n = n;
   rq.calls = static_cast<std::uint32_t>(calls);
-  rq.input_count = static_cast<std::uint32_t>(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    rq.inputs[i] = ref(inputs[i], 0, true);  // mapped once; stop() when the inputs are freed
-  }
+  rq.input_count = static_cast<std::uint32_t>(count);
+  rq.own_inputs = 1;
   rq.out = ref(out_->lab_ptr(), rb, true);
   rq.aux = ref(workspace_->lab_ptr(), ws, true);
   rq.capture = ref(capture, rb * static_cast<std::size_t>(calls), true);

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -168,6 +169,26 @@ Reply workspace_bytes(const Lab& lab, const Request& rq) {
   return reply;
 }
 
+/// Input arrays this runner allocated for timed calls (kAllocateInputs).
+float* own_inputs[kMaxInputs] = {};
+
+Reply allocate_inputs(const Request& rq) {
+  Reply reply;
+  if (rq.input_count == 0 || rq.input_count > kMaxInputs) {
+    reply.status = Status::kBadRequest;
+    set_message(reply, "bad request: input count");
+    return reply;
+  }
+  for (std::uint32_t i = 0; i < rq.input_count; ++i) {
+    if (own_inputs[i] != nullptr) cudaFree(own_inputs[i]);
+    own_inputs[i] = nullptr;
+    check(cudaMalloc(&own_inputs[i], std::max<std::uint64_t>(rq.n, 1) * sizeof(float)),
+          "allocating the timed inputs");
+    check(cudaIpcGetMemHandle(&reply.inputs[i], own_inputs[i]), "exporting the timed inputs");
+  }
+  return reply;
+}
+
 Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream) {
   Reply reply;
   std::string why;
@@ -185,7 +206,7 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   }
   const float* inputs[kMaxInputs] = {};
   for (std::uint32_t i = 0; i < rq.input_count; ++i)
-    inputs[i] = reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
+    inputs[i] = rq.own_inputs ? own_inputs[i] : reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
   char* out = maps.map(rq.out);
   char* aux = maps.map(rq.aux);
   char* capture = maps.map(rq.capture);
@@ -268,8 +289,9 @@ int main(int argc, char** argv) {
       try {
         if (stream == nullptr)
           check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-        reply = rq.command == Command::kWorkspaceBytes ? workspace_bytes(lab, rq)
-                                                       : run(lab, rq, maps, stream);
+        reply = rq.command == Command::kWorkspaceBytes  ? workspace_bytes(lab, rq)
+                : rq.command == Command::kAllocateInputs ? allocate_inputs(rq)
+                                                         : run(lab, rq, maps, stream);
       } catch (const CudaFailure& failure) {
         reply = Reply{};
         reply.status = Status::kCudaError;

@@ -169,7 +169,8 @@ struct ContractExports {
 /// The exports allowed for \p ops (a lab's operations, as CourseLabs.cmake lists them): for an
 /// op of lab.cuh (sum, maximum, minimum, product, mean, argmax) or a mode of one
 /// (sum_deterministic: the sum's) `reduce_<op>_lab`, `reduce::<op>(` and
-/// `reduce::<op>_workspace_bytes(`; for atomic_max, `reduce::atomic_max_apply(`; for any other
+/// `reduce::<op>_workspace_bytes(`; for atomic_max, `reduce_atomic_max_lab` and
+/// `reduce::atomic_max_apply(`; for any other
 /// op, the same three names built from the op itself.
 ContractExports contract_exports(const std::vector<std::string>& ops);
 

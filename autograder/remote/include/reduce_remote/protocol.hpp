@@ -18,7 +18,7 @@
 namespace reduce::remote {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 2;
+inline constexpr std::uint32_t kProtocolVersion = 3;
 
 /// What a lab entry point produces.
 enum class ResultKind : std::uint32_t {
@@ -71,6 +71,7 @@ enum class Command : std::uint32_t {
   kWorkspaceBytes = 1,  ///< value = <op>_workspace_bytes(n)
   kRun = 2,             ///< call the entry point `calls` times
   kQuit = 3,            ///< exit cleanly
+  kAllocateInputs = 4,  ///< allocate input_count arrays of n floats in the runner; reply: handles
 };
 
 /// Most inputs one kRun request rotates through.
@@ -87,6 +88,7 @@ struct Request {
   std::uint64_t n = 0;                       ///< elements per call
   std::uint32_t input_count = 0;             ///< inputs used (at most kMaxInputs)
   std::uint32_t poison = 1;                  ///< poison out and aux before every call
+  std::uint32_t own_inputs = 0;  ///< kRun: call k reads the runner's own input k % input_count
   BufferRef inputs[kMaxInputs];              ///< input arrays
   BufferRef out;      ///< the result slot; for kApply, *address (never poisoned)
   BufferRef aux;      ///< the workspace; for kApply, old_values
@@ -119,6 +121,10 @@ struct Reply {
   std::uint32_t exiting = 0;                 ///< 1: the runner exits after this reply
   std::uint64_t value = 0;                   ///< kWorkspaceBytes: the answer
   double event_ms = 0;  ///< kRun: the runner's CUDA-event time of all calls (a second clock)
+  /// kAllocateInputs: the runner's input arrays, which the checker maps, fills and changes.
+  /// Timed calls read memory the runner allocated itself: memory mapped from another process
+  /// reads slower on some GPUs, which would charge the lab for the grader's plumbing.
+  cudaIpcMemHandle_t inputs[kMaxInputs] = {};
   char message[1024] = {};                   ///< what went wrong
 };
 

@@ -76,11 +76,15 @@ class RemoteLab {
   void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
                         cudaStream_t stream);
 
-  /// Calls \p op `calls` times, call k on inputs[k % inputs.size()], on the runner's stream,
-  /// and times the request with the checker's clock. Results go to \p capture (device, one
-  /// result per call, in stream order). Guards are checked afterwards; throws RunnerError.
-  TimedRun run_timed(const std::string& op, const std::vector<const float*>& inputs,
-                     std::size_t n, int calls, void* capture);
+  /// Has the runner allocate \p count input arrays of \p n floats for timed calls, and returns
+  /// them mapped into this process (to fill and change; valid until stop()).
+  std::vector<float*> allocate_timed_inputs(std::size_t n, int count);
+
+  /// Calls \p op `calls` times, call k on timed input k % count (allocate_timed_inputs()), on
+  /// the runner's stream, and times the request with the checker's clock. Results go to
+  /// \p capture (device, one result per call, in stream order). Guards are checked afterwards;
+  /// throws RunnerError.
+  TimedRun run_timed(const std::string& op, int count, std::size_t n, int calls, void* capture);
 
   /// Stops the runner (it is started again by the next call).
   void stop();
@@ -106,7 +110,7 @@ class RemoteLab {
   int starts_ = 0;
   std::unique_ptr<Output> output_;
   std::unique_ptr<Guarded> out_, workspace_, capture_;
-  std::size_t workspace_in_use_ = 0;
+  std::vector<void*> timed_inputs_;  // the runner's inputs, mapped here
 };
 
 }  // namespace reduce::remote
