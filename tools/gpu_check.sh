@@ -148,7 +148,7 @@ fi
 # then a division, ArgMax).
 if want ops; then
   t0=$(stamp)
-  REDUCE_BENCH_SIZES=${OPS_SIZES:-2^28} "$BUILD/solutions/bin/reduce_bench" \
+  REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" REDUCE_BENCH_SIZES=${OPS_SIZES:-2^28} "$BUILD/bin/reduce_bench" \
     --benchmark_filter='^(maximum|minimum|product|mean|argmax)/' \
     --benchmark_out="$OUT/ops.json" --benchmark_out_format=json >"$OUT/ops.log" 2>&1
   note "ops: rc=$? in $(( $(stamp) - t0 ))s"
@@ -170,7 +170,7 @@ if want capstone; then
   t0=$(stamp)
   run_capstone() {  # run_capstone <name> <sizes> [VAR=value...]
     local name=$1 sizes=$2; shift 2
-    env REDUCE_BENCH_SIZES="$sizes" "$@" "$BUILD/solutions/bin/reduce_bench" \
+    env REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" REDUCE_BENCH_SIZES="$sizes" "$@" "$BUILD/bin/reduce_bench" \
       --benchmark_filter="${CAPSTONE_ROWS:-^sum/(cub|stream_read|09_warp_shuffle|15_capstone[a-z_]*)/}" \
       --benchmark_out="$OUT/capstone_$name.json" --benchmark_out_format=json >"$OUT/capstone_$name.log" 2>&1
   }
