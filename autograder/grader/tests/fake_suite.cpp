@@ -25,7 +25,7 @@ std::string mode() {
 class Fake : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (mode() == "nogpu") GTEST_SKIP() << "no CUDA device: GPU test skipped";
+    if (mode() == "nogpu") GTEST_SKIP() << "[checker] no CUDA device: GPU test skipped";
     if (g_poisoned)
       FAIL() << "CUDA error cudaErrorIllegalAddress (an illegal memory access was encountered)";
   }
@@ -40,7 +40,7 @@ TEST_F(Fake, Fails) {
 }
 
 TEST_F(Fake, Skips) {
-  GTEST_SKIP() << "not enough device memory";
+  GTEST_SKIP() << "[checker] not enough device memory";
 }
 
 TEST_F(Fake, Misbehaves) {

@@ -90,7 +90,8 @@ TEST_F(ReleaseTest, ConfiguresAsAStudentTree) {
   const ProcessResult r = run_process(spec);
   ASSERT_TRUE(r.succeeded()) << r.output;
   const std::string graph = read_file(build / (find_program("ninja") ? "build.ninja" : "Makefile"));
-  EXPECT_TRUE(contains(graph, "labs_04_sequential_sum_test"));
+  EXPECT_TRUE(contains(graph, "labs_04_sequential_sum"));  // the student's lab library
+  EXPECT_TRUE(contains(graph, "reduce_sum_test"));         // the course's checker of sums
   EXPECT_FALSE(contains(graph, "solutions_04_sequential"));
   EXPECT_FALSE(contains(graph, "hidden_test"));
   EXPECT_FALSE(contains(read_file(build / "CTestTestfile.cmake") + graph, "stub_fails_cleanly"));

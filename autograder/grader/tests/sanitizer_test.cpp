@@ -57,33 +57,62 @@ fs::path fake_sanitizer(const fs::path& dir) {
   return script;
 }
 
+/// A checker that does what a real one does under the sanitizer: it starts its lab runner with
+/// REDUCE_RUNNER_PREFIX in front (here: writes the log that compute-sanitizer would write).
+fs::path fake_checker(const fs::path& dir) {
+  const fs::path script = dir / "fake-checker";
+  write_file(script,
+             "#!/bin/sh\n"
+             "log=$(printf '%s' \"$REDUCE_RUNNER_PREFIX\" | tr '\\037' '\\n' | "
+             "sed -n '/^--log-file$/{n;p}' | sed 's/%n/1/')\n"
+             "printf '%s\\n' '========= COMPUTE-SANITIZER' "
+             "'========= Warning: Race reported between Read access at 0x1 in sum.cu:42' "
+             "'========= RACECHECK SUMMARY: 5 hazards displayed (0 errors, 5 warnings)' > \"$log\"\n"
+             "exec " REDUCE_GRADE_FAKE_SUITE " \"$@\"\n");
+  ::chmod(script.c_str(), 0755);
+  return script;
+}
+
+SanitizerSpec spec_for(const fs::path& dir, const std::string& filter) {
+  SanitizerSpec spec;
+  spec.sanitizer = "/bin/true";
+  spec.tool = "racecheck";
+  spec.checker = fake_checker(dir);
+  spec.filter = filter;
+  spec.timeout_s = 30;
+  spec.output_cap = 1 << 20;
+  spec.log_file = dir / "racecheck.log";
+  return spec;
+}
+
 TEST(SanitizerRun, HazardsMakeItUnclean) {
   const fs::path dir = make_temp_dir("reduce-grade-san-");
-  const SanitizerRun run =
-      run_sanitizer(fake_sanitizer(dir), "racecheck", REDUCE_GRADE_FAKE_SUITE,
-                    "Fake.Passes:Fake.After1", {}, 30, 1 << 20, dir / "racecheck.log");
+  const SanitizerRun run = run_sanitizer(spec_for(dir, "Fake.Passes:Fake.After1"));
   EXPECT_TRUE(run.ran) << run.problem;
   EXPECT_TRUE(run.tests_passed);
   EXPECT_EQ(run.summary.problems(), 5);
   EXPECT_FALSE(run.clean());
   EXPECT_TRUE(contains(run.describe(), "racecheck: 5 hazards (0 errors, 5 warnings)"));
   EXPECT_TRUE(contains(run.excerpt, "Race reported"));
-  EXPECT_TRUE(contains(read_file(dir / "racecheck.log"), "RACECHECK SUMMARY"));
+  EXPECT_TRUE(contains(read_file(sanitizer_log_dir(dir / "racecheck.log") / "runner-1.log"),
+                       "RACECHECK SUMMARY"));
   remove_all_quietly(dir);
 }
 
 TEST(SanitizerRun, FailingTestsUnderTheToolMakeItUnclean) {
   const fs::path dir = make_temp_dir("reduce-grade-san-");
-  const SanitizerRun run = run_sanitizer(fake_sanitizer(dir), "racecheck", REDUCE_GRADE_FAKE_SUITE,
-                                         "Fake.Fails", {}, 30, 1 << 20, dir / "log");
+  const SanitizerRun run = run_sanitizer(spec_for(dir, "Fake.Fails"));
   EXPECT_FALSE(run.tests_passed);
   EXPECT_FALSE(run.clean());
   remove_all_quietly(dir);
 }
 
 TEST(SanitizerRun, MissingToolIsAProblemNotACrash) {
-  const SanitizerRun run =
-      run_sanitizer("", "memcheck", REDUCE_GRADE_FAKE_SUITE, "*", {}, 30, 1 << 20, "");
+  SanitizerSpec spec;
+  spec.checker = REDUCE_GRADE_FAKE_SUITE;
+  spec.tool = "memcheck";
+  spec.filter = "*";
+  const SanitizerRun run = run_sanitizer(spec);
   EXPECT_FALSE(run.ran);
   EXPECT_TRUE(contains(run.problem, "compute-sanitizer not found"));
 }
