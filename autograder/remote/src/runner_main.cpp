@@ -217,12 +217,10 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   check(cudaEventCreate(&stop), "cudaEventCreate");
   check(cudaEventRecord(start, stream), "cudaEventRecord");
   for (std::uint32_t k = 0; k < rq.calls; ++k) {
-    if (rq.poison) {
-      if (out != nullptr && kind != ResultKind::kApply)
-        check(cudaMemsetAsync(out, 0xFF, rq.out.bytes, stream), "poisoning the output");
-      if (aux != nullptr && rq.aux.bytes > 0)
-        check(cudaMemsetAsync(aux, 0xFF, rq.aux.bytes, stream), "poisoning the workspace");
-    }
+    if ((rq.poison & kPoisonOut) && out != nullptr && kind != ResultKind::kApply)
+      check(cudaMemsetAsync(out, 0xFF, rq.out.bytes, stream), "poisoning the output");
+    if ((rq.poison & kPoisonAux) && aux != nullptr && rq.aux.bytes > 0)
+      check(cudaMemsetAsync(aux, 0xFF, rq.aux.bytes, stream), "poisoning the workspace");
     try {
       call_lab(entry, kind, inputs[k % rq.input_count], rq.n, out, aux, rq.aux.bytes, stream);
     } catch (const std::invalid_argument& e) {

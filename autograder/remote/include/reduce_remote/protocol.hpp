@@ -74,6 +74,10 @@ enum class Command : std::uint32_t {
   kAllocateInputs = 4,  ///< allocate input_count arrays of n floats in the runner; reply: handles
 };
 
+/// Request::poison bits: the runner fills these with 0xFF bytes before every call.
+inline constexpr std::uint32_t kPoisonOut = 1;  ///< the result slot
+inline constexpr std::uint32_t kPoisonAux = 2;  ///< the workspace (or old_values)
+
 /// Most inputs one kRun request rotates through.
 inline constexpr int kMaxInputs = 4;
 
@@ -87,7 +91,7 @@ struct Request {
   std::uint32_t calls = 1;                   ///< kRun: calls in this request
   std::uint64_t n = 0;                       ///< elements per call
   std::uint32_t input_count = 0;             ///< inputs used (at most kMaxInputs)
-  std::uint32_t poison = 1;                  ///< poison out and aux before every call
+  std::uint32_t poison = kPoisonOut | kPoisonAux;  ///< what to poison before every call
   std::uint32_t own_inputs = 0;  ///< kRun: call k reads the runner's own input k % input_count
   BufferRef inputs[kMaxInputs];              ///< input arrays
   BufferRef out;      ///< the result slot; for kApply, *address (never poisoned)
