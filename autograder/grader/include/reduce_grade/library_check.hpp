@@ -74,7 +74,7 @@ std::vector<LibraryFinding> scan_sources(const std::filesystem::path& lab_dir,
 struct DependencyPolicy {
   std::filesystem::path lab_dir;  ///< the staged lab folder: everything under it is allowed
   /// Single files allowed: the staged contract headers (stage_contract_headers().files), and,
-  /// when its depfile is checked too, the course's common/src/export_<op>.cu.
+  /// when its depfile is checked too, the course's `common/src/export_OP.cu`.
   std::vector<std::filesystem::path> contract_headers;
   /// The CUDA toolkit's include folders: allowed, except the libraries below.
   std::vector<std::filesystem::path> toolkit_roots = {
@@ -116,7 +116,7 @@ std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
 
 /// What a lab library may import and export.
 struct SymbolPolicy {
-  /// Undefined dynamic symbols refused (version suffixes such as @GLIBC_2.34 are ignored):
+  /// Undefined dynamic symbols refused (version suffixes such as `@GLIBC_2.34` are ignored):
   /// loading code, changing memory protection, starting processes, tracing, raw system calls.
   std::vector<std::string> forbidden_imports = {"dlopen",
                                                 "dlmopen",

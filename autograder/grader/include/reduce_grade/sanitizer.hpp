@@ -56,7 +56,7 @@ struct SanitizerSpec {
   std::vector<std::string> runner_prefix;  ///< the sandbox in front of the sanitizer, if any
   double timeout_s = 300;                  ///< wall-clock limit
   std::size_t output_cap = std::size_t{4} << 20;  ///< output cap of the checker
-  std::filesystem::path log_file;  ///< the checker's log; the sanitizer's go to <stem>.runner/
+  std::filesystem::path log_file;  ///< the checker's log; the sanitizer's go to `STEM.runner/`
 };
 
 /// Runs the checker with `compute-sanitizer --tool <tool>` in front of its lab runner (so only
