@@ -32,7 +32,7 @@ endfunction()
 function(reduce_lab_library target)
   cmake_parse_arguments(ARG "" "SOURCE;OP;LAB_DIR;OUTPUT_DIR;NAME" "" ${ARGN})
   add_library(${target} SHARED ${ARG_SOURCE})
-  target_link_libraries(${target} PRIVATE reduce::common reduce_export_${ARG_OP})
+  target_link_libraries(${target} PRIVATE reduce_lab_contract reduce_export_${ARG_OP})
   # A lab may keep shared device code in a header of its own folder (lab 14's atomic_max.cuh).
   target_include_directories(${target} PRIVATE ${ARG_LAB_DIR})
   # -lineinfo lets compute-sanitizer name the source line of a race or a bad access.

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The whole check on a GPU host, in one call: build, tests of the solutions, stub checks,
-# compute-sanitizer, the ladder benchmark, (the grader when built). Logs go to $OUT (default
+# the ladder benchmark, the grader (compute-sanitizer included) when built. Logs go to $OUT (default
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/gpu_check.sh [build] [test] [stubs] [sanitize] [bench] [ops] [sweep] [capstone] [grade]
-#                      [planted]
-#   (default: build test stubs sanitize bench)
+#   tools/gpu_check.sh [build] [test] [stubs] [bench] [ops] [sweep] [capstone] [grade] [planted]
+#   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
+#   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"), TEST_EXCLUDE
@@ -25,7 +25,7 @@ BUILD=${BUILD:-build-gpu}
 JOBS=${JOBS:-$(nproc)}
 mkdir -p "$OUT"
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(build test stubs sanitize bench)
+[ ${#steps[@]} -gt 0 ] || steps=(build test stubs bench grade)
 want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 summary=()
 note() { summary+=("$*"); echo ">> $*"; }
@@ -38,7 +38,6 @@ finish() {
   echo
   echo "================ summary: $gpu ================"
   printf '%s\n' "${summary[@]}"
-  [ -f "$OUT/sanitize.txt" ] && cat "$OUT/sanitize.txt"
   [ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
   [ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
   cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" 2>/dev/null
@@ -63,16 +62,12 @@ if want build; then
   rc=$?
   note "build: rc=$rc in $(( $(stamp) - t0 ))s"
   [ $rc -eq 0 ] || { tail -40 "$OUT/build.log"; exit 1; }
-  # The planted warp race, built as a submission tree of its own.
-  cmake -S . -B "$BUILD-planted" -G Ninja -DCMAKE_BUILD_TYPE=Release -DREDUCE_BUILD_BENCHMARKS=OFF \
-    -DREDUCE_TREES="$PWD/autograder/planted/warp_without_syncwarp" >"$OUT/planted.log" 2>&1 &&
-    cmake --build "$BUILD-planted" -j "$JOBS" >>"$OUT/planted.log" 2>&1 || note "planted build failed"
 fi
 
 if want test; then
   t0=$(stamp)
   ctest --test-dir "$BUILD" -L "${TEST_LABELS:-solutions}" ${TEST_EXCLUDE:+-E "$TEST_EXCLUDE"} -j 4 \
-    --timeout 900 >"$OUT/ctest_solutions.log" 2>&1
+    --timeout 900 --output-on-failure >"$OUT/ctest_solutions.log" 2>&1
   rc=$?
   note "solutions tests: $(grep -E 'tests passed' "$OUT/ctest_solutions.log") ($(( $(stamp) - t0 ))s)"
   grep -m3 -A4 "CMake Error" "$OUT/ctest_solutions.log"
@@ -86,53 +81,6 @@ if want stubs; then
   note "stubs: $(grep -E 'tests passed' "$OUT/ctest_stubs.log")"
   grep -Eo "stub fails cleanly \(exit [0-9]+\): not implemented: see labs/[^ ]+" "$OUT/ctest_stubs.log" \
     | sort -u | sed 's/^/   /'
-fi
-
-# compute-sanitizer on small sizes, all (binary, tool) pairs in parallel. racecheck reports
-# warp-level hazards as warnings only, so hazards are counted from its summary, not its exit code.
-FILTER='*EmptyInput*:*/33:*/1025:*/4096:*/16384'
-log_name() { echo "$OUT/san/$(basename "$(dirname "$(dirname "$1")")").$(basename "$1").$2.log"; }
-run_sanitizer() {  # run_sanitizer <binary> <tool> (always succeeds: xargs stops at an exit of 255)
-  compute-sanitizer --tool "$2" --print-limit 5 "$1" --gtest_filter="$FILTER" >"$(log_name "$1" "$2")" 2>&1
-  return 0
-}
-count_problems() {  # count_problems <binary> <tool>
-  local log n
-  log=$(log_name "$1" "$2")
-  if [ "$2" = racecheck ]; then
-    n=$(grep -Eo "RACECHECK SUMMARY: [0-9]+ hazard" "$log" | grep -Eo "[0-9]+" | head -1)
-  else
-    n=$(grep -Eo "ERROR SUMMARY: [0-9]+" "$log" | grep -Eo "[0-9]+" | head -1)
-  fi
-  [ -f "$log" ] || { echo "no-log"; return; }
-  echo "${n:-?}"
-}
-export -f run_sanitizer log_name
-export OUT FILTER
-if want sanitize; then
-  t0=$(stamp)
-  mkdir -p "$OUT/san"
-  # Binaries with no test of the small sizes (the hidden suites) are left out.
-  bins=()
-  for b in "$BUILD"/solutions/bin/*_test; do
-    "$b" --gtest_list_tests --gtest_filter="$FILTER" | grep -q '^  ' && bins+=("$b")
-  done
-  planted=("$BUILD-planted"/submission/bin/06_unroll_last_warp_sum_test)
-  { for b in "${bins[@]}"; do for t in memcheck racecheck synccheck initcheck; do echo "$b $t"; done; done
-    for b in "${planted[@]}"; do [ -x "$b" ] && echo "$b racecheck"; done; } |
-    xargs -P 8 -n 2 bash -c 'run_sanitizer "$0" "$1"' >"$OUT/sanitize_runner.log" 2>&1
-  [ -s "$OUT/sanitize_runner.log" ] && { echo "sanitizer runner said:"; head -20 "$OUT/sanitize_runner.log"; }
-  printf "%-40s %8s %9s %9s %9s\n" "sanitizer: problems found" memcheck racecheck synccheck initcheck >"$OUT/sanitize.txt"
-  for b in "${bins[@]}"; do
-    printf "%-40s %8s %9s %9s %9s\n" "$(basename "$b")" "$(count_problems "$b" memcheck)" \
-      "$(count_problems "$b" racecheck)" "$(count_problems "$b" synccheck)" "$(count_problems "$b" initcheck)" >>"$OUT/sanitize.txt"
-  done
-  for b in "${planted[@]}"; do
-    [ -x "$b" ] || continue
-    printf "%-40s %8s %9s %9s %9s\n" "planted:$(basename "$b")" - "$(count_problems "$b" racecheck)" - - >>"$OUT/sanitize.txt"
-    grep -E "RACECHECK SUMMARY" "$(log_name "$b" racecheck)" | head -1 | sed 's/^/   /' >>"$OUT/sanitize.txt"
-  done
-  note "sanitizer: $(( $(stamp) - t0 ))s"
 fi
 
 if want bench; then
@@ -197,8 +145,12 @@ split_times() {
     tee -a "$OUT/grade-times.txt"
   summary+=("$(tail -1 "$OUT/grade-times.txt")")
 }
+G=${GRADER:-build-grader/autograder/grader/reduce-grade}
+if { want grade || want planted; } && [ ! -x "$G" ]; then
+  note "grade/planted: no grader at $G (build it where its libraries are and set GRADER)"
+  steps=("${steps[@]/grade}"); steps=("${steps[@]/planted}")
+fi
 if want grade; then
-  G=${GRADER:-build-grader/autograder/grader/reduce-grade}
   # Gradings of the solutions: the first from an empty build folder (the wall time a student
   # waits), the next ones reuse it, so they time the tests, sanitizer and benchmarks alone.
   for run in $(seq 1 "${GRADE_RUNS:-3}"); do
@@ -215,7 +167,6 @@ fi
 
 # Every planted bug must get its expected grade and message.
 if want planted; then
-  G=${GRADER:-build-grader/autograder/grader/reduce-grade}
   sed 's/^test_timeout_s = 300/test_timeout_s = 60/' autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
   "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} >"$OUT/planted.log" 2>&1
   note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"

@@ -15,6 +15,7 @@
 #include <reduce/generators.hpp>
 #include <reduce/lab.cuh>
 #include <reduce/reference.hpp>
+#include <reduce_remote/remote_lab.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -24,22 +25,6 @@
 
 namespace reduce::testing {
 namespace {
-
-/// Page-locked host memory, so that a copy queued on a stream is truly asynchronous.
-class PinnedFloats {
- public:
-  explicit PinnedFloats(std::size_t count) : count_(count) {
-    REDUCE_CUDA_CHECK(cudaMallocHost(&data_, count_ * sizeof(float)));
-  }
-  PinnedFloats(const PinnedFloats&) = delete;
-  PinnedFloats& operator=(const PinnedFloats&) = delete;
-  ~PinnedFloats() { cudaFreeHost(data_); }
-  float* data() noexcept { return data_; }
-
- private:
-  float* data_ = nullptr;
-  std::size_t count_ = 0;
-};
 
 /// Every hidden test: a GPU, and reduce::sum called through the contract runner (its output's
 /// second float is a guard the lab must never write).
@@ -241,31 +226,22 @@ TEST_F(HiddenSum, RepeatedCallsDoNotAccumulate) {
 // ---- all work on the caller's stream ---------------------------------------------------------
 
 TEST_F(HiddenSum, QueuesOnTheGivenStream) {
-  // The input arrives by an asynchronous copy queued on the same (non-blocking) stream just
-  // before the call. A lab that launches on the legacy default stream, or on a stream of its own,
-  // is not ordered after that copy and reads a half-copied input.
+  // The lab's process copies the input on the lab's stream right before each call, into a
+  // buffer it poisoned first. A lab that launches on the legacy default stream, or on a stream
+  // of its own, is not ordered after that copy and reads poison or a half-copied input, even
+  // when it waits for the whole device before returning.
   const std::size_t n = std::size_t{1} << 24;
-  PinnedFloats pinned(n);
   const std::vector<float> host = exact_integers(n, test_seed() + 0x57AE);
-  std::copy(host.begin(), host.end(), pinned.data());
-  DeviceBuffer<float> in(n);
-  in.fill_bytes(0);
-  const cudaStream_t stream = runner().stream().get();
-  DeviceBuffer<float>& out = runner().float_output();
-  runner().stream().synchronize();
-  DeviceBuffer<unsigned char> workspace(sum_workspace_bytes(n));
+  const DeviceBuffer<float> in(host);
+  remote::RemoteLab& lab = remote::RemoteLab::from_environment();
+  lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round) {
-    in.fill_bytes(0, stream);
-    out.fill_bytes(kPoisonByte, stream);
-    workspace.fill_bytes(kPoisonByte, stream);
-    REDUCE_CUDA_CHECK(cudaMemcpyAsync(in.data(), pinned.data(), n * sizeof(float),
-                                      cudaMemcpyHostToDevice, stream));
-    sum(in.data(), n, out.data(), Workspace{workspace.data(), workspace.bytes()}, stream);
-    expect_exact(runner().float_result(), reference_sum(host),
+    expect_exact(run(in.data(), n), reference_sum(host),
                  "round " + std::to_string(round) +
                      ": the input was copied on the caller's stream right before the call; "
                      "queue every kernel and copy on the stream argument");
   }
+  lab.set_stage_inputs(false);
 }
 
 // ---- sentinels at places drawn from the seed ---------------------------------------------------

@@ -1,9 +1,11 @@
 #include <reduce_grade/bench_results.hpp>
+#include <reduce_grade/build.hpp>
 #include <reduce_grade/grader.hpp>
 #include <reduce_grade/isolation.hpp>
 #include <reduce_grade/library_check.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/sanitizer.hpp>
+#include <reduce_grade/staging.hpp>
 #include <reduce_grade/util.hpp>
 
 #include <fmt/format.h>
@@ -47,6 +49,65 @@ struct LabState {
   std::string hung_why;       ///< which, for the report
   bool tests_failed = false;  ///< a public or hidden test failed, or a suite counted none
 };
+
+/// The CUDA toolkit folders a lab's compile may read: those of the compiler the build used
+/// (CMAKE_CUDA_COMPILER in the build's cache), and the usual /usr/local/cuda ones.
+std::vector<fs::path> toolkit_include_roots(const fs::path& build_dir) {
+  std::vector<fs::path> roots = DependencyPolicy{}.toolkit_roots;
+  for (const std::string& line : split_lines(read_file(build_dir / "CMakeCache.txt"))) {
+    if (!starts_with(line, "CMAKE_CUDA_COMPILER:")) continue;
+    std::error_code ec;
+    const fs::path toolkit =
+        fs::weakly_canonical(line.substr(line.find('=') + 1), ec).parent_path().parent_path();
+    roots.push_back(toolkit / "include");
+    for (const auto& target : fs::directory_iterator(toolkit / "targets", ec))
+      roots.push_back(target.path() / "include");
+  }
+  return roots;
+}
+
+/// Everything the grader checks about a built lab before running any of its code: library
+/// reductions in the library and the sources, the files each compile read (the depfile: only
+/// the staged lab folder, the contract headers, the toolkit less CUB and Thrust, the system's
+/// headers), and the library's imports, exports and raw system calls. A part that could not be
+/// checked is a finding too ("unchecked"): a lab is run only once all of it was.
+LibraryCheck inspect_built_lab(const fs::path& build_dir, const fs::path& tree,
+                               const std::string& lab, const std::vector<OpPlan>& plans,
+                               const Rubric& rubric) {
+  LibraryCheck check;
+  check.inspected = true;
+  const auto add = [&check](std::vector<LibraryFinding> found) {
+    for (LibraryFinding& f : found) check.forbidden.push_back(std::move(f));
+  };
+  DependencyPolicy deps;
+  deps.lab_dir = staging_tree(build_dir) / lab;
+  deps.base_dir = build_dir;
+  deps.toolkit_roots = toolkit_include_roots(build_dir);
+  for (const std::string& name : contract_header_names())
+    deps.contract_headers.push_back(build_dir / "contract" / "include" / "reduce" / name);
+  std::vector<std::string> ops;
+  for (const OpPlan& plan : plans) {
+    ops.push_back(plan.op);
+    const fs::path library = lab_library_path(build_dir, lab, plan.op);
+    const LibraryCheck reductions = inspect_library(library, rubric.library);
+    check.stub = check.stub || reductions.stub;
+    if (!reductions.problem.empty()) check.problem = reductions.problem;
+    add(reductions.forbidden);
+    const LibraryCheck symbols = inspect_symbols(library, {plan.op});
+    if (!symbols.inspected)
+      add({{"unchecked", "the grader could not inspect " + library.filename().string() + " (" +
+                             symbols.problem + "): a grading problem, not yours"}});
+    add(symbols.forbidden);
+    const std::string depfile = lab_dependencies(build_dir, lab, plan.op);
+    if (depfile.empty())
+      add({{"unchecked", "the grader found no record of what " + plan.op +
+                             ".cu's compile read (ninja's deps log): a grading problem, not "
+                             "yours"}});
+    add(check_dependencies(depfile, deps));
+  }
+  add(scan_sources(tree / lab, rubric.library));
+  return check;
+}
 
 LabState assess(const LabFacts& f) {
   LabState s;
@@ -465,17 +526,7 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
     // The library check runs as soon as a lab's library exists: a lab that uses a library
     // reduction scores nothing, so its tests are not built.
     bo.keep_lab = [&](const std::string& lab) {
-      LibraryCheck check;
-      for (const OpPlan& plan : plans[lab]) {
-        LibraryCheck one =
-            inspect_library(lab_library_path(p.build_dir, lab, plan.op), rubric.library);
-        check.inspected = one.inspected;
-        check.stub = check.stub || one.stub;
-        if (!one.problem.empty()) check.problem = one.problem;
-        for (const LibraryFinding& lf : one.forbidden) check.forbidden.push_back(lf);
-      }
-      for (const LibraryFinding& lf : scan_sources(p.tree / lab, rubric.library))
-        check.forbidden.push_back(lf);
+      const LibraryCheck check = inspect_built_lab(p.build_dir, p.tree, lab, plans[lab], rubric);
       for (LabFacts& f : p.labs)
         if (f.lab == lab) f.library = check;
       if (!check.forbidden.empty())

@@ -37,12 +37,17 @@ bool is_stub_symbol(const std::string& symbol) {
 }  // namespace
 
 std::string LibraryFinding::text() const {
-  if (kind == "header" || kind == "import" || kind == "export" || kind == "syscall") return what;
+  if (kind == "header" || kind == "import" || kind == "export" || kind == "syscall" ||
+      kind == "unchecked")
+    return what;
   return kind + " " + what;
 }
 
 std::string LibraryCheck::describe() const {
   if (forbidden.empty()) return inspected ? "no library reductions found" : problem;
+  if (std::all_of(forbidden.begin(), forbidden.end(),
+                  [](const LibraryFinding& f) { return f.kind == "unchecked"; }))
+    return "not run: " + forbidden.front().what;
   // Library reductions, or (imports, exports, syscalls, headers outside) other forbidden uses.
   const bool library = std::any_of(forbidden.begin(), forbidden.end(), [](const LibraryFinding& f) {
     return f.kind == "symbol" || f.kind == "needed" || f.kind == "include" ||

@@ -417,6 +417,7 @@ void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, vo
   rq.poison = out != nullptr ? kPoisonAux : kPoisonOut | kPoisonAux;
   rq.inputs[0] = ref(in, n * sizeof(float), false);
   rq.inputs[0].bytes = 0;  // inputs are never poisoned
+  rq.stage_input = stage_inputs_ ? 1 : 0;
   rq.out = ref(out_->lab_ptr(), rb, true);
   rq.aux = ref(workspace_->lab_ptr(), ws, true);
   rq.capture = ref(capture_->lab_ptr(), rb, true);
@@ -443,14 +444,20 @@ void RemoteLab::atomic_max_apply(const float* values, std::size_t n, float* addr
   if (address != nullptr)
     cuda(cudaMemcpy(out_->lab_ptr(), address, sizeof(float), cudaMemcpyDeviceToDevice),
          "staging *address");
+  // old_values start as the caller's did, so that an old value never written reads as the
+  // caller's poison and not as what an earlier call left.
+  if (old_values != nullptr && olds > 0)
+    cuda(cudaMemcpy(workspace_->lab_ptr(), old_values, olds, cudaMemcpyDeviceToDevice),
+         "staging old_values");
   Request rq;
   rq.command = Command::kRun;
   rq.op = static_cast<std::uint32_t>(op_index("atomic_max_apply"));
   rq.n = n;
   rq.calls = 1;
   rq.input_count = 1;
-  rq.poison = 0;
+  rq.poison = 0;  // *address and old_values start as the caller's (staged above)
   rq.inputs[0] = ref(values, 0, false);
+  rq.stage_input = stage_inputs_ ? 1 : 0;
   rq.out = ref(out_->lab_ptr(), sizeof(float), true);
   rq.aux = ref(workspace_->lab_ptr(), olds, true);
   const Reply reply = request(rq);

@@ -207,6 +207,20 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   const float* inputs[kMaxInputs] = {};
   for (std::uint32_t i = 0; i < rq.input_count; ++i)
     inputs[i] = rq.own_inputs ? own_inputs[i] : reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
+  if (rq.stage_input && !rq.own_inputs && rq.input_count == 1 && inputs[0] != nullptr) {
+    static float* staged = nullptr;
+    static std::size_t staged_n = 0;
+    if (staged_n < rq.n) {
+      if (staged != nullptr) check(cudaFree(staged), "freeing the staged input");
+      check(cudaMalloc(&staged, rq.n * sizeof(float)), "allocating the staged input");
+      staged_n = rq.n;
+    }
+    check(cudaMemsetAsync(staged, 0xFF, rq.n * sizeof(float), stream), "poisoning the input");
+    check(cudaMemcpyAsync(staged, inputs[0], rq.n * sizeof(float), cudaMemcpyDeviceToDevice,
+                          stream),
+          "staging the input on the lab's stream");
+    inputs[0] = staged;
+  }
   char* out = maps.map(rq.out);
   char* aux = maps.map(rq.aux);
   char* capture = maps.map(rq.capture);

@@ -28,7 +28,8 @@ namespace reduce::grade {
 /// One forbidden use found.
 struct LibraryFinding {
   /// "symbol", "needed" or "include" (what is the thing found), or "header", "import",
-  /// "export" or "syscall" (what is a whole sentence: see text()).
+  /// "export" or "syscall" (what is a whole sentence: see text()), or "unchecked" (a check
+  /// could not run, so the lab is not run either: what says why).
   std::string kind;
   /// The symbol, the NEEDED entry, "file:line: `#include` <...>", or for the kinds header,
   /// import, export and syscall the sentence that explains the finding, e.g.

@@ -18,7 +18,7 @@
 namespace reduce::remote {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 3;
+inline constexpr std::uint32_t kProtocolVersion = 4;
 
 /// What a lab entry point produces.
 enum class ResultKind : std::uint32_t {
@@ -93,6 +93,10 @@ struct Request {
   std::uint32_t input_count = 0;             ///< inputs used (at most kMaxInputs)
   std::uint32_t poison = kPoisonOut | kPoisonAux;  ///< what to poison before every call
   std::uint32_t own_inputs = 0;  ///< kRun: call k reads the runner's own input k % input_count
+  /// kRun with one input: the runner poisons a copy of its own, queues the copy of inputs[0]
+  /// (n floats) into it on the lab's stream, and gives the lab that copy, so the input is ready
+  /// only for work ordered after it on that stream.
+  std::uint32_t stage_input = 0;
   BufferRef inputs[kMaxInputs];              ///< input arrays
   BufferRef out;      ///< the result slot; for kApply, *address (never poisoned)
   BufferRef aux;      ///< the workspace; for kApply, old_values

@@ -86,6 +86,11 @@ class RemoteLab {
   /// throws RunnerError.
   TimedRun run_timed(const std::string& op, int count, std::size_t n, int calls, void* capture);
 
+  /// From now on, reduce() and atomic_max_apply() have the runner copy the input on the lab's
+  /// stream right before each call (Request::stage_input): a lab that works on another stream
+  /// reads a poisoned or half-copied input.
+  void set_stage_inputs(bool on) { stage_inputs_ = on; }
+
   /// Stops the runner (it is started again by the next call).
   void stop();
 
@@ -111,6 +116,7 @@ class RemoteLab {
   std::unique_ptr<Output> output_;
   std::unique_ptr<Guarded> out_, workspace_, capture_;
   std::vector<void*> timed_inputs_;  // the runner's inputs, mapped here
+  bool stage_inputs_ = false;
 };
 
 }  // namespace reduce::remote
