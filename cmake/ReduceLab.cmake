@@ -37,6 +37,9 @@ function(reduce_lab_library target)
   target_include_directories(${target} PRIVATE ${ARG_LAB_DIR})
   # -lineinfo lets compute-sanitizer name the source line of a race or a bad access.
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+  # Every symbol resolved at link time: a lab whose function does not match the contract's
+  # signature fails here ("undefined reference"), not later in the runner.
+  target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   if(EXISTS ${REDUCE_LAB_EXPORTS_MAP})
     target_link_options(${target} PRIVATE "LINKER:--version-script=${REDUCE_LAB_EXPORTS_MAP}")
   endif()

@@ -114,6 +114,162 @@ std::string extract_compiler_errors(const std::string& log, const std::string& s
   return trim(sanitize_text(out));
 }
 
+namespace {
+
+/// One cmake configure or build in a grading folder.
+struct CMakeRun {
+  fs::path course_root;
+  fs::path build_dir;
+  int jobs = 0;
+  std::vector<std::string> cmake_args;
+  Limits limits;
+
+  ProcessResult configure(const std::vector<std::string>& defines, const fs::path& log) const {
+    ProcessSpec spec;
+    spec.argv = {"cmake", "-S", course_root.string(), "-B", build_dir.string()};
+    if (find_program("ninja")) {  // the grader reads ninja's deps log (lab_dependencies())
+      spec.argv.push_back("-G");
+      spec.argv.push_back("Ninja");
+    }
+    for (const std::string& arg :
+         {"-DCMAKE_BUILD_TYPE=Release", "-DREDUCE_BUILD_GRADER=OFF", "-DREDUCE_BUILD_DOCS=OFF"})
+      spec.argv.push_back(arg);
+    for (const std::string& arg : defines) spec.argv.push_back(arg);
+    for (const std::string& arg : cmake_args) spec.argv.push_back(arg);
+    spec.timeout_s = limits.configure_timeout_s;
+    spec.output_cap = std::size_t{16} << 20;
+    spec.log_file = log;
+    return run_process(spec);
+  }
+
+  ProcessResult build(const std::vector<std::string>& targets, const fs::path& log,
+                      bool keep_going) const {
+    ProcessSpec spec;
+    const int j = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    spec.argv = {"cmake", "--build", build_dir.string(), "-j", std::to_string(j), "--target"};
+    for (const std::string& t : targets) spec.argv.push_back(t);
+    if (keep_going) {
+      spec.argv.push_back("--");
+      spec.argv.push_back("-k");
+      if (find_program("ninja")) spec.argv.push_back("0");
+    }
+    spec.timeout_s = limits.build_timeout_s;
+    spec.output_cap = std::size_t{32} << 20;
+    spec.log_file = log;
+    return run_process(spec);
+  }
+};
+
+/// The "CMake Error" lines of a failed configure (or its tail).
+std::string configure_errors(const ProcessResult& conf) {
+  std::string errors;
+  const auto lines = split_lines(conf.output);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (contains(lines[i], "CMake Error")) {
+      for (std::size_t k = i; k < lines.size() && k < i + 12; ++k) errors += lines[k] + "\n";
+      break;
+    }
+  }
+  if (errors.empty()) errors = clip(conf.output, 20, 4000);
+  return fmt::format("cmake configure failed ({}):\n{}", conf.describe(), trim(errors));
+}
+
+/// SHA-256 of every regular file under \p dir/bin and \p dir/lib (sha256sum), by relative path.
+std::map<std::string, std::string> digest_binaries(const fs::path& dir) {
+  std::map<std::string, std::string> digests;
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (const char* sub : {"bin", "lib"}) {
+    if (!fs::is_directory(dir / sub, ec)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(dir / sub, ec))
+      if (e.is_regular_file(ec) || e.is_symlink(ec)) files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  if (files.empty()) return digests;
+  ProcessSpec spec;
+  spec.argv = {"sha256sum", "--"};
+  for (const std::string& f : files) spec.argv.push_back(f);
+  spec.timeout_s = 300;
+  spec.output_cap = std::size_t{16} << 20;
+  const ProcessResult r = run_process(spec);
+  for (const std::string& line : split_lines(r.output)) {
+    const std::size_t space = line.find("  ");
+    if (space == std::string::npos) continue;
+    digests[fs::path(line.substr(space + 2)).lexically_relative(dir).string()] =
+        line.substr(0, space);
+  }
+  // A file sha256sum could not read gets no digest; changes() then reports it.
+  for (const std::string& f : files) {
+    const std::string rel = fs::path(f).lexically_relative(dir).string();
+    if (!digests.count(rel)) digests[rel] = "unreadable";
+  }
+  return digests;
+}
+
+}  // namespace
+
+std::string CourseBuild::changes() const {
+  const std::map<std::string, std::string> now = digest_binaries(dir);
+  std::vector<std::string> what;
+  for (const auto& [file, digest] : digests) {
+    const auto it = now.find(file);
+    if (it == now.end()) what.push_back(file + " went missing");
+    else if (it->second != digest) what.push_back(file + " changed");
+  }
+  for (const auto& [file, digest] : now)
+    if (!digests.count(file)) what.push_back(file + " appeared");
+  if (what.size() > 5) {
+    const std::size_t more = what.size() - 5;
+    what.resize(5);
+    what.push_back(fmt::format("and {} more", more));
+  }
+  return join(what, ", ");
+}
+
+CourseBuild build_course(const CourseBuildOptions& o) {
+  CourseBuild course;
+  course.dir = o.build_dir;
+  const double start = now_seconds();
+  const auto say = [&](const std::string& text) {
+    if (o.progress) o.progress(text);
+  };
+  std::error_code ec;
+  fs::create_directories(o.build_dir, ec);
+  fs::create_directories(o.log_dir, ec);
+  const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits};
+  say("configure: the course's checkers, lab runner and benchmark");
+  const ProcessResult conf = cmake.configure(
+      {"-DREDUCE_TREES=", "-DREDUCE_BUILD_TESTS=ON",
+       std::string("-DREDUCE_BUILD_HIDDEN_TESTS=") + (o.hidden ? "ON" : "OFF"),
+       std::string("-DREDUCE_BUILD_BENCHMARKS=") + (o.benchmark ? "ON" : "OFF")},
+      o.log_dir / "course-configure.log");
+  if (!conf.succeeded()) {
+    course.problem = configure_errors(conf);
+    course.seconds = now_seconds() - start;
+    return course;
+  }
+  std::vector<std::string> targets = {"reduce_lab_runner"};
+  for (const OpPlan& plan : o.plans) {
+    for (const std::string& t : {plan.public_tests ? fmt::format("reduce_{}_test", plan.op) : "",
+                                 o.hidden && plan.hidden_tests
+                                     ? fmt::format("reduce_{}_hidden_test", plan.op)
+                                     : ""})
+      if (!t.empty() && std::find(targets.begin(), targets.end(), t) == targets.end())
+        targets.push_back(t);
+  }
+  if (o.benchmark) targets.push_back("reduce_bench");
+  say(fmt::format("build: the course's binaries ({} targets)", targets.size()));
+  const ProcessResult b = cmake.build(targets, o.log_dir / "course-build.log", false);
+  course.benchmark_ok = o.benchmark && fs::is_regular_file(bench_binary_path(o.build_dir), ec);
+  course.ok = b.succeeded();
+  if (!course.ok)
+    course.problem = fmt::format("the course's checkers did not build ({}):\n{}", b.describe(),
+                                 extract_compiler_errors(b.output, o.course_root.string(), 20));
+  course.digests = digest_binaries(o.build_dir);
+  course.seconds = now_seconds() - start;
+  return course;
+}
+
 BuildOutcome build_submission(const BuildOptions& o) {
   BuildOutcome outcome;
   const double start = now_seconds();
@@ -128,48 +284,8 @@ BuildOutcome build_submission(const BuildOptions& o) {
     outcome.configure_problem = "no labs to build";
     return outcome;
   }
-
   const fs::path staged = staging_tree(o.build_dir);
-  const auto ninja = find_program("ninja");
-  const std::string cmake = "cmake";
-  const std::vector<std::string> keep_going =
-      ninja ? std::vector<std::string>{"-k", "0"} : std::vector<std::string>{"-k"};
-  const int jobs = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
-
-  const auto configure = [&](const std::vector<std::string>& labs, const fs::path& log) {
-    ProcessSpec spec;
-    spec.argv = {cmake, "-S", o.course_root.string(), "-B", o.build_dir.string()};
-    if (ninja) {
-      spec.argv.push_back("-G");
-      spec.argv.push_back("Ninja");
-    }
-    for (const std::string& arg :
-         {std::string("-DCMAKE_BUILD_TYPE=Release"), "-DREDUCE_TREES=" + staged.string(),
-          std::string("-DREDUCE_LABS_ARE_STUBS=OFF"), "-DREDUCE_ONLY_LABS=" + join(labs, ";"),
-          std::string("-DREDUCE_BUILD_TESTS=ON"),
-          std::string("-DREDUCE_BUILD_HIDDEN_TESTS=") + (o.hidden ? "ON" : "OFF"),
-          std::string("-DREDUCE_BUILD_BENCHMARKS=") + (o.benchmark ? "ON" : "OFF"),
-          std::string("-DREDUCE_BUILD_GRADER=OFF")})
-      spec.argv.push_back(arg);
-    for (const std::string& arg : o.cmake_args) spec.argv.push_back(arg);
-    spec.timeout_s = o.limits.configure_timeout_s;
-    spec.output_cap = std::size_t{16} << 20;
-    spec.log_file = log;
-    return run_process(spec);
-  };
-  const auto build = [&](const std::vector<std::string>& targets, const fs::path& log, bool keep) {
-    ProcessSpec spec;
-    spec.argv = {cmake, "--build", o.build_dir.string(), "-j", std::to_string(jobs), "--target"};
-    for (const std::string& t : targets) spec.argv.push_back(t);
-    if (keep) {
-      spec.argv.push_back("--");
-      for (const std::string& k : keep_going) spec.argv.push_back(k);
-    }
-    spec.timeout_s = o.limits.build_timeout_s;
-    spec.output_cap = std::size_t{32} << 20;
-    spec.log_file = log;
-    return run_process(spec);
-  };
+  const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits};
 
   // ---- stage: a copy of exactly the lab folders, refusing links and special files
   std::vector<std::string> labs;
@@ -190,22 +306,16 @@ BuildOutcome build_submission(const BuildOptions& o) {
     return outcome;
   }
 
-  // ---- configure once for all labs
+  // ---- configure once for all labs: their libraries only (the checkers are the course's)
   say(fmt::format("configure: {} lab{} of {}", labs.size(), labs.size() == 1 ? "" : "s",
                   o.submission.string()));
-  const ProcessResult conf = configure(labs, o.log_dir / "configure.log");
+  const ProcessResult conf = cmake.configure(
+      {"-DREDUCE_TREES=" + staged.string(), "-DREDUCE_LABS_ARE_STUBS=OFF",
+       "-DREDUCE_ONLY_LABS=" + join(labs, ";"), "-DREDUCE_BUILD_TESTS=OFF",
+       "-DREDUCE_BUILD_HIDDEN_TESTS=OFF", "-DREDUCE_BUILD_BENCHMARKS=OFF"},
+      o.log_dir / "configure.log");
   if (!conf.succeeded()) {
-    std::string errors;
-    const auto lines = split_lines(conf.output);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      if (contains(lines[i], "CMake Error")) {
-        for (std::size_t k = i; k < lines.size() && k < i + 12; ++k) errors += lines[k] + "\n";
-        break;
-      }
-    }
-    if (errors.empty()) errors = clip(conf.output, 20, 4000);
-    outcome.configure_problem =
-        fmt::format("cmake configure failed ({}):\n{}", conf.describe(), trim(errors));
+    outcome.configure_problem = configure_errors(conf);
     for (const std::string& lab : labs) {
       BuildFacts& b = outcome.labs[lab];
       b.stage = "configure";
@@ -217,24 +327,18 @@ BuildOutcome build_submission(const BuildOptions& o) {
   }
   outcome.configured = true;
 
-  const auto isolated_errors = [&](const std::string& lab, const std::vector<std::string>& targets,
-                                   BuildFacts& b) {
-    const fs::path log = o.log_dir / lab / "build.log";
-    const ProcessResult r = build(targets, log, false);
-    b.log = log.string();
-    b.timed_out = r.timed_out;
-    b.errors = extract_compiler_errors(r.output, o.submission.string());
-    if (b.errors.empty()) b.errors = "(no compiler messages; " + r.describe() + ")";
+  // ---- every lab library, in one ninja run that keeps going past failures
+  const auto lab_targets = [&](const std::string& lab) {
+    std::vector<std::string> targets;
+    for (const OpPlan& plan : o.plans.at(lab))
+      targets.push_back(fmt::format("submission_{}_{}", lab, plan.op));
+    return targets;
   };
-
-  // ---- phase A: every lab library, in one ninja run that keeps going past failures
   std::vector<std::string> lib_targets;
   for (const std::string& lab : labs)
-    for (const OpPlan& plan : o.plans.at(lab))
-      lib_targets.push_back(fmt::format("submission_{}_{}", lab, plan.op));
-  say(fmt::format("build: lab libraries ({} targets, -j {})", lib_targets.size(), jobs));
-  const ProcessResult a = build(lib_targets, o.log_dir / "build-libraries.log", true);
-  std::vector<std::string> libs_ok;
+    for (const std::string& t : lab_targets(lab)) lib_targets.push_back(t);
+  say(fmt::format("build: lab libraries ({} targets)", lib_targets.size()));
+  const ProcessResult a = cmake.build(lib_targets, o.log_dir / "build-libraries.log", true);
   for (const std::string& lab : labs) {
     BuildFacts& b = outcome.labs[lab];
     b.library_ok = true;
@@ -242,11 +346,8 @@ BuildOutcome build_submission(const BuildOptions& o) {
       b.library_ok =
           b.library_ok && fs::is_regular_file(lab_library_path(o.build_dir, lab, plan.op), ec);
     if (b.library_ok) {
-      if (o.keep_lab && !o.keep_lab(lab)) {
-        b.ok = true;  // the lab itself built; it goes no further
-        continue;
-      }
-      libs_ok.push_back(lab);
+      b.ok = true;  // built; keep_lab decides whether any of its code runs
+      if (o.keep_lab) o.keep_lab(lab);
       continue;
     }
     b.stage = "library";
@@ -256,85 +357,14 @@ BuildOutcome build_submission(const BuildOptions& o) {
           fmt::format("the build timed out after {} s", points_text(o.limits.build_timeout_s));
       continue;
     }
-    std::vector<std::string> targets;
-    for (const OpPlan& plan : o.plans.at(lab))
-      targets.push_back(fmt::format("submission_{}_{}", lab, plan.op));
-    isolated_errors(lab, targets, b);
+    // Rebuilt alone, so that its log holds only its own errors.
+    const fs::path log = o.log_dir / lab / "build.log";
+    const ProcessResult r = cmake.build(lab_targets(lab), log, false);
+    b.log = log.string();
+    b.timed_out = r.timed_out;
+    b.errors = extract_compiler_errors(r.output, o.submission.string());
+    if (b.errors.empty()) b.errors = "(no compiler messages; " + r.describe() + ")";
     say(fmt::format("{}: does not compile", lab));
-  }
-
-  // ---- phase B: the test binaries of the labs whose library built
-  // The checkers are course binaries: one per operation, whichever labs use it.
-  std::vector<std::string> test_targets;
-  const auto add_target = [&](const std::string& t) {
-    if (std::find(test_targets.begin(), test_targets.end(), t) == test_targets.end())
-      test_targets.push_back(t);
-  };
-  for (const std::string& lab : libs_ok) {
-    for (const OpPlan& plan : o.plans.at(lab)) {
-      if (plan.public_tests) add_target(fmt::format("reduce_{}_test", plan.op));
-      if (o.hidden && plan.hidden_tests) add_target(fmt::format("reduce_{}_hidden_test", plan.op));
-    }
-  }
-  std::vector<std::string> labs_ok;
-  if (test_targets.empty()) {
-    for (const std::string& lab : libs_ok) {
-      outcome.labs[lab].ok = true;  // a lab without any test suite: nothing more to build
-      labs_ok.push_back(lab);
-    }
-  } else {
-    // The benchmark does not compile any lab source (it loads the lab libraries at run time),
-    // so when every library built it compiles beside the tests instead of after them.
-    std::vector<std::string> targets = test_targets;
-    if (o.benchmark) targets.push_back("reduce_bench");
-    say(fmt::format("build: test binaries ({} targets){}", test_targets.size(),
-                    targets.size() > test_targets.size() ? " and the benchmark" : ""));
-    const ProcessResult b_run = build(targets, o.log_dir / "build-tests.log", true);
-    for (const std::string& lab : libs_ok) {
-      BuildFacts& b = outcome.labs[lab];
-      bool ok = true;
-      std::vector<std::string> targets;
-      for (const OpPlan& plan : o.plans.at(lab)) {
-        if (plan.public_tests) {
-          ok = ok && fs::is_regular_file(test_binary_path(o.build_dir, plan.op, false), ec);
-          targets.push_back(fmt::format("reduce_{}_test", plan.op));
-        }
-        if (o.hidden && plan.hidden_tests) {
-          ok = ok && fs::is_regular_file(test_binary_path(o.build_dir, plan.op, true), ec);
-          targets.push_back(fmt::format("reduce_{}_hidden_test", plan.op));
-        }
-      }
-      if (ok) {
-        b.ok = true;
-        labs_ok.push_back(lab);
-        continue;
-      }
-      b.stage = "tests";
-      if (b_run.timed_out) {
-        b.timed_out = true;
-        b.errors =
-            fmt::format("the build timed out after {} s", points_text(o.limits.build_timeout_s));
-        continue;
-      }
-      isolated_errors(lab, targets, b);
-      say(fmt::format("{}: the tests do not link with the lab", lab));
-    }
-  }
-
-  // ---- phase C: the benchmark, a course binary that never links a lab (a no-op when it was
-  // built beside the tests)
-  if (o.benchmark && !labs_ok.empty()) {
-    say("build: benchmark");
-    const ProcessResult c = build({"reduce_bench"}, o.log_dir / "build-bench.log", false);
-    outcome.benchmark_ok = fs::is_regular_file(bench_binary_path(o.build_dir), ec);
-    if (!outcome.benchmark_ok)
-      outcome.benchmark_problem =
-          fmt::format("the benchmark did not build ({}):\n{}", c.describe(),
-                      extract_compiler_errors(c.output, o.submission.string(), 10));
-  } else if (o.benchmark) {
-    outcome.benchmark_problem = "no lab built";
-  } else {
-    outcome.benchmark_problem = "not built";
   }
   outcome.seconds = now_seconds() - start;
   return outcome;

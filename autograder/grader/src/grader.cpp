@@ -109,6 +109,29 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const fs::path& tree,
   return check;
 }
 
+}  // namespace
+
+CourseBuildOptions course_build_options(const Course& course, const Rubric& rubric,
+                                        const std::vector<OpPlan>& plans,
+                                        const fs::path& build_dir, const GradeOptions& options,
+                                        const fs::path& log_dir, bool benchmark,
+                                        std::function<void(const std::string&)> progress) {
+  CourseBuildOptions co;
+  co.course_root = course.root;
+  co.build_dir = build_dir;
+  co.plans = plans;
+  co.jobs = options.jobs;
+  co.benchmark = benchmark;
+  co.hidden = true;
+  co.cmake_args = options.cmake_args;
+  co.limits = rubric.limits;
+  co.log_dir = log_dir;
+  co.progress = std::move(progress);
+  return co;
+}
+
+namespace {
+
 LabState assess(const LabFacts& f) {
   LabState s;
   for (const std::vector<SuiteRun>* runs : {&f.tests, &f.hidden}) {
@@ -157,7 +180,7 @@ SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const
                            bool hidden) {
   const Limits& limits = c.rubric.limits;
   SuiteOptions so;
-  so.binary = test_binary_path(c.p.build_dir, plan.op, hidden);
+  so.binary = test_binary_path(c.p.course->dir, plan.op, hidden);
   so.args = lab_args(c, lab, plan);
   so.env = c.env;
   so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
@@ -214,7 +237,7 @@ bool check_lab(LabFacts& f, const LabRunContext& c) {
         SanitizerSpec spec;
         spec.sanitizer = c.sanitizer;
         spec.tool = tool;
-        spec.checker = test_binary_path(c.p.build_dir, plan.op, false);
+        spec.checker = test_binary_path(c.p.course->dir, plan.op, false);
         spec.args = lab_args(c, f.lab, plan);
         spec.filter = c.rubric.sanitizer.filter_for(plan.op);
         spec.env = c.env;
@@ -390,7 +413,8 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
 
 }  // namespace
 
-std::map<std::string, PerfFacts> run_benchmarks(const fs::path& build_dir,
+std::map<std::string, PerfFacts> run_benchmarks(const fs::path& course_dir,
+                                                const fs::path& build_dir,
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
                                                 const fs::path& log_dir,
@@ -417,7 +441,7 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& build_dir,
   const fs::path json_path = log_dir / "bench.json";
   fs::remove(json_path, ec);
   ProcessSpec spec;
-  spec.argv = {bench_binary_path(build_dir).string(),
+  spec.argv = {bench_binary_path(course_dir).string(),
                "--benchmark_filter=^(" + families + ")/(stream_read|cub" + names + ")/",
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
   std::string prefix;
@@ -437,10 +461,11 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& build_dir,
   return perf;
 }
 
-PerfFacts run_benchmark(const fs::path& build_dir, const std::string& lab,
-                        const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
-                        const fs::path& log_dir, const std::vector<std::string>& runner_prefix) {
-  return run_benchmarks(build_dir, {BenchTarget{lab, plans}}, rubric, seed, log_dir,
+PerfFacts run_benchmark(const fs::path& course_dir, const fs::path& build_dir,
+                        const std::string& lab, const std::vector<OpPlan>& plans,
+                        const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir,
+                        const std::vector<std::string>& runner_prefix) {
+  return run_benchmarks(course_dir, build_dir, {BenchTarget{lab, plans}}, rubric, seed, log_dir,
                         runner_prefix)[lab];
 }
 
@@ -480,7 +505,9 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
       f.missing_what = lab + "/ (the lab folder)";
     } else {
       for (const OpPlan& plan : plans[lab]) {
-        if (!fs::is_regular_file(p.tree / lab / (plan.op + ".cu"), ec)) {
+        // Present is whatever the name holds, a link included: staging then says what is
+        // wrong with it ("is a symbolic link") instead of calling it missing.
+        if (!fs::exists(fs::symlink_status(p.tree / lab / (plan.op + ".cu"), ec))) {
           f.present = false;
           f.missing_what = lab + "/" + plan.op + ".cu";
           break;
@@ -503,17 +530,37 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
       if (!fs::is_regular_file(p.build_dir / "CMakeCache.txt", ec))
         throw ConfigError("--build-dir " + p.build_dir.string() +
                           " is not empty and not a build folder: refusing to clear it");
+      // The course's binaries (course/) are kept and brought up to date: they never hold
+      // anything of a submission.
       for (const auto& entry : fs::directory_iterator(p.build_dir, ec))
-        remove_all_quietly(entry.path());
+        if (entry.path().filename() != "course") remove_all_quietly(entry.path());
     }
     fs::create_directories(p.build_dir, ec);
   }
 
+  if (options.course_build) {
+    p.course = options.course_build;
+  } else if (!gpu.present || options.no_gpu || present.empty()) {
+    // Nothing will run: the course's binaries are not needed.
+    CourseBuild none;
+    none.dir = p.build_dir / "course";
+    none.ok = true;
+    p.course = std::make_shared<const CourseBuild>(none);
+  } else {
+    std::vector<OpPlan> all;
+    for (const std::string& lab : present)
+      for (const OpPlan& plan : plans[lab]) all.push_back(plan);
+    p.course = std::make_shared<const CourseBuild>(build_course(course_build_options(
+        course, rubric, all, p.build_dir / "course", options, logs, true,
+        [&progress, tag](const std::string& line) { progress.line(tag + line); })));
+  }
+  if (p.course && !p.course->ok) throw ConfigError(p.course->problem);
   if (!present.empty()) {
     BuildOptions bo;
     bo.course_root = course.root;
     bo.submission = p.tree;
     bo.build_dir = p.build_dir;
+    bo.course_dir = p.course->dir;
     bo.labs = present;
     bo.plans = plans;
     bo.jobs = options.jobs;
@@ -534,6 +581,8 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
       return check.forbidden.empty();
     };
     p.build = build_submission(bo);
+    p.build.benchmark_ok = p.course->benchmark_ok;
+    p.build.benchmark_problem = p.course->benchmark_ok ? "" : "not built";
     if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
     progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
   }
@@ -560,13 +609,20 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   report.messages = p.messages;
   bool gpu = gpu_probe.present && !o.no_gpu;
   report.gpu = gpu ? gpu_probe.name : "";
+  // The checkers are the course's: they must be the files built (a submission graded before
+  // this one could have written them).
+  if (gpu) {
+    if (const std::string changed = p.course->changes(); !changed.empty())
+      throw ConfigError("the course's binaries changed after they were built (" + changed +
+                        "): nothing was graded; grade again with a fresh course build");
+  }
   // The lab's process (runner) sees none of the course but what it needs to run, and no report.
   std::error_code ec0;
   fs::create_directories(o.out / "logs", ec0);
   const Isolation isolation =
-      gpu ? detect_isolation({course.root, fs::absolute(o.out, ec0), p.build_dir},
-                             {p.build_dir / "bin" / "reduce_lab_runner", p.build_dir / "lib",
-                              p.build_dir / "submission" / "lib"},
+      gpu ? detect_isolation({course.root, fs::absolute(o.out, ec0), p.build_dir, p.course->dir},
+                             {p.course->dir / "bin" / "reduce_lab_runner", p.course->dir / "lib",
+                              p.build_dir / "lib", p.build_dir / "submission" / "lib"},
                              {fs::absolute(o.out / "logs", ec0)})
           : Isolation{false, "not needed: no lab code ran", {}};
   report.isolation = isolation.description;
@@ -656,7 +712,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
     progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", tag, targets.size(),
                               rubric.performance.size));
     std::map<std::string, PerfFacts> perf =
-        run_benchmarks(p.build_dir, targets, rubric, p.seed, o.out / "logs" / "benchmark",
+        run_benchmarks(p.course->dir, p.build_dir, targets, rubric, p.seed, o.out / "logs" / "benchmark",
                        isolation.runner_prefix);
     for (const BenchTarget& target : targets) {
       LabFacts& f = *std::find_if(p.labs.begin(), p.labs.end(),
@@ -665,7 +721,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
       if (!f.perf.ran && targets.size() > 1) {
         progress.line(fmt::format("{}{}: benchmark again, alone", tag, f.lab));
         f.perf =
-            run_benchmark(p.build_dir, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab,
+            run_benchmark(p.course->dir, p.build_dir, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab,
                           isolation.runner_prefix);
       }
       if (f.perf.ran) {
@@ -689,6 +745,11 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
         "written",
         strays));
     progress.line(tag + report.messages.back());
+  }
+  if (gpu) {
+    if (const std::string changed = p.course->changes(); !changed.empty())
+      throw SubmissionVoid("the course's binaries changed while this submission's code ran (" +
+                           changed + "): no grade can be trusted, so none is given");
   }
   report.gpu_available = gpu;
   if (!gpu) {

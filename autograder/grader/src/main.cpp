@@ -63,6 +63,59 @@ Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_fo
   return l;
 }
 
+/// The course's checkers, runner and benchmark, built once for every submission of a run
+/// (batch, check-planted), in a temporary folder removed at the end.
+class SharedCourse {
+ public:
+  /// Builds the checkers of every operation of \p labs; throws ConfigError when they do not
+  /// build. Builds nothing without a GPU (nothing will run).
+  SharedCourse(const Loaded& l, const std::vector<std::string>& labs, const rg::GpuProbe& gpu,
+               const rg::GradeOptions& options, rg::Progress& progress) {
+    if (!gpu.present || options.no_gpu) return;
+    std::vector<rg::OpPlan> plans;
+    for (const std::string& lab : labs)
+      if (const rg::CourseLab* cl = l.course.find(lab))
+        for (const rg::OpPlan& plan : rg::plan_ops(l.course, *cl)) plans.push_back(plan);
+    const fs::path dir = rg::make_temp_dir("reduce-course-");
+    options_ = rg::course_build_options(l.course, l.rubric, plans, dir, options, dir / "logs",
+                                        true, [&progress](const std::string& line) {
+                                          progress.line("course: " + line);
+                                        });
+    build_ = std::make_shared<rg::CourseBuild>(rg::build_course(options_));
+    if (!build_->ok) throw rg::ConfigError(build_->problem);
+    progress.line(fmt::format("course: built in {:.1f} s", build_->seconds));
+  }
+  ~SharedCourse() {
+    if (build_) rg::remove_all_quietly(build_->dir);
+  }
+  SharedCourse(const SharedCourse&) = delete;
+  SharedCourse& operator=(const SharedCourse&) = delete;
+
+  /// The build, for GradeOptions::course_build (null without a GPU).
+  std::shared_ptr<const rg::CourseBuild> get() const { return build_; }
+
+  /// Rebuilds from an empty folder when a file changed since the build (a submission's code
+  /// wrote it; that submission's grade is void), so that the next submission meets the course's
+  /// own checkers. Only the digests and the outcome change; the folder stays the same.
+  void restore(rg::Progress& progress) {
+    if (!build_) return;
+    const std::string changed = build_->changes();
+    if (changed.empty()) return;
+    progress.line("course: " + changed + ": rebuilt from scratch");
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(build_->dir, ec))
+      if (entry.path().filename() != "logs") rg::remove_all_quietly(entry.path());
+    const rg::CourseBuild fresh = rg::build_course(options_);
+    if (!fresh.ok) throw rg::ConfigError(fresh.problem);
+    build_->digests = fresh.digests;
+    build_->benchmark_ok = fresh.benchmark_ok;
+  }
+
+ private:
+  rg::CourseBuildOptions options_;
+  std::shared_ptr<rg::CourseBuild> build_;
+};
+
 /// One submission's build, done ahead of its turn on the GPU.
 struct Pending {
   std::optional<rg::PreparedSubmission> prepared;
@@ -74,13 +127,14 @@ struct Pending {
 /// tests and timing are not, so finishing stays sequential.
 template <typename Item, typename MakeOptions, typename OnReport, typename OnError>
 void pipeline(const std::vector<Item>& items, int build_ahead, const Loaded& l,
-              const rg::GpuProbe& gpu, rg::Progress& progress, MakeOptions make_options,
-              OnReport on_report, OnError on_error) {
+              const rg::GpuProbe& gpu, rg::Progress& progress, SharedCourse& course,
+              MakeOptions make_options, OnReport on_report, OnError on_error) {
   auto prepare = [&](std::size_t i) {
     Pending p;
     try {
-      p.prepared =
-          rg::prepare_submission(l.course, l.rubric, make_options(items[i]), gpu, progress);
+      rg::GradeOptions options = make_options(items[i]);
+      options.course_build = course.get();
+      p.prepared = rg::prepare_submission(l.course, l.rubric, options, gpu, progress);
     } catch (const std::exception& e) {
       p.error = e.what();
     }
@@ -108,6 +162,7 @@ void pipeline(const std::vector<Item>& items, int build_ahead, const Loaded& l,
     } catch (const std::exception& e) {
       on_error(items[i], e.what());
     }
+    course.restore(progress);
   }
 }
 
@@ -163,8 +218,13 @@ int cmd_batch(const Common& common, const std::string& folder, const std::string
   auto write_gradebook = [&] {
     rg::write_file(fs::path(out) / "gradebook.csv", rg::gradebook_csv(labs, rows));
   };
+  rg::GradeOptions course_options;
+  course_options.jobs = jobs;
+  course_options.no_gpu = no_gpu;
+  course_options.cmake_args = cmake_args;
+  SharedCourse checkers(l, labs, gpu, course_options, progress);
   pipeline(
-      students, build_ahead, l, gpu, progress,
+      students, build_ahead, l, gpu, progress, checkers,
       [&](const std::string& student) {
         rg::GradeOptions o;
         o.submission = fs::path(folder) / student;
@@ -263,7 +323,7 @@ int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
       }
       progress.line(fmt::format("calibrate: run {}/{}: {}", run + 1, runs, f.lab));
       const rg::PerfFacts perf = rg::run_benchmark(
-          p.build_dir, f.lab, rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
+          p.course->dir, p.build_dir, f.lab, rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
           fs::path(out) / "logs" / fmt::format("run{}", run + 1) / f.lab);
       if (perf.ran) {
         fractions[f.lab].push_back(perf.fraction);
@@ -373,8 +433,17 @@ int cmd_check_planted(const Common& common, const std::string& dir, const std::s
   }
   int failures = 0;
   const std::uint64_t fixed_seed = seed.value_or(rg::random_seed());
+  rg::GradeOptions course_options;
+  course_options.jobs = jobs;
+  course_options.no_gpu = no_gpu;
+  course_options.cmake_args = cmake_args;
+  std::vector<std::string> case_labs;
+  for (const auto& c : runnable)
+    if (std::find(case_labs.begin(), case_labs.end(), c.lab) == case_labs.end())
+      case_labs.push_back(c.lab);
+  SharedCourse checkers(l, case_labs, gpu, course_options, progress);
   pipeline(
-      runnable, build_ahead, l, gpu, progress,
+      runnable, build_ahead, l, gpu, progress, checkers,
       [&](const rg::PlantedExpectation& c) {
         rg::GradeOptions o;
         // A case holds only the files its bug changes; the rest comes from solutions/.
@@ -548,6 +617,9 @@ int main(int argc, char** argv) {
                                seed_of(planted_seed), no_gpu, require_gpu, build_ahead, cmake_args);
   } catch (const rg::ConfigError& e) {
     std::fprintf(stderr, "reduce-grade: error: %s\n", e.what());
+    return rg::kExitUsage;
+  } catch (const rg::SubmissionVoid& e) {
+    std::fprintf(stderr, "reduce-grade: not graded: %s\n", e.what());
     return rg::kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "reduce-grade: internal error: %s\n", e.what());

@@ -325,9 +325,22 @@ int RemoteLab::op_index(const std::string& op) const {
 BufferRef RemoteLab::ref(const void* device_ptr, std::size_t bytes, bool persistent) const {
   BufferRef r;
   if (device_ptr == nullptr) return r;
+  // The driver's cuMemGetAddressRange, found through the runtime: linking libcuda itself would
+  // stop every checker from starting (even to list its tests) on a machine without a driver.
+  using AddressRange = CUresult (*)(CUdeviceptr*, std::size_t*, CUdeviceptr);
+  static const AddressRange address_range = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    cuda(cudaGetDriverEntryPointByVersion("cuMemGetAddressRange", &fn, 12000, cudaEnableDefault,
+                                          &found),
+         "finding cuMemGetAddressRange");
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw RunnerError("checker: the driver has no cuMemGetAddressRange");
+    return reinterpret_cast<AddressRange>(fn);
+  }();
   CUdeviceptr base = 0;
   std::size_t size = 0;
-  if (cuMemGetAddressRange(&base, &size, reinterpret_cast<CUdeviceptr>(device_ptr)) != CUDA_SUCCESS)
+  if (address_range(&base, &size, reinterpret_cast<CUdeviceptr>(device_ptr)) != CUDA_SUCCESS)
     throw RunnerError("checker: a buffer given to the lab is not device memory of this process");
   cuda(cudaIpcGetMemHandle(&r.handle, reinterpret_cast<void*>(base)), "cudaIpcGetMemHandle");
   r.offset = reinterpret_cast<CUdeviceptr>(device_ptr) - base;

@@ -1,13 +1,17 @@
 /// \file
-/// \brief Configures and builds the chosen labs of a submission out of source.
+/// \brief Builds the course's own binaries once, and the lab libraries of each submission.
 ///
-/// The lab folders are first copied into a staging folder that refuses links and special files;
-/// the build sees only that copy. One configure for all chosen labs, then ninja builds every lab's targets in one invocation
-/// that keeps going past failures (-k 0): ninja runs the labs' compilations in parallel, and one
-/// lab's compile error does not stop the others. (Several `cmake --build` processes in one
-/// build folder would race on the shared targets and on ninja's logs.) The build runs in three
-/// phases: lab libraries; test binaries of the labs whose library built; the benchmark. A lab
-/// that failed is rebuilt alone afterwards, so its log holds only its own errors.
+/// Two build folders. The course build (build_course()) holds what never depends on a
+/// submission: the checkers (`bin/<op>_test`, `bin/<op>_hidden_test`), the lab runner and the
+/// benchmark. It is built once per grading run and shared by every submission graded in it;
+/// the SHA-256 of each of its files is taken after the build, and CourseBuild::changes() says
+/// whether any changed since (a submission's code that wrote them voids its grade).
+///
+/// A submission's build (build_submission()) compiles only its lab libraries: the lab folders
+/// are first copied into a staging folder that refuses links and special files, one configure
+/// covers all chosen labs, and ninja builds every lab library in one run that keeps going past
+/// failures (-k 0). A lab that failed is rebuilt alone afterwards, so that its log holds only its
+/// own errors.
 #pragma once
 
 #include <reduce_grade/course.hpp>
@@ -27,19 +31,52 @@ struct BuildOptions {
   std::filesystem::path course_root;                 ///< the course (its common/, tests, cmake/)
   std::filesystem::path submission;                  ///< the tree with the lab folders
   std::filesystem::path build_dir;                   ///< fresh build folder
+  std::filesystem::path course_dir;  ///< the course build (build_course()): its checkers
   std::vector<std::string> labs;                     ///< lab folders to build (all present)
   std::map<std::string, std::vector<OpPlan>> plans;  ///< operations per lab
   int jobs = 0;                                      ///< parallel compile jobs (0: all cores)
-  bool benchmark = true;                             ///< also build the benchmark
-  bool hidden = true;                                ///< also build the hidden tests
+  bool benchmark = true;                             ///< the benchmark will run
+  bool hidden = true;                                ///< the hidden tests will run
   std::vector<std::string> cmake_args;               ///< extra -D... for configure
   Limits limits;                                     ///< timeouts
   std::filesystem::path log_dir;  ///< configure.log, build-*.log, `<lab>/build`.log
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
-  /// Called for each lab whose library built, before its tests are built; returning false
-  /// stops that lab there (e.g. a forbidden library reduction: its tests are not worth building).
+  /// Called for each lab whose library built; returning false stops that lab there (e.g. a
+  /// forbidden library reduction: none of its code will run).
   std::function<bool(const std::string& lab)> keep_lab;
 };
+
+/// The course build: its folder and what to build in it.
+struct CourseBuildOptions {
+  std::filesystem::path course_root;    ///< the course (its common/, tests, cmake/)
+  std::filesystem::path build_dir;      ///< the course build folder (kept and reused if built)
+  std::vector<OpPlan> plans;            ///< operations whose checkers are needed
+  int jobs = 0;                         ///< parallel compile jobs (0: all cores)
+  bool benchmark = true;                ///< also build the benchmark
+  bool hidden = true;                   ///< also build the hidden tests
+  std::vector<std::string> cmake_args;  ///< extra -D... for configure
+  Limits limits;                        ///< timeouts
+  std::filesystem::path log_dir;        ///< course-configure.log, course-build.log
+  std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
+};
+
+/// The course's binaries, built once for every submission of a grading run.
+struct CourseBuild {
+  std::filesystem::path dir;     ///< the build folder: bin/, lib/
+  bool ok = false;               ///< configured, and every target built
+  std::string problem;           ///< why not (with the log's error lines)
+  double seconds = 0;            ///< wall-clock time of configure and build
+  bool benchmark_ok = false;     ///< the benchmark binary exists
+  std::map<std::string, std::string> digests;  ///< SHA-256 of each file under bin/ and lib/
+
+  /// Empty while every file under bin/ and lib/ is the one built, else which changed, appeared
+  /// or went missing ("bin/sum_test changed").
+  std::string changes() const;
+};
+
+/// Configures (tests on, no lab trees) and builds the checkers of \p options.plans, the lab
+/// runner and the benchmark, then takes their digests. Never throws.
+CourseBuild build_course(const CourseBuildOptions& options);
 
 /// What the build produced.
 struct BuildOutcome {
@@ -58,12 +95,12 @@ BuildOutcome build_submission(const BuildOptions& options);
 std::filesystem::path lab_library_path(const std::filesystem::path& build_dir,
                                        const std::string& lab, const std::string& op);
 
-/// The checker of \p op, `bin/<op>_test` (or _hidden_test), in a grading build folder: a course
+/// The checker of \p op, `bin/<op>_test` (or _hidden_test), in a course build folder: a course
 /// binary that calls a lab through a runner process (--lab=LIBRARY).
 std::filesystem::path test_binary_path(const std::filesystem::path& build_dir,
                                        const std::string& op, bool hidden);
 
-/// The benchmark binary of a grading build folder.
+/// The benchmark binary of a course build folder.
 std::filesystem::path bench_binary_path(const std::filesystem::path& build_dir);
 
 /// Where the submission's lab folders are staged (copied, links refused) before they compile.

@@ -13,7 +13,9 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,8 +55,18 @@ struct GradeOptions {
   bool keep_build = false;              ///< keep the build folder afterwards
   bool no_gpu = false;                  ///< do not use a GPU even if present (build only)
   std::vector<std::string> cmake_args;  ///< extra configure arguments
+  /// The course's checkers, runner and benchmark, shared by the submissions of a run (empty:
+  /// prepare_submission() builds them in `<build_dir>/course`).
+  std::shared_ptr<const CourseBuild> course_build;
   bool print_summary = true;            ///< print the table at the end
   std::string label;                    ///< prefix of progress lines (e.g. the student)
+};
+
+/// The submission's code changed what grades it (the course's checkers): no grade is given.
+/// The CLI reports the message; batch lists the submission as not graded.
+class SubmissionVoid : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// GPU presence, as `nvidia-smi -L` reports it.
@@ -72,6 +84,7 @@ struct PreparedSubmission {
   GradeOptions options;               ///< the options it was prepared with
   std::filesystem::path tree;         ///< the folder holding the lab folders
   std::filesystem::path build_dir;    ///< its build folder
+  std::shared_ptr<const CourseBuild> course;  ///< the checkers, runner and benchmark it runs
   bool temporary_build = false;       ///< build_dir is ours to delete
   std::uint64_t seed = 0;             ///< the seed of this run
   std::vector<LabFacts> labs;         ///< facts so far (presence, build, library)
@@ -91,6 +104,15 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
 GradeReport finish_submission(PreparedSubmission& prepared, const Course& course,
                               const Rubric& rubric, const GpuProbe& gpu, Progress& progress);
 
+/// What build_course() needs to build the checkers of \p plans (and the benchmark when
+/// \p benchmark) in \p build_dir, with the jobs and configure arguments of \p options.
+CourseBuildOptions course_build_options(const Course& course, const Rubric& rubric,
+                                        const std::vector<OpPlan>& plans,
+                                        const std::filesystem::path& build_dir,
+                                        const GradeOptions& options,
+                                        const std::filesystem::path& log_dir, bool benchmark,
+                                        std::function<void(const std::string&)> progress);
+
 /// prepare_submission() then finish_submission().
 GradeReport grade_submission(const Course& course, const Rubric& rubric,
                              const GradeOptions& options, Progress& progress);
@@ -101,18 +123,21 @@ struct BenchTarget {
   std::vector<OpPlan> plans;  ///< its operations (those without a bench_op are not timed)
 };
 
-/// Runs the benchmark once for several built labs: every benchmarked operation of every lab at
+/// Runs the benchmark of \p course_dir (build_course()) once for several labs built in
+/// \p build_dir: every benchmarked operation of every lab at
 /// the rubric's size, beside the ceiling probe and CUB, in one process (one probe, one set of
 /// inputs). A lab's fraction is that of its slowest operation. A lab whose rows are missing (the
 /// process died in another lab's code, say) gets a problem; the caller may rerun it alone.
-std::map<std::string, PerfFacts> run_benchmarks(const std::filesystem::path& build_dir,
+std::map<std::string, PerfFacts> run_benchmarks(const std::filesystem::path& course_dir,
+                                                const std::filesystem::path& build_dir,
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
                                                 const std::filesystem::path& log_dir,
                                                 const std::vector<std::string>& runner_prefix = {});
 
 /// run_benchmarks() for one lab (calibrate times the labs one at a time).
-PerfFacts run_benchmark(const std::filesystem::path& build_dir, const std::string& lab,
+PerfFacts run_benchmark(const std::filesystem::path& course_dir,
+                        const std::filesystem::path& build_dir, const std::string& lab,
                         const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
                         const std::filesystem::path& log_dir,
                         const std::vector<std::string>& runner_prefix = {});
