@@ -12,7 +12,7 @@
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"), TEST_EXCLUDE
 #        (ctest name regex left out of it),
 #        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_LABS (04,15:
-#        grade only these),
+#        grade only these), GRADE_STUBS (0: do not grade the untouched labs/),
 #        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
 #        CAPSTONE_CONFIGS (strategy:waves runs at large sizes), CAPSTONE_SMALL (strategies forced
 #        at SMALL_SIZES),
@@ -161,8 +161,10 @@ if want grade; then
     split_times "$OUT/grade$run.log"
     [ $run = 1 ] && cp -r "$OUT/grade-solutions1" "$OUT/grade-solutions"
   done
-  "$G" grade labs ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-labs" -j "$JOBS" >"$OUT/grade-labs.log" 2>&1
-  note "grade labs (stubs): rc=$? $(grep -E '^total' "$OUT/grade-labs/summary.txt")"
+  if [ "${GRADE_STUBS:-1}" = 1 ]; then
+    "$G" grade labs ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-labs" -j "$JOBS" >"$OUT/grade-labs.log" 2>&1
+    note "grade labs (stubs): rc=$? $(grep -E '^total' "$OUT/grade-labs/summary.txt")"
+  fi
 fi
 
 # Every planted bug must get its expected grade and message.

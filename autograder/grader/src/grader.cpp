@@ -66,6 +66,25 @@ std::vector<fs::path> toolkit_include_roots(const fs::path& build_dir) {
   return roots;
 }
 
+/// The host compiler's own folders, where it is not installed under /usr (e.g. /opt/gcc):
+/// `<prefix>/include` and `<prefix>/lib/gcc` of CMAKE_CXX_COMPILER and CMAKE_CUDA_HOST_COMPILER.
+std::vector<fs::path> compiler_system_roots(const fs::path& build_dir) {
+  std::vector<fs::path> roots = DependencyPolicy{}.system_roots;
+  for (const std::string& line : split_lines(read_file(build_dir / "CMakeCache.txt"))) {
+    if (!starts_with(line, "CMAKE_CXX_COMPILER:") && !starts_with(line, "CMAKE_CUDA_HOST_COMPILER:"))
+      continue;
+    const std::string path = line.substr(line.find('=') + 1);
+    if (path.empty()) continue;
+    std::error_code ec;
+    const fs::path prefix = fs::weakly_canonical(path, ec).parent_path().parent_path();
+    if (prefix.empty() || prefix == "/" || prefix == "/usr/local") continue;
+    roots.push_back(prefix / "include");
+    roots.push_back(prefix / "lib" / "gcc");
+    roots.push_back(prefix / "lib64" / "gcc");
+  }
+  return roots;
+}
+
 /// Everything the grader checks about a built lab before running any of its code: library
 /// reductions in the library and the sources, the files each compile read (the depfile: only
 /// the staged lab folder, the contract headers, the toolkit less CUB and Thrust, the system's
@@ -83,6 +102,7 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const fs::path& tree,
   deps.lab_dir = staging_tree(build_dir) / lab;
   deps.base_dir = build_dir;
   deps.toolkit_roots = toolkit_include_roots(build_dir);
+  deps.system_roots = compiler_system_roots(build_dir);
   for (const std::string& name : contract_header_names())
     deps.contract_headers.push_back(build_dir / "contract" / "include" / "reduce" / name);
   std::vector<std::string> ops;
@@ -418,7 +438,7 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& course_dir,
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
                                                 const fs::path& log_dir,
-                                                const std::vector<std::string>& runner_prefix) {
+                                                const Isolation& isolation) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
   std::string libs, families, names;
@@ -444,13 +464,12 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& course_dir,
   spec.argv = {bench_binary_path(course_dir).string(),
                "--benchmark_filter=^(" + families + ")/(stream_read|cub" + names + ")/",
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
-  std::string prefix;
-  for (const std::string& word : runner_prefix) prefix += (prefix.empty() ? "" : "\x1f") + word;
-  spec.env = {{"REDUCE_REMOTE_LABS", libs},
-              {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, seed))},
-              {"REDUCE_SEED", std::to_string(seed)},
-              {"REDUCE_RUNNER_PREFIX", prefix},
-              {"REDUCE_CALL_TIMEOUT_S", "60"}};
+  spec.env = isolation.runner_env();
+  spec.env.insert(spec.env.end(),
+                  {{"REDUCE_REMOTE_LABS", libs},
+                   {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, seed))},
+                   {"REDUCE_SEED", std::to_string(seed)},
+                   {"REDUCE_CALL_TIMEOUT_S", "60"}});
   spec.timeout_s = rubric.limits.bench_timeout_s;
   spec.output_cap = rubric.limits.output_cap_bytes;
   spec.log_file = log_dir / "bench.log";
@@ -464,9 +483,9 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& course_dir,
 PerfFacts run_benchmark(const fs::path& course_dir, const fs::path& build_dir,
                         const std::string& lab, const std::vector<OpPlan>& plans,
                         const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir,
-                        const std::vector<std::string>& runner_prefix) {
+                        const Isolation& isolation) {
   return run_benchmarks(course_dir, build_dir, {BenchTarget{lab, plans}}, rubric, seed, log_dir,
-                        runner_prefix)[lab];
+                        isolation)[lab];
 }
 
 PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric,
@@ -623,18 +642,15 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
       gpu ? detect_isolation({course.root, fs::absolute(o.out, ec0), p.build_dir, p.course->dir},
                              {p.course->dir / "bin" / "reduce_lab_runner", p.course->dir / "lib",
                               p.build_dir / "lib", p.build_dir / "submission" / "lib"},
-                             {fs::absolute(o.out / "logs", ec0)})
-          : Isolation{false, "not needed: no lab code ran", {}};
+                             {fs::absolute(o.out / "logs", ec0)},
+                             p.course->dir / "bin" / "reduce_lab_runner")
+          : Isolation{false, "not needed: no lab code ran", {}, {}};
   report.isolation = isolation.description;
   progress.line(tag + "isolation of the lab's process: " + isolation.description);
-  std::string prefix;
-  for (const std::string& word : isolation.runner_prefix)
-    prefix += (prefix.empty() ? "" : "\x1f") + word;
   // The seed reaches the checkers only: the lab's runner gets a clean environment.
-  const std::vector<std::pair<std::string, std::string>> env = {
-      {"REDUCE_SEED", std::to_string(p.seed)},
-      {"REDUCE_RUNNER_PREFIX", prefix},
-      {"REDUCE_CALL_TIMEOUT_S", "60"}};
+  std::vector<std::pair<std::string, std::string>> env = isolation.runner_env();
+  env.emplace_back("REDUCE_SEED", std::to_string(p.seed));
+  env.emplace_back("REDUCE_CALL_TIMEOUT_S", "60");
   const fs::path sanitizer = gpu ? find_compute_sanitizer() : fs::path();
   const Limits& limits = rubric.limits;
   std::error_code ec;
@@ -713,7 +729,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
                               rubric.performance.size));
     std::map<std::string, PerfFacts> perf =
         run_benchmarks(p.course->dir, p.build_dir, targets, rubric, p.seed, o.out / "logs" / "benchmark",
-                       isolation.runner_prefix);
+                       isolation);
     for (const BenchTarget& target : targets) {
       LabFacts& f = *std::find_if(p.labs.begin(), p.labs.end(),
                                   [&](const LabFacts& l) { return l.lab == target.lab; });
@@ -722,7 +738,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
         progress.line(fmt::format("{}{}: benchmark again, alone", tag, f.lab));
         f.perf =
             run_benchmark(p.course->dir, p.build_dir, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab,
-                          isolation.runner_prefix);
+                          isolation);
       }
       if (f.perf.ran) {
         const LabRubric* lr = rubric.find(f.lab);

@@ -153,17 +153,22 @@ RunnerOptions RunnerOptions::from_environment() {
   RunnerOptions o;
   o.library = env_or("REDUCE_LAB_LIBRARY", "");
   o.runner = env_or("REDUCE_LAB_RUNNER", REDUCE_DEFAULT_RUNNER);
-  const std::string prefix = env_or("REDUCE_RUNNER_PREFIX", "");
-  std::string word;
-  for (char c : prefix) {
-    if (c == '\x1f') {
-      if (!word.empty()) o.prefix.push_back(word);
-      word.clear();
-    } else {
-      word += c;
+  const auto words = [](const std::string& text) {
+    std::vector<std::string> out;
+    std::string word;
+    for (char c : text) {
+      if (c == '\x1f') {
+        if (!word.empty()) out.push_back(word);
+        word.clear();
+      } else {
+        word += c;
+      }
     }
-  }
-  if (!word.empty()) o.prefix.push_back(word);
+    if (!word.empty()) out.push_back(word);
+    return out;
+  };
+  o.prefix = words(env_or("REDUCE_RUNNER_PREFIX", ""));
+  o.read_only = words(env_or("REDUCE_RUNNER_READ_ONLY", ""));
   o.call_timeout_s = std::stod(env_or("REDUCE_CALL_TIMEOUT_S", "120"));
   o.output_cap = std::stoull(env_or("REDUCE_RUNNER_OUTPUT_CAP", std::to_string(4u << 20)));
   return o;
@@ -202,6 +207,7 @@ void RemoteLab::start() {
     if (at != std::string::npos) w.replace(at, 2, std::to_string(starts_ + 1));
   }
   words.push_back(options_.runner);
+  for (const std::string& folder : options_.read_only) words.push_back("--read-only=" + folder);
   words.push_back(options_.library);
   std::vector<std::string> env_words;
   for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
@@ -260,6 +266,9 @@ void RemoteLab::fail(const std::string& what) {
 }
 
 Reply RemoteLab::request(Request& rq) {
+  // This process's copies and memsets (inputs, staged outputs, armed guards) may still be
+  // queued on the GPU: the lab's process must not start before they land.
+  cuda(cudaDeviceSynchronize(), "finishing the checker's own work before the call");
   if (pid_ < 0) start();
   const double deadline = now_ms() + options_.call_timeout_s * 1e3;
   const char* p = reinterpret_cast<const char*>(&rq);
@@ -536,6 +545,7 @@ TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, i
   rq.aux = ref(workspace_->lab_ptr(), ws, true);
   rq.capture = ref(capture, rb * static_cast<std::size_t>(calls), true);
   std::vector<unsigned char> results(rb * static_cast<std::size_t>(calls));
+  cuda(cudaDeviceSynchronize(), "finishing the checker's own work before the timed calls");
   const double t0 = now_ms();
   const Reply reply = request(rq);
   // The clock stops once the results are readable here: a reply sent before the work finished

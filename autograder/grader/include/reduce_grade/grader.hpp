@@ -5,6 +5,7 @@
 
 #include <reduce_grade/build.hpp>
 #include <reduce_grade/course.hpp>
+#include <reduce_grade/isolation.hpp>
 #include <reduce_grade/report.hpp>
 #include <reduce_grade/rubric.hpp>
 
@@ -133,14 +134,14 @@ std::map<std::string, PerfFacts> run_benchmarks(const std::filesystem::path& cou
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
                                                 const std::filesystem::path& log_dir,
-                                                const std::vector<std::string>& runner_prefix = {});
+                                                const Isolation& isolation = {});
 
 /// run_benchmarks() for one lab (calibrate times the labs one at a time).
 PerfFacts run_benchmark(const std::filesystem::path& course_dir,
                         const std::filesystem::path& build_dir, const std::string& lab,
                         const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
                         const std::filesystem::path& log_dir,
-                        const std::vector<std::string>& runner_prefix = {});
+                        const Isolation& isolation = {});
 
 /// The grader's version string.
 std::string grader_version();
