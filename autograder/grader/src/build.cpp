@@ -174,14 +174,19 @@ std::string configure_errors(const ProcessResult& conf) {
   return fmt::format("cmake configure failed ({}):\n{}", conf.describe(), trim(errors));
 }
 
-/// SHA-256 of every regular file under \p dir/bin and \p dir/lib (sha256sum), by relative path.
-std::map<std::string, std::string> digest_binaries(const fs::path& dir) {
+/// SHA-256 of every file under \p dir / each of \p subs (sha256sum), by path relative to
+/// \p dir with \p label in front.
+std::map<std::string, std::string> digest_files(const fs::path& dir,
+                                                const std::vector<std::string>& subs,
+                                                const std::string& label) {
   std::map<std::string, std::string> digests;
   std::vector<std::string> files;
   std::error_code ec;
-  for (const char* sub : {"bin", "lib"}) {
-    if (!fs::is_directory(dir / sub, ec)) continue;
-    for (const auto& e : fs::recursive_directory_iterator(dir / sub, ec))
+  for (const std::string& sub : subs) {
+    const fs::path top = dir / sub;
+    if (fs::is_regular_file(top, ec)) files.push_back(top.string());
+    if (!fs::is_directory(top, ec)) continue;
+    for (const auto& e : fs::recursive_directory_iterator(top, ec))
       if (e.is_regular_file(ec) || e.is_symlink(ec)) files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
@@ -195,12 +200,12 @@ std::map<std::string, std::string> digest_binaries(const fs::path& dir) {
   for (const std::string& line : split_lines(r.output)) {
     const std::size_t space = line.find("  ");
     if (space == std::string::npos) continue;
-    digests[fs::path(line.substr(space + 2)).lexically_relative(dir).string()] =
+    digests[label + fs::path(line.substr(space + 2)).lexically_relative(dir).string()] =
         line.substr(0, space);
   }
   // A file sha256sum could not read gets no digest; changes() then reports it.
   for (const std::string& f : files) {
-    const std::string rel = fs::path(f).lexically_relative(dir).string();
+    const std::string rel = label + fs::path(f).lexically_relative(dir).string();
     if (!digests.count(rel)) digests[rel] = "unreadable";
   }
   return digests;
@@ -208,8 +213,21 @@ std::map<std::string, std::string> digest_binaries(const fs::path& dir) {
 
 }  // namespace
 
+std::map<std::string, std::string> course_digests(const fs::path& build_dir,
+                                                  const fs::path& course_root) {
+  std::map<std::string, std::string> digests = digest_files(build_dir, {"bin", "lib"}, "");
+  if (!course_root.empty()) {
+    const auto sources =
+        digest_files(course_root,
+                     {"course.json", "CMakeLists.txt", "cmake", "common", "autograder", "solutions"},
+                     "course: ");
+    digests.insert(sources.begin(), sources.end());
+  }
+  return digests;
+}
+
 std::string CourseBuild::changes() const {
-  const std::map<std::string, std::string> now = digest_binaries(dir);
+  const std::map<std::string, std::string> now = course_digests(dir, course_root);
   std::vector<std::string> what;
   for (const auto& [file, digest] : digests) {
     const auto it = now.find(file);
@@ -265,7 +283,8 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   if (!course.ok)
     course.problem = fmt::format("the course's checkers did not build ({}):\n{}", b.describe(),
                                  extract_compiler_errors(b.output, o.course_root.string(), 20));
-  course.digests = digest_binaries(o.build_dir);
+  course.course_root = o.course_root;
+  course.digests = course_digests(o.build_dir, o.course_root);
   course.seconds = now_seconds() - start;
   return course;
 }

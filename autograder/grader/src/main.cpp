@@ -101,6 +101,10 @@ class SharedCourse {
     if (!build_) return;
     const std::string changed = build_->changes();
     if (changed.empty()) return;
+    // A rebuild cannot undo a change to the course itself: stop, keep what was graded.
+    if (changed.find("course: ") != std::string::npos)
+      throw rg::ConfigError("the course's own files changed during grading (" + changed +
+                            "); restore them and grade the remaining submissions again");
     progress.line("course: " + changed + ": rebuilt from scratch");
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(build_->dir, ec))

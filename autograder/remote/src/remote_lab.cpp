@@ -207,7 +207,11 @@ void RemoteLab::start() {
     if (at != std::string::npos) w.replace(at, 2, std::to_string(starts_ + 1));
   }
   words.push_back(options_.runner);
-  for (const std::string& folder : options_.read_only) words.push_back("--read-only=" + folder);
+  // The runner confines itself only when nothing runs in front of it: bubblewrap confines it
+  // already, and under compute-sanitizer the process has the sanitizer's threads before main(),
+  // and a process with several threads cannot enter a new user namespace.
+  if (options_.prefix.empty())
+    for (const std::string& folder : options_.read_only) words.push_back("--read-only=" + folder);
   words.push_back(options_.library);
   std::vector<std::string> env_words;
   for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",

@@ -4,8 +4,9 @@
 /// Two build folders. The course build (build_course()) holds what never depends on a
 /// submission: the checkers (`bin/<op>_test`, `bin/<op>_hidden_test`), the lab runner and the
 /// benchmark. It is built once per grading run and shared by every submission graded in it;
-/// the SHA-256 of each of its files is taken after the build, and CourseBuild::changes() says
-/// whether any changed since (a submission's code that wrote them voids its grade).
+/// the SHA-256 of each of its files and of the course's sources is taken after the build, and
+/// CourseBuild::changes() says whether any changed since (a submission's code that wrote them
+/// voids its grade).
 ///
 /// A submission's build (build_submission()) compiles only its lab libraries: the lab folders
 /// are first copied into a staging folder that refuses links and special files, one configure
@@ -67,12 +68,21 @@ struct CourseBuild {
   std::string problem;           ///< why not (with the log's error lines)
   double seconds = 0;            ///< wall-clock time of configure and build
   bool benchmark_ok = false;     ///< the benchmark binary exists
-  std::map<std::string, std::string> digests;  ///< SHA-256 of each file under bin/ and lib/
+  std::filesystem::path course_root;  ///< the course whose sources are digested too
+  /// SHA-256 of each file under bin/ and lib/, and of the course's sources ("course: " + path)
+  std::map<std::string, std::string> digests;
 
-  /// Empty while every file under bin/ and lib/ is the one built, else which changed, appeared
-  /// or went missing ("bin/sum_test changed").
+  /// Empty while every file under bin/ and lib/ and every source of the course is as it was
+  /// after the build, else which changed, appeared or went missing ("bin/sum_test changed").
   std::string changes() const;
 };
+
+/// SHA-256 of every file under \p build_dir/bin and \p build_dir/lib (by relative path), and of
+/// the course's sources under \p course_root (course.json, CMakeLists.txt, cmake/, common/,
+/// autograder/, solutions/; keys "course: <path>"): whatever a submission's code could change to
+/// sway its own grade or the next one's.
+std::map<std::string, std::string> course_digests(const std::filesystem::path& build_dir,
+                                                  const std::filesystem::path& course_root);
 
 /// Configures (tests on, no lab trees) and builds the checkers of \p options.plans, the lab
 /// runner and the benchmark, then takes their digests. Never throws.
