@@ -478,9 +478,14 @@ int cmd_check_planted(const Common& common, const std::string& dir, const std::s
         progress.line(fmt::format("{}: {}", c.name, verdict));
       },
       [&](const rg::PlantedExpectation& c, const std::string& error) {
-        ++failures;
-        lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} FAILED: not graded: {}", c.name,
-                                    c.lab, "-", expected_text(c), error));
+        // A case that attacks the grading may be caught by the withheld grade itself.
+        const bool withheld = c.may_be_withheld && rg::contains(error, "no grade can be trusted");
+        if (!withheld) ++failures;
+        const std::string verdict =
+            (withheld ? "ok, grade withheld: " : "FAILED: not graded: ") + rg::clip(error, 1, 300);
+        lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, "-",
+                                    expected_text(c), verdict));
+        progress.line(fmt::format("{}: {}", c.name, verdict));
       });
   std::string table = fmt::format(
       "planted-bug corpus: {} case(s), seed {}, GPU {}\n\n{:<24} {:<26} {:>8} {:<22} {}\n",

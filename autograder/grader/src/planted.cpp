@@ -25,7 +25,8 @@ PlantedExpectation parse_expectation(const std::string& text, const std::string&
   for (auto&& [key, value] : t) {
     const std::string k(key.str());
     if (k != "lab" && k != "points" && k != "max_points" && k != "min_points" && k != "message" &&
-        k != "messages_any" && k != "needs_gpu" && k != "description" && k != "failing_test")
+        k != "messages_any" && k != "needs_gpu" && k != "description" && k != "failing_test" &&
+        k != "may_be_withheld")
       e.warnings.push_back(fmt::format("{}/expected.toml: unknown key '{}' ignored", name, k));
   }
   e.lab = t["lab"].value_or(std::string());
@@ -39,6 +40,7 @@ PlantedExpectation parse_expectation(const std::string& text, const std::string&
       if (auto v = n.value<std::string>()) e.messages.push_back(*v);
   e.failing_test = t["failing_test"].value_or(std::string());
   e.needs_gpu = t["needs_gpu"].value_or(true);
+  e.may_be_withheld = t["may_be_withheld"].value_or(false);
   e.description = t["description"].value_or(std::string());
   if (!e.points && !e.max_points && !e.min_points)
     throw ConfigError(name + "/expected.toml: give 'points', 'max_points' or 'min_points'");

@@ -50,5 +50,15 @@ TEST(PlantedExpectation, PointBoundsAreChecked) {
   EXPECT_EQ(check_expectation(e, lab).size(), 1u);
 }
 
+TEST(PlantedExpectation, AWithheldGradeIsAllowedOnlyWhereSaid) {
+  const PlantedExpectation plain =
+      parse_expectation("lab = \"04_sequential\"\nmin_points = 9\n", "plain");
+  EXPECT_FALSE(plain.may_be_withheld);
+  const PlantedExpectation attack = parse_expectation(
+      "lab = \"04_sequential\"\nmin_points = 9\nmay_be_withheld = true\n", "attack");
+  EXPECT_TRUE(attack.may_be_withheld);
+  EXPECT_TRUE(attack.warnings.empty());
+}
+
 }  // namespace
 }  // namespace reduce::grade

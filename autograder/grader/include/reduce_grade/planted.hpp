@@ -23,6 +23,10 @@ struct PlantedExpectation {
   std::vector<std::string> messages;  ///< the lab's report must contain one of these
   std::string failing_test;           ///< test names (* and ?; several joined by ':') one of which must fail
   bool needs_gpu = true;              ///< the expectation can only be checked on a GPU
+  /// A withheld grade (reduce-grade refused to grade: the submission changed the course while
+  /// it ran) also meets the expectation: the case attacks the grading itself, and either
+  /// outcome (the attack had no effect, or it was caught) is right.
+  bool may_be_withheld = false;
   std::vector<std::string> warnings;  ///< unknown keys (ignored)
   std::string description;            ///< what the bug is
 };
