@@ -268,8 +268,9 @@ bool check_lab(LabFacts& f, const LabRunContext& c) {
             c.logs / f.lab / (multi ? plan.op + "_" + tool + ".log" : tool + ".log");
         SanitizerRun run = run_sanitizer(spec);
         if (multi) run.op = plan.op;
-        c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s)", c.tag, f.lab, run.describe(),
-                                    run.clean() ? " - clean" : "", run.seconds));
+        c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
+                                    run.clean() ? " - clean" : "", run.seconds,
+                                    run.unconfined.empty() ? "" : "; " + run.unconfined));
         f.sanitizer.push_back(std::move(run));
       }
     }
@@ -638,8 +639,11 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   // The lab's process (runner) sees none of the course but what it needs to run, and no report.
   std::error_code ec0;
   fs::create_directories(o.out / "logs", ec0);
+  std::vector<fs::path> guarded = {course.root, fs::absolute(o.out, ec0), p.build_dir,
+                                   p.course->dir};
+  for (const fs::path& dir : o.protected_dirs) guarded.push_back(fs::absolute(dir, ec0));
   const Isolation isolation =
-      gpu ? detect_isolation({course.root, fs::absolute(o.out, ec0), p.build_dir, p.course->dir},
+      gpu ? detect_isolation(guarded,
                              {p.course->dir / "bin" / "reduce_lab_runner", p.course->dir / "lib",
                               p.build_dir / "lib", p.build_dir / "submission" / "lib"},
                              {fs::absolute(o.out / "logs", ec0)},

@@ -235,6 +235,7 @@ int cmd_batch(const Common& common, const std::string& folder, const std::string
         o.labs = labs;
         o.seed = seed;
         o.out = fs::path(out) / student;
+        o.protected_dirs = {fs::path(folder), fs::path(out)};
         o.jobs = jobs;
         o.no_gpu = no_gpu;
         o.cmake_args = cmake_args;
@@ -456,6 +457,7 @@ int cmd_check_planted(const Common& common, const std::string& dir, const std::s
         o.labs = {c.lab};
         o.seed = fixed_seed;
         o.out = fs::path(out) / c.name;
+        o.protected_dirs = {fs::path(out)};
         o.jobs = jobs;
         o.no_gpu = no_gpu;
         o.cmake_args = cmake_args;

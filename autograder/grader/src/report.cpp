@@ -87,6 +87,7 @@ json lab_json(const LabReport& lab) {
                          {"clean", r.clean()},
                          {"problem", r.problem},
                          {"excerpt", r.excerpt},
+                         {"unconfined", r.unconfined},
                          {"seconds", std::round(r.seconds * 10) / 10},
                          {"log", r.log}});
   }

@@ -49,7 +49,8 @@ unsigned long kept_flags(const std::string& path) {
 
 }  // namespace
 
-std::string confine_read_only(const std::vector<std::string>& paths) {
+std::string confine_read_only(const std::vector<std::string>& paths,
+                              const std::vector<std::string>& writable) {
   const uid_t uid = getuid();
   const gid_t gid = getgid();
   if (std::string why = enter_namespaces(uid, gid); !why.empty()) return why;
@@ -62,6 +63,13 @@ std::string confine_read_only(const std::vector<std::string>& paths) {
     if (mount(nullptr, path.c_str(), nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | keep, nullptr) !=
         0)
       return failed("remounting " + path + " read-only");
+  }
+  for (const std::string& path : writable) {
+    const unsigned long keep = kept_flags(path) & ~static_cast<unsigned long>(MS_RDONLY);
+    if (mount(path.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+      return failed("binding " + path);
+    if (mount(nullptr, path.c_str(), nullptr, MS_REMOUNT | MS_BIND | keep, nullptr) != 0)
+      return failed("remounting " + path + " writable");
   }
   // Entering a second user namespace locks every mount above: the lab, although it holds
   // capabilities in its own namespace, can neither unmount them nor make them writable.

@@ -59,6 +59,9 @@ struct GradeOptions {
   /// The course's checkers, runner and benchmark, shared by the submissions of a run (empty:
   /// prepare_submission() builds them in `<build_dir>/course`).
   std::shared_ptr<const CourseBuild> course_build;
+  /// More folders the lab's process may not change, besides the course, the build folders and
+  /// this submission's report folder: in a batch, every submission and every report.
+  std::vector<std::filesystem::path> protected_dirs;
   bool print_summary = true;            ///< print the table at the end
   std::string label;                    ///< prefix of progress lines (e.g. the student)
 };

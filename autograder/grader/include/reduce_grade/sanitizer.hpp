@@ -38,6 +38,7 @@ struct SanitizerRun {
   std::string excerpt;        ///< the first reported problems, for the student
   double seconds = 0;         ///< wall-clock time
   std::string log;            ///< log file
+  std::string unconfined;     ///< why the lab's process ran unconfined (empty: as the others)
 
   /// Ran, found nothing, and the tests under it passed.
   bool clean() const { return ran && summary.problems() == 0 && tests_passed; }
@@ -61,8 +62,14 @@ struct SanitizerSpec {
 
 /// Runs the checker with `compute-sanitizer --tool <tool>` in front of its lab runner (so only
 /// the lab's process is sanitized), and reads the sanitizer's own log files, one per runner
-/// started. The checker's output says whether the tests under it passed.
+/// started. The checker's output says whether the tests under it passed. When the checker
+/// confines its runners (REDUCE_RUNNER_READ_ONLY in \p spec.env), the sanitizer starts inside
+/// the confinement with its log folder writable; should the two not go together on this host,
+/// the run is repeated unconfined and SanitizerRun::unconfined says so.
 SanitizerRun run_sanitizer(const SanitizerSpec& spec);
+
+/// One run of run_sanitizer(), as \p spec says.
+SanitizerRun run_sanitizer_once(const SanitizerSpec& spec);
 
 /// The folder where run_sanitizer() has compute-sanitizer write its logs for \p log_file.
 std::filesystem::path sanitizer_log_dir(const std::filesystem::path& log_file);
