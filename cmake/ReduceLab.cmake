@@ -199,7 +199,7 @@ function(reduce_write_manifest)
   \"cuda_architectures\": \"${CMAKE_CUDA_ARCHITECTURES}\",
   \"cuda_flags\": \"${cuda_flags}\",
   \"cuda_standard\": \"${CMAKE_CUDA_STANDARD}\",
-  \"contract_include_dir\": \"${REDUCE_SOURCE_DIR}/common/include\",
+  \"contract_include_dir\": \"${REDUCE_CONTRACT_INCLUDE_DIR}\",
   \"contract_headers\": [${headers}],
   \"lab_exports_map\": \"${REDUCE_LAB_EXPORTS_MAP}\",
   \"common_library\": \"$<TARGET_FILE:reduce_common>\",

@@ -43,17 +43,6 @@ bool is_noise(const std::string& line) {
 
 }  // namespace
 
-fs::path lab_library_path(const fs::path& build_dir, const std::string& lab,
-                          const std::string& op) {
-  return build_dir / "submission" / "lib" / fmt::format("lib{}_{}.so", lab, op);
-}
-
-fs::path test_binary_path(const fs::path& build_dir, const std::string& op, bool hidden) {
-  return build_dir / "bin" / fmt::format("{}_{}test", op, hidden ? "hidden_" : "");
-}
-
-fs::path bench_binary_path(const fs::path& build_dir) { return build_dir / "bin" / "reduce_bench"; }
-
 fs::path staging_tree(const fs::path& build_dir) { return build_dir / "staging"; }
 
 std::string lab_dependencies(const fs::path& build_dir, const std::string& lab,
@@ -266,6 +255,13 @@ CourseBuild build_course(const CourseBuildOptions& o) {
     course.seconds = now_seconds() - start;
     return course;
   }
+  try {
+    course.manifest = read_manifest(o.build_dir);
+  } catch (const std::exception& e) {
+    course.problem = e.what();
+    course.seconds = now_seconds() - start;
+    return course;
+  }
   std::vector<std::string> targets = {"reduce_lab_runner"};
   for (const OpPlan& plan : o.plans) {
     for (const std::string& t : {plan.public_tests ? fmt::format("reduce_{}_test", plan.op) : "",
@@ -278,7 +274,8 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   if (o.benchmark) targets.push_back("reduce_bench");
   say(fmt::format("build: the course's binaries ({} targets)", targets.size()));
   const ProcessResult b = cmake.build(targets, o.log_dir / "course-build.log", false);
-  course.benchmark_ok = o.benchmark && fs::is_regular_file(bench_binary_path(o.build_dir), ec);
+  course.benchmark_ok = o.benchmark && !course.manifest.bench.empty() &&
+                        fs::is_regular_file(course.manifest.bench, ec);
   course.ok = b.succeeded();
   if (!course.ok)
     course.problem = fmt::format("the course's checkers did not build ({}):\n{}", b.describe(),
@@ -344,6 +341,13 @@ BuildOutcome build_submission(const BuildOptions& o) {
     outcome.seconds = now_seconds() - start;
     return outcome;
   }
+  try {
+    outcome.manifest = read_manifest(o.build_dir);
+  } catch (const std::exception& e) {
+    outcome.configure_problem = e.what();
+    outcome.seconds = now_seconds() - start;
+    return outcome;
+  }
   outcome.configured = true;
 
   // ---- every lab library, in one ninja run that keeps going past failures
@@ -362,11 +366,11 @@ BuildOutcome build_submission(const BuildOptions& o) {
     BuildFacts& b = outcome.labs[lab];
     b.library_ok = true;
     for (const OpPlan& plan : o.plans.at(lab))
-      b.library_ok =
-          b.library_ok && fs::is_regular_file(lab_library_path(o.build_dir, lab, plan.op), ec);
+      b.library_ok = b.library_ok && !outcome.manifest.library(lab, plan.op).empty() &&
+                     fs::is_regular_file(outcome.manifest.library(lab, plan.op), ec);
     if (b.library_ok) {
       b.ok = true;  // built; keep_lab decides whether any of its code runs
-      if (o.keep_lab) o.keep_lab(lab);
+      if (o.keep_lab) o.keep_lab(lab, outcome.manifest);
       continue;
     }
     b.stage = "library";

@@ -90,9 +90,9 @@ std::vector<fs::path> compiler_system_roots(const fs::path& build_dir) {
 /// the staged lab folder, the contract headers, the toolkit less CUB and Thrust, the system's
 /// headers), and the library's imports, exports and raw system calls. A part that could not be
 /// checked is a finding too ("unchecked"): a lab is run only once all of it was.
-LibraryCheck inspect_built_lab(const fs::path& build_dir, const fs::path& tree,
-                               const std::string& lab, const std::vector<OpPlan>& plans,
-                               const Rubric& rubric) {
+LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& built,
+                               const fs::path& tree, const std::string& lab,
+                               const std::vector<OpPlan>& plans, const Rubric& rubric) {
   LibraryCheck check;
   check.inspected = true;
   const auto add = [&check](std::vector<LibraryFinding> found) {
@@ -103,12 +103,11 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const fs::path& tree,
   deps.base_dir = build_dir;
   deps.toolkit_roots = toolkit_include_roots(build_dir);
   deps.system_roots = compiler_system_roots(build_dir);
-  for (const std::string& name : contract_header_names())
-    deps.contract_headers.push_back(build_dir / "contract" / "include" / "reduce" / name);
+  deps.contract_headers = built.contract_header_paths();
   std::vector<std::string> ops;
   for (const OpPlan& plan : plans) {
     ops.push_back(plan.op);
-    const fs::path library = lab_library_path(build_dir, lab, plan.op);
+    const fs::path library = built.library(lab, plan.op);
     const LibraryCheck reductions = inspect_library(library, rubric.library);
     check.stub = check.stub || reductions.stub;
     if (!reductions.problem.empty()) check.problem = reductions.problem;
@@ -191,7 +190,7 @@ std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab) {
 std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,
                                   const OpPlan& plan) {
   const CourseLab* cl = c.course.find(lab);
-  return {"--lab=" + lab_library_path(c.p.build_dir, lab, plan.op).string(),
+  return {"--lab=" + c.p.build.manifest.library(lab, plan.op).string(),
           "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")),
           "--lab-name=" + lab};
 }
@@ -200,7 +199,7 @@ SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const
                            bool hidden) {
   const Limits& limits = c.rubric.limits;
   SuiteOptions so;
-  so.binary = test_binary_path(c.p.course->dir, plan.op, hidden);
+  so.binary = c.p.course->manifest.checker(plan.op, hidden);
   so.args = lab_args(c, lab, plan);
   so.env = c.env;
   so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
@@ -257,7 +256,7 @@ bool check_lab(LabFacts& f, const LabRunContext& c) {
         SanitizerSpec spec;
         spec.sanitizer = c.sanitizer;
         spec.tool = tool;
-        spec.checker = test_binary_path(c.p.course->dir, plan.op, false);
+        spec.checker = c.p.course->manifest.checker(plan.op, false);
         spec.args = lab_args(c, f.lab, plan);
         spec.filter = c.rubric.sanitizer.filter_for(plan.op);
         spec.env = c.env;
@@ -434,8 +433,8 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
 
 }  // namespace
 
-std::map<std::string, PerfFacts> run_benchmarks(const fs::path& course_dir,
-                                                const fs::path& build_dir,
+std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
+                                                const BuildManifest& labs,
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
                                                 const fs::path& log_dir,
@@ -447,7 +446,7 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& course_dir,
     for (const OpPlan& plan : target.plans) {
       if (plan.bench_op.empty()) continue;
       libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" + plan.entry + ":" +
-              lab_library_path(build_dir, target.lab, plan.op).string();
+              labs.library(target.lab, plan.op).string();
       if (!contains("|" + families + "|", "|" + plan.bench_op + "|"))
         families += (families.empty() ? "" : "|") + plan.bench_op;
       names += "|" + plan.bench_name;
@@ -462,7 +461,7 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& course_dir,
   const fs::path json_path = log_dir / "bench.json";
   fs::remove(json_path, ec);
   ProcessSpec spec;
-  spec.argv = {bench_binary_path(course_dir).string(),
+  spec.argv = {course.bench.string(),
                "--benchmark_filter=^(" + families + ")/(stream_read|cub" + names + ")/",
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
   spec.env = isolation.runner_env();
@@ -481,11 +480,11 @@ std::map<std::string, PerfFacts> run_benchmarks(const fs::path& course_dir,
   return perf;
 }
 
-PerfFacts run_benchmark(const fs::path& course_dir, const fs::path& build_dir,
+PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
                         const std::string& lab, const std::vector<OpPlan>& plans,
                         const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir,
                         const Isolation& isolation) {
-  return run_benchmarks(course_dir, build_dir, {BenchTarget{lab, plans}}, rubric, seed, log_dir,
+  return run_benchmarks(course, labs, {BenchTarget{lab, plans}}, rubric, seed, log_dir,
                         isolation)[lab];
 }
 
@@ -580,7 +579,6 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
     bo.course_root = course.root;
     bo.submission = p.tree;
     bo.build_dir = p.build_dir;
-    bo.course_dir = p.course->dir;
     bo.labs = present;
     bo.plans = plans;
     bo.jobs = options.jobs;
@@ -592,8 +590,8 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
     bo.progress = [&progress, tag](const std::string& line) { progress.line(tag + line); };
     // The library check runs as soon as a lab's library exists: a lab that uses a library
     // reduction scores nothing, so its tests are not built.
-    bo.keep_lab = [&](const std::string& lab) {
-      const LibraryCheck check = inspect_built_lab(p.build_dir, p.tree, lab, plans[lab], rubric);
+    bo.keep_lab = [&](const std::string& lab, const BuildManifest& built) {
+      const LibraryCheck check = inspect_built_lab(p.build_dir, built, p.tree, lab, plans[lab], rubric);
       for (LabFacts& f : p.labs)
         if (f.lab == lab) f.library = check;
       if (!check.forbidden.empty())
@@ -644,10 +642,10 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   for (const fs::path& dir : o.protected_dirs) guarded.push_back(fs::absolute(dir, ec0));
   const Isolation isolation =
       gpu ? detect_isolation(guarded,
-                             {p.course->dir / "bin" / "reduce_lab_runner", p.course->dir / "lib",
+                             {p.course->manifest.runner, p.course->dir / "lib",
                               p.build_dir / "lib", p.build_dir / "submission" / "lib"},
                              {fs::absolute(o.out / "logs", ec0)},
-                             p.course->dir / "bin" / "reduce_lab_runner")
+                             p.course->manifest.runner)
           : Isolation{false, "not needed: no lab code ran", {}, {}};
   report.isolation = isolation.description;
   progress.line(tag + "isolation of the lab's process: " + isolation.description);
@@ -732,7 +730,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
     progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", tag, targets.size(),
                               rubric.performance.size));
     std::map<std::string, PerfFacts> perf =
-        run_benchmarks(p.course->dir, p.build_dir, targets, rubric, p.seed, o.out / "logs" / "benchmark",
+        run_benchmarks(p.course->manifest, p.build.manifest, targets, rubric, p.seed, o.out / "logs" / "benchmark",
                        isolation);
     for (const BenchTarget& target : targets) {
       LabFacts& f = *std::find_if(p.labs.begin(), p.labs.end(),
@@ -741,7 +739,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
       if (!f.perf.ran && targets.size() > 1) {
         progress.line(fmt::format("{}{}: benchmark again, alone", tag, f.lab));
         f.perf =
-            run_benchmark(p.course->dir, p.build_dir, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab,
+            run_benchmark(p.course->manifest, p.build.manifest, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab,
                           isolation);
       }
       if (f.perf.ran) {

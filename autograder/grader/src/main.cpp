@@ -328,7 +328,7 @@ int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
       }
       progress.line(fmt::format("calibrate: run {}/{}: {}", run + 1, runs, f.lab));
       const rg::PerfFacts perf = rg::run_benchmark(
-          p.course->dir, p.build_dir, f.lab, rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
+          p.course->manifest, p.build.manifest, f.lab, rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
           fs::path(out) / "logs" / fmt::format("run{}", run + 1) / f.lab);
       if (perf.ran) {
         fractions[f.lab].push_back(perf.fraction);

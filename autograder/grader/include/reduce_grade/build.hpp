@@ -17,6 +17,7 @@
 
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/facts.hpp>
+#include <reduce_grade/manifest.hpp>
 #include <reduce_grade/rubric.hpp>
 
 #include <filesystem>
@@ -32,7 +33,6 @@ struct BuildOptions {
   std::filesystem::path course_root;                 ///< the course (its common/, tests, cmake/)
   std::filesystem::path submission;                  ///< the tree with the lab folders
   std::filesystem::path build_dir;                   ///< fresh build folder
-  std::filesystem::path course_dir;  ///< the course build (build_course()): its checkers
   std::vector<std::string> labs;                     ///< lab folders to build (all present)
   std::map<std::string, std::vector<OpPlan>> plans;  ///< operations per lab
   int jobs = 0;                                      ///< parallel compile jobs (0: all cores)
@@ -44,7 +44,7 @@ struct BuildOptions {
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
   /// Called for each lab whose library built; returning false stops that lab there (e.g. a
   /// forbidden library reduction: none of its code will run).
-  std::function<bool(const std::string& lab)> keep_lab;
+  std::function<bool(const std::string& lab, const BuildManifest& built)> keep_lab;
 };
 
 /// The course build: its folder and what to build in it.
@@ -64,6 +64,7 @@ struct CourseBuildOptions {
 /// The course's binaries, built once for every submission of a grading run.
 struct CourseBuild {
   std::filesystem::path dir;     ///< the build folder: bin/, lib/
+  BuildManifest manifest;        ///< its checkers, runner and benchmark (once configured)
   bool ok = false;               ///< configured, and every target built
   std::string problem;           ///< why not (with the log's error lines)
   double seconds = 0;            ///< wall-clock time of configure and build
@@ -91,6 +92,7 @@ CourseBuild build_course(const CourseBuildOptions& options);
 /// What the build produced.
 struct BuildOutcome {
   bool configured = false;                 ///< cmake configure succeeded
+  BuildManifest manifest;                  ///< where its lab libraries are (once configured)
   std::string configure_problem;           ///< why not (with the log's error lines)
   std::map<std::string, BuildFacts> labs;  ///< per lab
   bool benchmark_ok = false;               ///< the benchmark binary exists
@@ -100,18 +102,6 @@ struct BuildOutcome {
 
 /// Configures and builds; never throws for what the submission does.
 BuildOutcome build_submission(const BuildOptions& options);
-
-/// The lab library `lib<lab>_<op>`.so in a grading build folder.
-std::filesystem::path lab_library_path(const std::filesystem::path& build_dir,
-                                       const std::string& lab, const std::string& op);
-
-/// The checker of \p op, `bin/<op>_test` (or _hidden_test), in a course build folder: a course
-/// binary that calls a lab through a runner process (--lab=LIBRARY).
-std::filesystem::path test_binary_path(const std::filesystem::path& build_dir,
-                                       const std::string& op, bool hidden);
-
-/// The benchmark binary of a course build folder.
-std::filesystem::path bench_binary_path(const std::filesystem::path& build_dir);
 
 /// Where the submission's lab folders are staged (copied, links refused) before they compile.
 std::filesystem::path staging_tree(const std::filesystem::path& build_dir);

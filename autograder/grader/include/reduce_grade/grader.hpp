@@ -127,21 +127,21 @@ struct BenchTarget {
   std::vector<OpPlan> plans;  ///< its operations (those without a bench_op are not timed)
 };
 
-/// Runs the benchmark of \p course_dir (build_course()) once for several labs built in
-/// \p build_dir: every benchmarked operation of every lab at
+/// Runs the benchmark of \p course (build_course()) once for several labs of \p labs (a
+/// submission's build): every benchmarked operation of every lab at
 /// the rubric's size, beside the ceiling probe and CUB, in one process (one probe, one set of
 /// inputs). A lab's fraction is that of its slowest operation. A lab whose rows are missing (the
 /// process died in another lab's code, say) gets a problem; the caller may rerun it alone.
-std::map<std::string, PerfFacts> run_benchmarks(const std::filesystem::path& course_dir,
-                                                const std::filesystem::path& build_dir,
+std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
+                                                const BuildManifest& labs,
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
                                                 const std::filesystem::path& log_dir,
                                                 const Isolation& isolation = {});
 
 /// run_benchmarks() for one lab (calibrate times the labs one at a time).
-PerfFacts run_benchmark(const std::filesystem::path& course_dir,
-                        const std::filesystem::path& build_dir, const std::string& lab,
+PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
+                        const std::string& lab,
                         const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
                         const std::filesystem::path& log_dir,
                         const Isolation& isolation = {});

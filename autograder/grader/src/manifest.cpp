@@ -1,0 +1,58 @@
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/manifest.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <nlohmann/json.hpp>
+
+namespace reduce::grade {
+
+fs::path BuildManifest::checker(const std::string& op, bool hidden) const {
+  const auto it = checkers.find(op);
+  if (it == checkers.end()) return {};
+  return hidden ? it->second.second : it->second.first;
+}
+
+fs::path BuildManifest::library(const std::string& lab, const std::string& op) const {
+  const auto it = libraries.find({lab, op});
+  return it == libraries.end() ? fs::path() : it->second;
+}
+
+std::vector<fs::path> BuildManifest::contract_header_paths() const {
+  std::vector<fs::path> paths;
+  for (const std::string& header : contract_headers) paths.push_back(contract_include_dir / header);
+  return paths;
+}
+
+BuildManifest parse_manifest(const std::string& text, const fs::path& file) {
+  BuildManifest m;
+  m.file = file;
+  try {
+    const nlohmann::json j = nlohmann::json::parse(text);
+    m.runner = j.at("runner").get<std::string>();
+    m.bench = j.value("bench", std::string());
+    m.contract_include_dir = j.at("contract_include_dir").get<std::string>();
+    m.contract_headers = j.at("contract_headers").get<std::vector<std::string>>();
+    for (const auto& [op, entry] : j.at("operations").items())
+      m.checkers[op] = {entry.value("public", std::string()), entry.value("hidden", std::string())};
+    const nlohmann::json& trees = j.at("trees");
+    const nlohmann::json* tree = trees.contains("submission") ? &trees.at("submission") : nullptr;
+    if (tree == nullptr && !trees.empty()) tree = &trees.begin().value();
+    if (tree != nullptr)
+      for (const nlohmann::json& lib : *tree)
+        m.libraries[{lib.at("lab").get<std::string>(), lib.at("op").get<std::string>()}] =
+            lib.at("library").get<std::string>();
+  } catch (const std::exception& e) {
+    throw ConfigError(file.string() + ": not a build manifest: " + e.what());
+  }
+  return m;
+}
+
+BuildManifest read_manifest(const fs::path& build_dir) {
+  const fs::path file = build_dir / "course-manifest.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(file, ec))
+    throw ConfigError(file.string() + " is missing: the build folder was not configured");
+  return parse_manifest(read_file(file), file);
+}
+
+}  // namespace reduce::grade
