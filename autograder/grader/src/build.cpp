@@ -14,12 +14,6 @@
 namespace reduce::grade {
 namespace {
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
-
 std::string lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

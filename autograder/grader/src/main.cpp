@@ -13,6 +13,8 @@
 #include <reduce_grade/grader.hpp>
 #include <reduce_grade/planted.hpp>
 #include <reduce_grade/release.hpp>
+#include <reduce_grade/shared_course.hpp>
+#include <reduce_grade/slurm.hpp>
 #include <reduce_grade/rubric.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/util.hpp>
@@ -63,63 +65,6 @@ Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_fo
   return l;
 }
 
-/// The course's checkers, runner and benchmark, built once for every submission of a run
-/// (batch, check-planted), in a temporary folder removed at the end.
-class SharedCourse {
- public:
-  /// Builds the checkers of every operation of \p labs; throws ConfigError when they do not
-  /// build. Builds nothing without a GPU (nothing will run).
-  SharedCourse(const Loaded& l, const std::vector<std::string>& labs, const rg::GpuProbe& gpu,
-               const rg::GradeOptions& options, rg::Progress& progress) {
-    if (!gpu.present || options.no_gpu) return;
-    std::vector<rg::OpPlan> plans;
-    for (const std::string& lab : labs)
-      if (const rg::CourseLab* cl = l.course.find(lab))
-        for (const rg::OpPlan& plan : rg::plan_ops(l.course, *cl)) plans.push_back(plan);
-    const fs::path dir = rg::make_temp_dir("reduce-course-");
-    options_ = rg::course_build_options(l.course, l.rubric, plans, dir, options, dir / "logs",
-                                        true, [&progress](const std::string& line) {
-                                          progress.line("course: " + line);
-                                        });
-    build_ = std::make_shared<rg::CourseBuild>(rg::build_course(options_));
-    if (!build_->ok) throw rg::ConfigError(build_->problem);
-    progress.line(fmt::format("course: built in {:.1f} s", build_->seconds));
-  }
-  ~SharedCourse() {
-    if (build_) rg::remove_all_quietly(build_->dir);
-  }
-  SharedCourse(const SharedCourse&) = delete;
-  SharedCourse& operator=(const SharedCourse&) = delete;
-
-  /// The build, for GradeOptions::course_build (null without a GPU).
-  std::shared_ptr<const rg::CourseBuild> get() const { return build_; }
-
-  /// Rebuilds from an empty folder when a file changed since the build (a submission's code
-  /// wrote it; that submission's grade is void), so that the next submission meets the course's
-  /// own checkers. Only the digests and the outcome change; the folder stays the same.
-  void restore(rg::Progress& progress) {
-    if (!build_) return;
-    const std::string changed = build_->changes();
-    if (changed.empty()) return;
-    // A rebuild cannot undo a change to the course itself: stop, keep what was graded.
-    if (changed.find("course: ") != std::string::npos)
-      throw rg::ConfigError("the course's own files changed during grading (" + changed +
-                            "); restore them and grade the remaining submissions again");
-    progress.line("course: " + changed + ": rebuilt from scratch");
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(build_->dir, ec))
-      if (entry.path().filename() != "logs") rg::remove_all_quietly(entry.path());
-    const rg::CourseBuild fresh = rg::build_course(options_);
-    if (!fresh.ok) throw rg::ConfigError(fresh.problem);
-    build_->digests = fresh.digests;
-    build_->benchmark_ok = fresh.benchmark_ok;
-  }
-
- private:
-  rg::CourseBuildOptions options_;
-  std::shared_ptr<rg::CourseBuild> build_;
-};
-
 /// One submission's build, done ahead of its turn on the GPU.
 struct Pending {
   std::optional<rg::PreparedSubmission> prepared;
@@ -131,7 +76,7 @@ struct Pending {
 /// tests and timing are not, so finishing stays sequential.
 template <typename Item, typename MakeOptions, typename OnReport, typename OnError>
 void pipeline(const std::vector<Item>& items, int build_ahead, const Loaded& l,
-              const rg::GpuProbe& gpu, rg::Progress& progress, SharedCourse& course,
+              const rg::GpuProbe& gpu, rg::Progress& progress, rg::SharedCourse& course,
               MakeOptions make_options, OnReport on_report, OnError on_error) {
   auto prepare = [&](std::size_t i) {
     Pending p;
@@ -198,47 +143,81 @@ int cmd_grade(const Common& common, const std::string& submission, const std::st
   return report.exit_code;
 }
 
-int cmd_batch(const Common& common, const std::string& folder, const std::string& labs_spec,
-              std::optional<std::uint64_t> seed, const std::string& out, int jobs, bool no_gpu,
-              int build_ahead, const std::vector<std::string>& cmake_args) {
-  rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
-  const Loaded l = load(common, labs);
+/// What `batch` was asked (also what each task of a Slurm job array runs).
+struct BatchArgs {
+  std::string folder;                   ///< the submissions
+  std::string labs_spec;                ///< --labs
+  std::optional<std::uint64_t> seed;    ///< --seed
+  std::string out = "batch-out";        ///< --out
+  std::string only;                     ///< --only: these students (comma-separated)
+  std::string gradebook;                ///< --gradebook (default: <out>/gradebook.csv)
+  std::string course_build;             ///< --course-build (default: a temporary build)
+  int jobs = 0;                         ///< -j
+  bool no_gpu = false;                  ///< --no-gpu
+  int build_ahead = 1;                  ///< --build-ahead
+  std::vector<std::string> cmake_args;  ///< --cmake-arg
+};
+
+/// The subfolders of \p folder (one student each), or those named in \p only, in order.
+std::vector<std::string> list_students(const std::string& folder, const std::string& only) {
   std::error_code ec;
   if (!fs::is_directory(folder, ec)) throw rg::ConfigError("batch folder not found: " + folder);
   std::vector<std::string> students;
+  if (!only.empty()) {
+    for (const std::string& name : rg::split(only, ",")) {
+      if (!fs::is_directory(fs::path(folder) / name, ec))
+        throw rg::ConfigError("--only: no submission folder " + name + " in " + folder);
+      students.push_back(name);
+    }
+    return students;
+  }
   for (const auto& entry : fs::directory_iterator(folder, ec))
     if (entry.is_directory(ec) && entry.path().filename().string()[0] != '.')
       students.push_back(entry.path().filename().string());
   std::sort(students.begin(), students.end());
   if (students.empty())
     throw rg::ConfigError("batch folder " + folder + " has no submission folders");
+  return students;
+}
+
+int cmd_batch(const Common& common, const BatchArgs& a) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
+  const Loaded l = load(common, labs);
+  const std::vector<std::string> students = list_students(a.folder, a.only);
+  const std::string& folder = a.folder;
+  const std::string& out = a.out;
+  const bool no_gpu = a.no_gpu;
+  std::error_code ec;
   fs::create_directories(out, ec);
+  const fs::path gradebook =
+      a.gradebook.empty() ? fs::path(out) / "gradebook.csv" : fs::path(a.gradebook);
 
   rg::Progress progress(common.quiet);
   const rg::GpuProbe gpu = no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
   std::vector<rg::GradebookRow> rows;
   bool any_no_gpu = false;
   auto write_gradebook = [&] {
-    rg::write_file(fs::path(out) / "gradebook.csv", rg::gradebook_csv(labs, rows));
+    rg::write_file(gradebook, rg::gradebook_csv(labs, rows));
   };
   rg::GradeOptions course_options;
-  course_options.jobs = jobs;
+  course_options.jobs = a.jobs;
   course_options.no_gpu = no_gpu;
-  course_options.cmake_args = cmake_args;
-  SharedCourse checkers(l, labs, gpu, course_options, progress);
+  course_options.cmake_args = a.cmake_args;
+  rg::SharedCourse checkers(l.course, l.rubric, labs, gpu.present, course_options, progress,
+                            a.course_build);
   pipeline(
-      students, build_ahead, l, gpu, progress, checkers,
+      students, a.build_ahead, l, gpu, progress, checkers,
       [&](const std::string& student) {
         rg::GradeOptions o;
         o.submission = fs::path(folder) / student;
         o.labs = labs;
-        o.seed = seed;
+        o.seed = a.seed;
         o.out = fs::path(out) / student;
         o.protected_dirs = {fs::path(folder), fs::path(out)};
-        o.jobs = jobs;
+        o.jobs = a.jobs;
         o.no_gpu = no_gpu;
-        o.cmake_args = cmake_args;
+        o.cmake_args = a.cmake_args;
         o.print_summary = false;
         o.label = student;
         return o;
@@ -274,9 +253,70 @@ int cmd_batch(const Common& common, const std::string& folder, const std::string
         write_gradebook();
         progress.line(fmt::format("{}: not graded: {}", student, error));
       });
-  std::printf("gradebook: %s (%zu submissions)\n", (fs::path(out) / "gradebook.csv").c_str(),
-              rows.size());
+  std::printf("gradebook: %s (%zu submissions)\n", gradebook.c_str(), rows.size());
   return any_no_gpu ? rg::kExitNoGpu : rg::kExitGraded;
+}
+
+/// What `slurm` was asked.
+struct SlurmArgs {
+  std::string folder;                      ///< the submissions
+  std::string out;                         ///< the class's report folder
+  std::string labs_spec;                   ///< --labs
+  int per_task = 1;                        ///< --per-task
+  bool no_gpu = false;                     ///< --no-gpu
+  int jobs = 0;                            ///< -j
+  std::vector<std::string> sbatch_options; ///< --sbatch-option
+  std::vector<std::string> cmake_args;     ///< --cmake-arg
+};
+
+int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
+  const Loaded l = load(common, labs);
+  std::error_code ec;
+  rg::SlurmPlan plan;
+  plan.grader = fs::canonical("/proc/self/exe", ec);
+  if (plan.grader.empty()) plan.grader = fs::absolute(argv0, ec);
+  plan.course_root = fs::absolute(l.course.root, ec);
+  plan.submissions = fs::absolute(a.folder, ec);
+  plan.out = fs::absolute(a.out, ec);
+  plan.students = list_students(a.folder, "");
+  plan.labs = labs;
+  plan.per_task = a.per_task;
+  plan.gpu = !a.no_gpu;
+  plan.minutes_per_submission = rg::submission_minutes(l.rubric, labs.size());
+  plan.sbatch_options = a.sbatch_options;
+  if (!common.rubric.empty()) plan.rubric = fs::absolute(common.rubric, ec);
+  for (const std::string& arg : a.cmake_args) plan.batch_args.push_back("--cmake-arg=" + arg);
+  rg::Progress progress(common.quiet);
+  if (plan.gpu) {
+    // The course's binaries, built once here for every task (they compile without a GPU).
+    plan.course_build = plan.out / "course-build";
+    rg::GradeOptions options;
+    options.jobs = a.jobs;
+    options.cmake_args = a.cmake_args;
+    rg::remove_all_quietly(plan.course_build / rg::kCourseBuildDone);
+    rg::SharedCourse built(l.course, l.rubric, labs, true, options, progress, plan.course_build,
+                           true);
+    rg::write_file(plan.course_build / rg::kCourseBuildDone, "built by reduce-grade slurm\n");
+  }
+  const int tasks = rg::write_slurm_job(plan);
+  std::printf("slurm: %d task(s) for %zu submission(s): sbatch %s\n"
+              "then, when they are done: %s merge %s\n",
+              tasks, plan.students.size(), (plan.out / "slurm" / "grade.sbatch").c_str(),
+              plan.grader.c_str(), plan.out.c_str());
+  return rg::kExitGraded;
+}
+
+int cmd_merge(const std::string& out) {
+  const rg::ClassMerge m = rg::merge_class(out);
+  std::printf("gradebook: %s (%zu submissions, %zu not graded, %zu missing)\n",
+              (fs::path(out) / "gradebook.csv").c_str(), m.rows.size(), m.errors.size(),
+              m.missing.size());
+  for (const std::string& e : m.errors) std::printf("  not graded: %s\n", e.c_str());
+  for (const std::string& s : m.missing) std::printf("  missing: %s\n", s.c_str());
+  if (!m.rerun.empty()) std::printf("rerun only the tasks that failed: %s\n", m.rerun.c_str());
+  return m.failed_tasks.empty() ? rg::kExitGraded : rg::kExitBelowPass;
 }
 
 int cmd_release(const Common& common, const std::string& out_dir) {
@@ -446,7 +486,8 @@ int cmd_check_planted(const Common& common, const std::string& dir, const std::s
   for (const auto& c : runnable)
     if (std::find(case_labs.begin(), case_labs.end(), c.lab) == case_labs.end())
       case_labs.push_back(c.lab);
-  SharedCourse checkers(l, case_labs, gpu, course_options, progress);
+  rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, course_options,
+                            progress);
   pipeline(
       runnable, build_ahead, l, gpu, progress, checkers,
       [&](const rg::PlantedExpectation& c) {
@@ -552,20 +593,45 @@ int main(int argc, char** argv) {
                     "extra configure argument, e.g. -DCMAKE_CUDA_ARCHITECTURES=80 (repeatable)");
 
   // batch
-  std::string batch_folder, batch_out = "batch-out";
+  BatchArgs batch_args;
   int build_ahead = 1;
   auto* batch = app.add_subcommand("batch", "grade every subfolder of FOLDER (one student each)");
-  batch->add_option("folder", batch_folder, "folder of submissions")->required();
-  batch->add_option("--out", batch_out,
+  batch->add_option("folder", batch_args.folder, "folder of submissions")->required();
+  batch->add_option("--out", batch_args.out,
                     "report folder: <out>/<student>/, <out>/gradebook.csv (default: batch-out)");
-  batch->add_option("--labs", labs_spec, "labs to grade (default: all)");
+  batch->add_option("--labs", batch_args.labs_spec, "labs to grade (default: all)");
   auto* batch_seed = batch->add_option("--seed", seed_value,
                                        "one seed for every student (default: fresh per student)");
-  batch->add_option("-j,--jobs", jobs, "parallel compile jobs");
-  batch->add_flag("--no-gpu", no_gpu, "build only");
-  batch->add_option("--build-ahead", build_ahead,
+  batch->add_option("--only", batch_args.only, "only these students, e.g. alice,bob");
+  batch->add_option("--gradebook", batch_args.gradebook,
+                    "gradebook file (default: <out>/gradebook.csv)");
+  batch->add_option("--course-build", batch_args.course_build,
+                    "the course's checkers: built there and kept, or used as they are where "
+                    "`slurm` built them (default: a temporary build)");
+  batch->add_option("-j,--jobs", batch_args.jobs, "parallel compile jobs");
+  batch->add_flag("--no-gpu", batch_args.no_gpu, "build only");
+  batch->add_option("--build-ahead", batch_args.build_ahead,
                     "submissions built while the GPU runs the current one (0: off)");
-  batch->add_option("--cmake-arg", cmake_args, "extra configure argument (repeatable)");
+  batch->add_option("--cmake-arg", batch_args.cmake_args, "extra configure argument (repeatable)");
+
+  // slurm, merge
+  SlurmArgs slurm_args;
+  auto* slurm = app.add_subcommand(
+      "slurm", "write a Slurm job array that grades every subfolder of FOLDER (OUT/slurm/)");
+  slurm->add_option("folder", slurm_args.folder, "folder of submissions")->required();
+  slurm->add_option("--out", slurm_args.out, "the class's report folder")->required();
+  slurm->add_option("--labs", slurm_args.labs_spec, "labs to grade (default: all)");
+  slurm->add_option("--per-task", slurm_args.per_task, "submissions per array task (default 1)")
+      ->check(CLI::Range(1, 1000));
+  slurm->add_flag("--no-gpu", slurm_args.no_gpu, "build only (no --gres=gpu:1)");
+  slurm->add_option("--sbatch-option", slurm_args.sbatch_options,
+                    "an #SBATCH line, e.g. --partition=gpu (repeatable)");
+  slurm->add_option("-j,--jobs", slurm_args.jobs, "parallel compile jobs of the course build");
+  slurm->add_option("--cmake-arg", slurm_args.cmake_args, "extra configure argument (repeatable)");
+  std::string merge_out;
+  auto* merge = app.add_subcommand(
+      "merge", "merge the reports of a Slurm job array into OUT/gradebook.csv");
+  merge->add_option("out", merge_out, "the class's report folder given to slurm")->required();
 
   // release
   std::string release_out;
@@ -617,9 +683,12 @@ int main(int argc, char** argv) {
       return cmd_grade(common, submission, labs_spec, seed_of(grade_seed), out, jobs,
                        *grade_pass ? std::optional<double>(pass_mark_value) : std::nullopt,
                        build_dir, keep_build, no_gpu, cmake_args);
-    if (*batch)
-      return cmd_batch(common, batch_folder, labs_spec, seed_of(batch_seed), batch_out, jobs,
-                       no_gpu, build_ahead, cmake_args);
+    if (*batch) {
+      batch_args.seed = seed_of(batch_seed);
+      return cmd_batch(common, batch_args);
+    }
+    if (*slurm) return cmd_slurm(common, slurm_args, argv[0]);
+    if (*merge) return cmd_merge(merge_out);
     if (*release) return cmd_release(common, release_out);
     if (*calibrate)
       return cmd_calibrate(common, runs, labs_spec, calibrate_out, jobs, keep_build, cmake_args);

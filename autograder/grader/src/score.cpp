@@ -32,12 +32,6 @@ SuiteTotals totals(const std::vector<SuiteRun>& suites) {
   return t;
 }
 
-std::string join(const std::vector<std::string>& parts, const std::string& sep) {
-  std::string out;
-  for (const std::string& p : parts) out += (out.empty() ? "" : sep) + p;
-  return out;
-}
-
 std::string first_line(const std::string& text) {
   const auto nl = text.find('\n');
   return nl == std::string::npos ? text : text.substr(0, nl);

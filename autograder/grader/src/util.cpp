@@ -28,6 +28,12 @@ std::vector<std::string> split(std::string_view text, std::string_view separator
   return parts;
 }
 
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : separator) + parts[i];
+  return out;
+}
+
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
   std::size_t start = 0;

@@ -15,6 +15,9 @@ namespace fs = std::filesystem;
 /// Splits \p text at any of the characters in \p separators; empty parts are dropped.
 std::vector<std::string> split(std::string_view text, std::string_view separators);
 
+/// \p parts joined with \p separator between them.
+std::string join(const std::vector<std::string>& parts, const std::string& separator);
+
 /// Splits \p text into lines (without their line ends).
 std::vector<std::string> split_lines(std::string_view text);
 

@@ -1,0 +1,80 @@
+// Grading a class through a Slurm job array: the script, the tasks and the merge of what the
+// tasks wrote (the real engine is exercised by tests/slurm_one_node.sh).
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/slurm.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+
+namespace reduce::grade {
+namespace {
+
+SlurmPlan plan_in(const fs::path& out) {
+  SlurmPlan plan;
+  plan.grader = "/opt/reduce grade/reduce-grade";
+  plan.course_root = "/course";
+  plan.submissions = "/class/subs";
+  plan.out = out;
+  plan.students = {"ann", "bob", "cy", "dee", "eve"};
+  plan.labs = {"04_sequential", "09_warp_shuffle"};
+  plan.per_task = 2;
+  plan.minutes_per_submission = 50;
+  plan.course_build = out / "course-build";
+  plan.sbatch_options = {"--partition=gpu"};
+  return plan;
+}
+
+TEST(Slurm, TasksTakeStudentsInOrder) {
+  const auto tasks = slurm_tasks({"a", "b", "c", "d", "e"}, 2);
+  ASSERT_EQ(tasks.size(), 3u);
+  EXPECT_EQ(tasks[2], std::vector<std::string>{"e"});
+  EXPECT_EQ(slurm_tasks({"a", "b"}, 0).size(), 2u);  // at least one per task
+}
+
+TEST(Slurm, TheScriptAsksForOneGpuPerTaskAndRunsBatchOnItsLine) {
+  const std::string s = slurm_script(plan_in("/class/out"));
+  EXPECT_NE(s.find("#SBATCH --array=0-2\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("#SBATCH --gres=gpu:1\n"), std::string::npos);
+  EXPECT_NE(s.find("#SBATCH --time=1:50:00\n"), std::string::npos);  // 2 x 50 + 10 minutes
+  EXPECT_NE(s.find("#SBATCH --partition=gpu\n"), std::string::npos);
+  EXPECT_NE(s.find("'/opt/reduce grade/reduce-grade' --root '/course' batch '/class/subs' "
+                   "--only \"$students\""),
+            std::string::npos)
+      << s;
+  EXPECT_NE(s.find("--course-build '/class/out/course-build'"), std::string::npos);
+  EXPECT_NE(s.find("--labs '04_sequential,09_warp_shuffle'"), std::string::npos);
+  SlurmPlan cpu = plan_in("/class/out");
+  cpu.gpu = false;
+  EXPECT_EQ(slurm_script(cpu).find("--gres"), std::string::npos);
+  EXPECT_NE(slurm_script(cpu).find("--no-gpu"), std::string::npos);
+}
+
+TEST(Slurm, MergeListsTheTasksToRunAgain) {
+  const fs::path out = make_temp_dir("reduce-grade-slurm-");
+  const SlurmPlan plan = plan_in(out);
+  ASSERT_EQ(write_slurm_job(plan), 3);
+  // Task 0 graded both; task 1: one graded, one not graded; task 2 never ran.
+  const auto report = [](double score) {
+    return "{\"score\": " + std::to_string(score) +
+           ", \"max_score\": 20, \"seed\": 7, \"gpu_available\": true, \"labs\": ["
+           "{\"lab\": \"04_sequential\", \"score\": " + std::to_string(score) + "}]}";
+  };
+  write_file(out / "ann" / "report.json", report(20));
+  write_file(out / "bob" / "report.json", report(10));
+  write_file(out / "cy" / "report.json", report(5));
+  write_file(out / "dee" / "error.txt", "the course's binaries changed\n");
+  const ClassMerge m = merge_class(out);
+  ASSERT_EQ(m.rows.size(), 5u);
+  EXPECT_EQ(m.rows[0].lab_points, (std::vector<double>{20, 0}));
+  EXPECT_EQ(m.failed_tasks, (std::vector<int>{1, 2}));
+  EXPECT_EQ(m.missing, std::vector<std::string>{"eve"});
+  ASSERT_EQ(m.errors.size(), 1u);
+  EXPECT_NE(m.rerun.find("sbatch --array=1,2 "), std::string::npos) << m.rerun;
+  const std::string csv = read_file(out / "gradebook.csv");
+  EXPECT_NE(csv.find("eve,0,0,0,0,0,missing: task 2 did not finish"), std::string::npos) << csv;
+  remove_all_quietly(out);
+  EXPECT_THROW(merge_class(out), ConfigError);
+}
+
+}  // namespace
+}  // namespace reduce::grade
