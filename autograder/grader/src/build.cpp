@@ -37,7 +37,9 @@ bool is_noise(const std::string& line) {
 
 }  // namespace
 
-fs::path staging_tree(const fs::path& build_dir) { return build_dir / "staging"; }
+fs::path staging_tree(const fs::path& build_dir) {
+  return build_dir / "staging";
+}
 
 std::string lab_dependencies(const fs::path& build_dir, const std::string& lab,
                              const std::string& op) {
@@ -128,7 +130,8 @@ struct CMakeRun {
   ProcessResult build(const std::vector<std::string>& targets, const fs::path& log,
                       bool keep_going) const {
     ProcessSpec spec;
-    const int j = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int j =
+        jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     spec.argv = {"cmake", "--build", build_dir.string(), "-j", std::to_string(j), "--target"};
     for (const std::string& t : targets) spec.argv.push_back(t);
     if (keep_going) {
@@ -200,10 +203,10 @@ std::map<std::string, std::string> course_digests(const fs::path& build_dir,
                                                   const fs::path& course_root) {
   std::map<std::string, std::string> digests = digest_files(build_dir, {"bin", "lib"}, "");
   if (!course_root.empty()) {
-    const auto sources =
-        digest_files(course_root,
-                     {"course.json", "CMakeLists.txt", "cmake", "common", "autograder", "solutions"},
-                     "course: ");
+    const auto sources = digest_files(
+        course_root,
+        {"course.json", "CMakeLists.txt", "cmake", "common", "autograder", "solutions"},
+        "course: ");
     digests.insert(sources.begin(), sources.end());
   }
   return digests;
@@ -214,8 +217,10 @@ std::string CourseBuild::changes() const {
   std::vector<std::string> what;
   for (const auto& [file, digest] : digests) {
     const auto it = now.find(file);
-    if (it == now.end()) what.push_back(file + " went missing");
-    else if (it->second != digest) what.push_back(file + " changed");
+    if (it == now.end())
+      what.push_back(file + " went missing");
+    else if (it->second != digest)
+      what.push_back(file + " changed");
   }
   for (const auto& [file, digest] : now)
     if (!digests.count(file)) what.push_back(file + " appeared");
@@ -239,11 +244,11 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   fs::create_directories(o.log_dir, ec);
   const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits};
   say("configure: the course's checkers, lab runner and benchmark");
-  const ProcessResult conf = cmake.configure(
-      {"-DREDUCE_TREES=", "-DREDUCE_BUILD_TESTS=ON",
-       std::string("-DREDUCE_BUILD_HIDDEN_TESTS=") + (o.hidden ? "ON" : "OFF"),
-       std::string("-DREDUCE_BUILD_BENCHMARKS=") + (o.benchmark ? "ON" : "OFF")},
-      o.log_dir / "course-configure.log");
+  const ProcessResult conf =
+      cmake.configure({"-DREDUCE_TREES=", "-DREDUCE_BUILD_TESTS=ON",
+                       std::string("-DREDUCE_BUILD_HIDDEN_TESTS=") + (o.hidden ? "ON" : "OFF"),
+                       std::string("-DREDUCE_BUILD_BENCHMARKS=") + (o.benchmark ? "ON" : "OFF")},
+                      o.log_dir / "course-configure.log");
   if (!conf.succeeded()) {
     course.problem = configure_errors(conf);
     course.seconds = now_seconds() - start;
@@ -258,10 +263,9 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   }
   std::vector<std::string> targets = {"reduce_lab_runner"};
   for (const OpPlan& plan : o.plans) {
-    for (const std::string& t : {plan.public_tests ? fmt::format("reduce_{}_test", plan.op) : "",
-                                 o.hidden && plan.hidden_tests
-                                     ? fmt::format("reduce_{}_hidden_test", plan.op)
-                                     : ""})
+    for (const std::string& t :
+         {plan.public_tests ? fmt::format("reduce_{}_test", plan.op) : "",
+          o.hidden && plan.hidden_tests ? fmt::format("reduce_{}_hidden_test", plan.op) : ""})
       if (!t.empty() && std::find(targets.begin(), targets.end(), t) == targets.end())
         targets.push_back(t);
   }
@@ -319,11 +323,11 @@ BuildOutcome build_submission(const BuildOptions& o) {
   // ---- configure once for all labs: their libraries only (the checkers are the course's)
   say(fmt::format("configure: {} lab{} of {}", labs.size(), labs.size() == 1 ? "" : "s",
                   o.submission.string()));
-  const ProcessResult conf = cmake.configure(
-      {"-DREDUCE_TREES=" + staged.string(), "-DREDUCE_LABS_ARE_STUBS=OFF",
-       "-DREDUCE_ONLY_LABS=" + join(labs, ";"), "-DREDUCE_BUILD_TESTS=OFF",
-       "-DREDUCE_BUILD_HIDDEN_TESTS=OFF", "-DREDUCE_BUILD_BENCHMARKS=OFF"},
-      o.log_dir / "configure.log");
+  const ProcessResult conf =
+      cmake.configure({"-DREDUCE_TREES=" + staged.string(), "-DREDUCE_LABS_ARE_STUBS=OFF",
+                       "-DREDUCE_ONLY_LABS=" + join(labs, ";"), "-DREDUCE_BUILD_TESTS=OFF",
+                       "-DREDUCE_BUILD_HIDDEN_TESTS=OFF", "-DREDUCE_BUILD_BENCHMARKS=OFF"},
+                      o.log_dir / "configure.log");
   if (!conf.succeeded()) {
     outcome.configure_problem = configure_errors(conf);
     for (const std::string& lab : labs) {

@@ -71,7 +71,8 @@ std::vector<fs::path> toolkit_include_roots(const fs::path& build_dir) {
 std::vector<fs::path> compiler_system_roots(const fs::path& build_dir) {
   std::vector<fs::path> roots = DependencyPolicy{}.system_roots;
   for (const std::string& line : split_lines(read_file(build_dir / "CMakeCache.txt"))) {
-    if (!starts_with(line, "CMAKE_CXX_COMPILER:") && !starts_with(line, "CMAKE_CUDA_HOST_COMPILER:"))
+    if (!starts_with(line, "CMAKE_CXX_COMPILER:") &&
+        !starts_with(line, "CMAKE_CUDA_HOST_COMPILER:"))
       continue;
     const std::string path = line.substr(line.find('=') + 1);
     if (path.empty()) continue;
@@ -131,9 +132,9 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& b
 }  // namespace
 
 CourseBuildOptions course_build_options(const Course& course, const Rubric& rubric,
-                                        const std::vector<OpPlan>& plans,
-                                        const fs::path& build_dir, const GradeOptions& options,
-                                        const fs::path& log_dir, bool benchmark,
+                                        const std::vector<OpPlan>& plans, const fs::path& build_dir,
+                                        const GradeOptions& options, const fs::path& log_dir,
+                                        bool benchmark,
                                         std::function<void(const std::string&)> progress) {
   CourseBuildOptions co;
   co.course_root = course.root;
@@ -174,9 +175,9 @@ struct LabRunContext {
   const Course& course;
   const Rubric& rubric;
   const std::vector<std::pair<std::string, std::string>>& env;
-  const fs::path& sanitizer;  ///< compute-sanitizer (empty: not found)
+  const fs::path& sanitizer;                ///< compute-sanitizer (empty: not found)
   const std::vector<std::string>& sandbox;  ///< the runner's sandbox command (empty: none)
-  fs::path logs;              ///< <out>/logs
+  fs::path logs;                            ///< <out>/logs
   const std::string& tag;
   Progress& progress;
 };
@@ -191,8 +192,7 @@ std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab
                                   const OpPlan& plan) {
   const CourseLab* cl = c.course.find(lab);
   return {"--lab=" + c.p.build.manifest.library(lab, plan.op).string(),
-          "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")),
-          "--lab-name=" + lab};
+          "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")), "--lab-name=" + lab};
 }
 
 SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
@@ -263,8 +263,7 @@ bool check_lab(LabFacts& f, const LabRunContext& c) {
         spec.runner_prefix = c.sandbox;
         spec.timeout_s = limits.sanitizer_timeout_s;
         spec.output_cap = limits.output_cap_bytes;
-        spec.log_file =
-            c.logs / f.lab / (multi ? plan.op + "_" + tool + ".log" : tool + ".log");
+        spec.log_file = c.logs / f.lab / (multi ? plan.op + "_" + tool + ".log" : tool + ".log");
         SanitizerRun run = run_sanitizer(spec);
         if (multi) run.op = plan.op;
         c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
@@ -347,10 +346,9 @@ std::size_t timed_size(const Rubric& rubric, std::uint64_t seed) {
   return n - 1 - static_cast<std::size_t>(seed % 4093);
 }
 
-
 PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
-                            const BenchResults& results, const Rubric& rubric,
-                            const fs::path& log, std::uint64_t seed) {
+                            const BenchResults& results, const Rubric& rubric, const fs::path& log,
+                            std::uint64_t seed) {
   PerfFacts perf;
   perf.n = timed_size(rubric, seed);
   perf.log = log.string();
@@ -437,8 +435,8 @@ std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
                                                 const BuildManifest& labs,
                                                 const std::vector<BenchTarget>& targets,
                                                 const Rubric& rubric, std::uint64_t seed,
-                                                const fs::path& log_dir,
-                                                const Isolation& isolation) {
+                                                const fs::path& log_dir, const Isolation& isolation,
+                                                const std::string& cuda_device) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
   std::string libs, families, names;
@@ -465,11 +463,11 @@ std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
                "--benchmark_filter=^(" + families + ")/(stream_read|cub" + names + ")/",
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
   spec.env = isolation.runner_env();
-  spec.env.insert(spec.env.end(),
-                  {{"REDUCE_REMOTE_LABS", libs},
-                   {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, seed))},
-                   {"REDUCE_SEED", std::to_string(seed)},
-                   {"REDUCE_CALL_TIMEOUT_S", "60"}});
+  spec.env.insert(spec.env.end(), {{"REDUCE_REMOTE_LABS", libs},
+                                   {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, seed))},
+                                   {"REDUCE_SEED", std::to_string(seed)},
+                                   {"REDUCE_CALL_TIMEOUT_S", "60"}});
+  if (!cuda_device.empty()) spec.env.emplace_back("CUDA_VISIBLE_DEVICES", cuda_device);
   spec.timeout_s = rubric.limits.bench_timeout_s;
   spec.output_cap = rubric.limits.output_cap_bytes;
   spec.log_file = log_dir / "bench.log";
@@ -483,9 +481,9 @@ std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
 PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
                         const std::string& lab, const std::vector<OpPlan>& plans,
                         const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir,
-                        const Isolation& isolation) {
-  return run_benchmarks(course, labs, {BenchTarget{lab, plans}}, rubric, seed, log_dir,
-                        isolation)[lab];
+                        const Isolation& isolation, const std::string& cuda_device) {
+  return run_benchmarks(course, labs, {BenchTarget{lab, plans}}, rubric, seed, log_dir, isolation,
+                        cuda_device)[lab];
 }
 
 PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric,
@@ -591,7 +589,8 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
     // The library check runs as soon as a lab's library exists: a lab that uses a library
     // reduction scores nothing, so its tests are not built.
     bo.keep_lab = [&](const std::string& lab, const BuildManifest& built) {
-      const LibraryCheck check = inspect_built_lab(p.build_dir, built, p.tree, lab, plans[lab], rubric);
+      const LibraryCheck check =
+          inspect_built_lab(p.build_dir, built, p.tree, lab, plans[lab], rubric);
       for (LabFacts& f : p.labs)
         if (f.lab == lab) f.library = check;
       if (!check.forbidden.empty())
@@ -642,10 +641,9 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   for (const fs::path& dir : o.protected_dirs) guarded.push_back(fs::absolute(dir, ec0));
   const Isolation isolation =
       gpu ? detect_isolation(guarded,
-                             {p.course->manifest.runner, p.course->dir / "lib",
-                              p.build_dir / "lib", p.build_dir / "submission" / "lib"},
-                             {fs::absolute(o.out / "logs", ec0)},
-                             p.course->manifest.runner)
+                             {p.course->manifest.runner, p.course->dir / "lib", p.build_dir / "lib",
+                              p.build_dir / "submission" / "lib"},
+                             {fs::absolute(o.out / "logs", ec0)}, p.course->manifest.runner)
           : Isolation{false, "not needed: no lab code ran", {}, {}};
   report.isolation = isolation.description;
   progress.line(tag + "isolation of the lab's process: " + isolation.description);
@@ -653,6 +651,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   std::vector<std::pair<std::string, std::string>> env = isolation.runner_env();
   env.emplace_back("REDUCE_SEED", std::to_string(p.seed));
   env.emplace_back("REDUCE_CALL_TIMEOUT_S", "60");
+  if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
   const fs::path sanitizer = gpu ? find_compute_sanitizer() : fs::path();
   const Limits& limits = rubric.limits;
   std::error_code ec;
@@ -665,8 +664,8 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
     f.gpu = gpu;
     if (gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
   }
-  const LabRunContext context{p,         course,        rubric, env, sanitizer,
-                              isolation.runner_prefix, o.out / "logs", tag, progress};
+  const LabRunContext context{
+      p, course, rubric, env, sanitizer, isolation.runner_prefix, o.out / "logs", tag, progress};
   std::atomic<std::size_t> next{0};
   std::atomic<bool> cuda_missing{false};
   auto worker = [&] {
@@ -730,17 +729,16 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
     progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", tag, targets.size(),
                               rubric.performance.size));
     std::map<std::string, PerfFacts> perf =
-        run_benchmarks(p.course->manifest, p.build.manifest, targets, rubric, p.seed, o.out / "logs" / "benchmark",
-                       isolation);
+        run_benchmarks(p.course->manifest, p.build.manifest, targets, rubric, p.seed,
+                       o.out / "logs" / "benchmark", isolation, o.cuda_device);
     for (const BenchTarget& target : targets) {
       LabFacts& f = *std::find_if(p.labs.begin(), p.labs.end(),
                                   [&](const LabFacts& l) { return l.lab == target.lab; });
       f.perf = perf[target.lab];
       if (!f.perf.ran && targets.size() > 1) {
         progress.line(fmt::format("{}{}: benchmark again, alone", tag, f.lab));
-        f.perf =
-            run_benchmark(p.course->manifest, p.build.manifest, f.lab, target.plans, rubric, p.seed, o.out / "logs" / f.lab,
-                          isolation);
+        f.perf = run_benchmark(p.course->manifest, p.build.manifest, f.lab, target.plans, rubric,
+                               p.seed, o.out / "logs" / f.lab, isolation, o.cuda_device);
       }
       if (f.perf.ran) {
         const LabRubric* lr = rubric.find(f.lab);

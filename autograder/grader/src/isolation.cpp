@@ -39,8 +39,8 @@ Isolation runner_confinement(const fs::path& runner, const std::vector<fs::path>
     iso.read_only.clear();
     iso.description = "none: " + why_not_bwrap +
                       ", and the runner cannot make folders read-only here (" +
-                      (runner.empty() ? std::string("no runner") : r.describe() + ": " +
-                                                                         r.output.substr(0, 200)) +
+                      (runner.empty() ? std::string("no runner")
+                                      : r.describe() + ": " + r.output.substr(0, 200)) +
                       "); the lab's process ran as the grading user with a clean environment "
                       "and no access to the checker's memory";
     return iso;
@@ -60,7 +60,8 @@ std::vector<std::pair<std::string, std::string>> Isolation::runner_env() const {
           {"REDUCE_RUNNER_READ_ONLY", joined(read_only)}};
 }
 
-Isolation detect_isolation(const std::vector<fs::path>& hidden, const std::vector<fs::path>& readable,
+Isolation detect_isolation(const std::vector<fs::path>& hidden,
+                           const std::vector<fs::path>& readable,
                            const std::vector<fs::path>& writable, const fs::path& runner) {
   Isolation iso;
   if (switched_off("REDUCE_SANDBOX")) {
@@ -70,10 +71,21 @@ Isolation detect_isolation(const std::vector<fs::path>& hidden, const std::vecto
   const auto bwrap = find_program("bwrap");
   if (!bwrap) return runner_confinement(runner, hidden, "bubblewrap (bwrap) is not installed");
   const bool own_pids = !switched_off("REDUCE_SANDBOX_PID");
-  std::vector<std::string> cmd = {bwrap->string(), "--die-with-parent", "--new-session",
-                                  "--unshare-net", "--unshare-uts", "--ro-bind", "/", "/",
-                                  "--dev-bind", "/dev", "/dev", "--proc", "/proc",
-                                  "--tmpfs", "/tmp"};
+  std::vector<std::string> cmd = {bwrap->string(),
+                                  "--die-with-parent",
+                                  "--new-session",
+                                  "--unshare-net",
+                                  "--unshare-uts",
+                                  "--ro-bind",
+                                  "/",
+                                  "/",
+                                  "--dev-bind",
+                                  "/dev",
+                                  "/dev",
+                                  "--proc",
+                                  "/proc",
+                                  "--tmpfs",
+                                  "/tmp"};
   if (own_pids) cmd.push_back("--unshare-pid");
   std::error_code ec;
   for (const fs::path& dir : hidden)
@@ -91,9 +103,9 @@ Isolation detect_isolation(const std::vector<fs::path>& hidden, const std::vecto
   probe.output_cap = 1 << 16;
   const ProcessResult r = run_process(probe);
   if (!r.succeeded())
-    return runner_confinement(runner, hidden,
-                              "bubblewrap does not work here (" + r.describe() + ": " +
-                                  r.output.substr(0, 200) + ")");
+    return runner_confinement(
+        runner, hidden,
+        "bubblewrap does not work here (" + r.describe() + ": " + r.output.substr(0, 200) + ")");
   iso.sandboxed = true;
   iso.runner_prefix = cmd;
   iso.description = std::string("bubblewrap: read-only filesystem without the course's sources, ") +

@@ -11,12 +11,13 @@
 // configuration error, 3 graded without a GPU (build points only).
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/grader.hpp>
+#include <reduce_grade/pipeline.hpp>
 #include <reduce_grade/planted.hpp>
+#include <reduce_grade/process.hpp>
 #include <reduce_grade/release.hpp>
+#include <reduce_grade/rubric.hpp>
 #include <reduce_grade/shared_course.hpp>
 #include <reduce_grade/slurm.hpp>
-#include <reduce_grade/rubric.hpp>
-#include <reduce_grade/process.hpp>
 #include <reduce_grade/util.hpp>
 
 #include <sys/prctl.h>
@@ -65,56 +66,6 @@ Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_fo
   return l;
 }
 
-/// One submission's build, done ahead of its turn on the GPU.
-struct Pending {
-  std::optional<rg::PreparedSubmission> prepared;
-  std::string error;
-};
-
-/// Grades \p items in order, one at a time on the GPU, while up to \p build_ahead of the next
-/// ones build on the CPU (0: build each in its turn). Builds are CPU work and run side by side;
-/// tests and timing are not, so finishing stays sequential.
-template <typename Item, typename MakeOptions, typename OnReport, typename OnError>
-void pipeline(const std::vector<Item>& items, int build_ahead, const Loaded& l,
-              const rg::GpuProbe& gpu, rg::Progress& progress, rg::SharedCourse& course,
-              MakeOptions make_options, OnReport on_report, OnError on_error) {
-  auto prepare = [&](std::size_t i) {
-    Pending p;
-    try {
-      rg::GradeOptions options = make_options(items[i]);
-      options.course_build = course.get();
-      p.prepared = rg::prepare_submission(l.course, l.rubric, options, gpu, progress);
-    } catch (const std::exception& e) {
-      p.error = e.what();
-    }
-    return p;
-  };
-  const auto policy = build_ahead > 0 ? std::launch::async : std::launch::deferred;
-  const std::size_t window = static_cast<std::size_t>(std::max(build_ahead, 0)) + 1;
-  std::deque<std::future<Pending>> building;
-  std::size_t started = 0;
-  auto start_more = [&] {
-    while (started < items.size() && building.size() < window)
-      building.push_back(std::async(policy, prepare, started++));
-  };
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    start_more();
-    Pending current = building.front().get();
-    building.pop_front();
-    if (!current.prepared) {
-      on_error(items[i], current.error);
-      continue;
-    }
-    try {
-      on_report(items[i],
-                rg::finish_submission(*current.prepared, l.course, l.rubric, gpu, progress));
-    } catch (const std::exception& e) {
-      on_error(items[i], e.what());
-    }
-    course.restore(progress);
-  }
-}
-
 int cmd_grade(const Common& common, const std::string& submission, const std::string& labs_spec,
               std::optional<std::uint64_t> seed, const std::string& out, int jobs,
               std::optional<double> pass_mark, const std::string& build_dir, bool keep_build,
@@ -155,6 +106,7 @@ struct BatchArgs {
   int jobs = 0;                         ///< -j
   bool no_gpu = false;                  ///< --no-gpu
   int build_ahead = 1;                  ///< --build-ahead
+  std::vector<std::string> gpus;        ///< --gpus: one submission on each at once
   std::vector<std::string> cmake_args;  ///< --cmake-arg
 };
 
@@ -195,10 +147,14 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
 
   rg::Progress progress(common.quiet);
   const rg::GpuProbe gpu = no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
-  std::vector<rg::GradebookRow> rows;
+  // Rows in the students' order, whatever order the GPUs finish them in.
+  std::vector<std::optional<rg::GradebookRow>> rows(students.size());
   bool any_no_gpu = false;
   auto write_gradebook = [&] {
-    rg::write_file(gradebook, rg::gradebook_csv(labs, rows));
+    std::vector<rg::GradebookRow> done;
+    for (const auto& row : rows)
+      if (row) done.push_back(*row);
+    rg::write_file(gradebook, rg::gradebook_csv(labs, done));
   };
   rg::GradeOptions course_options;
   course_options.jobs = a.jobs;
@@ -206,67 +162,68 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
   course_options.cmake_args = a.cmake_args;
   rg::SharedCourse checkers(l.course, l.rubric, labs, gpu.present, course_options, progress,
                             a.course_build);
-  pipeline(
-      students, a.build_ahead, l, gpu, progress, checkers,
-      [&](const std::string& student) {
-        rg::GradeOptions o;
-        o.submission = fs::path(folder) / student;
-        o.labs = labs;
-        o.seed = a.seed;
-        o.out = fs::path(out) / student;
-        o.protected_dirs = {fs::path(folder), fs::path(out)};
-        o.jobs = a.jobs;
-        o.no_gpu = no_gpu;
-        o.cmake_args = a.cmake_args;
-        o.print_summary = false;
-        o.label = student;
-        return o;
-      },
-      [&](const std::string& student, const rg::GradeReport& report) {
-        rg::GradebookRow row;
-        row.student = student;
-        row.total = report.score;
-        row.max = report.max_score;
-        for (const rg::LabReport& lab : report.labs) row.lab_points.push_back(lab.score.score);
-        row.seed = report.seed;
-        row.status = report.gpu_available ? "graded" : "graded (no GPU)";
-        any_no_gpu = any_no_gpu || !report.gpu_available;
-        rows.push_back(row);
-        write_gradebook();
-        progress.line(fmt::format("{}: {}/{} points", student, rg::points_text(report.score),
-                                  rg::points_text(report.max_score)));
-      },
-      [&](const std::string& student, const std::string& error) {
-        rg::GradebookRow row;
-        row.student = student;
-        row.status = "error: " + error;
-        for (const std::string& lab : labs) {
-          const rg::LabRubric* lr = l.rubric.find(lab);
-          row.max += lr != nullptr ? lr->points.total() : 0;
-          row.lab_points.push_back(0);
-        }
-        rows.push_back(row);
-        try {
-          rg::write_file(fs::path(out) / student / "error.txt", error + "\n");
-        } catch (const std::exception&) {
-        }
-        write_gradebook();
-        progress.line(fmt::format("{}: not graded: {}", student, error));
-      });
-  std::printf("gradebook: %s (%zu submissions)\n", gradebook.c_str(), rows.size());
+  rg::PipelineCallbacks callbacks;
+  callbacks.options = [&](std::size_t i) {
+    rg::GradeOptions o;
+    o.submission = fs::path(folder) / students[i];
+    o.labs = labs;
+    o.seed = a.seed;
+    o.out = fs::path(out) / students[i];
+    o.protected_dirs = {fs::path(folder), fs::path(out)};
+    o.jobs = a.jobs;
+    o.no_gpu = no_gpu;
+    o.cmake_args = a.cmake_args;
+    o.print_summary = false;
+    o.label = students[i];
+    return o;
+  };
+  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
+    rg::GradebookRow row;
+    row.student = students[i];
+    row.total = report.score;
+    row.max = report.max_score;
+    for (const rg::LabReport& lab : report.labs) row.lab_points.push_back(lab.score.score);
+    row.seed = report.seed;
+    row.status = report.gpu_available ? "graded" : "graded (no GPU)";
+    any_no_gpu = any_no_gpu || !report.gpu_available;
+    rows[i] = row;
+    write_gradebook();
+    progress.line(fmt::format("{}: {}/{} points", students[i], rg::points_text(report.score),
+                              rg::points_text(report.max_score)));
+  };
+  callbacks.error = [&](std::size_t i, const std::string& error) {
+    rg::GradebookRow row;
+    row.student = students[i];
+    row.status = "error: " + error;
+    for (const std::string& lab : labs) {
+      const rg::LabRubric* lr = l.rubric.find(lab);
+      row.max += lr != nullptr ? lr->points.total() : 0;
+      row.lab_points.push_back(0);
+    }
+    rows[i] = row;
+    try {
+      rg::write_file(fs::path(out) / students[i] / "error.txt", error + "\n");
+    } catch (const std::exception&) {
+    }
+    write_gradebook();
+    progress.line(fmt::format("{}: not graded: {}", students[i], error));
+  };
+  rg::grade_pipeline(students.size(), a.build_ahead, a.gpus, l.course, l.rubric, gpu, progress,
+                     checkers, callbacks);
+  std::printf("gradebook: %s (%zu submissions)\n", gradebook.c_str(), students.size());
   return any_no_gpu ? rg::kExitNoGpu : rg::kExitGraded;
 }
 
 /// What `slurm` was asked.
 struct SlurmArgs {
-  std::string folder;                      ///< the submissions
-  std::string out;                         ///< the class's report folder
-  std::string labs_spec;                   ///< --labs
-  int per_task = 1;                        ///< --per-task
-  bool no_gpu = false;                     ///< --no-gpu
-  int jobs = 0;                            ///< -j
-  std::vector<std::string> sbatch_options; ///< --sbatch-option
-  std::vector<std::string> cmake_args;     ///< --cmake-arg
+  std::string folder;                       ///< the submissions
+  std::string out;                          ///< the class's report folder
+  std::string labs_spec;                    ///< --labs
+  int per_task = 1;                         ///< --per-task
+  bool no_gpu = false;                      ///< --no-gpu
+  int jobs = 0;                             ///< -j
+  std::vector<std::string> sbatch_options;  ///< --sbatch-option
+  std::vector<std::string> cmake_args;      ///< --cmake-arg
 };
 
 int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0) {
@@ -301,10 +258,11 @@ int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0) {
     rg::write_file(plan.course_build / rg::kCourseBuildDone, "built by reduce-grade slurm\n");
   }
   const int tasks = rg::write_slurm_job(plan);
-  std::printf("slurm: %d task(s) for %zu submission(s): sbatch %s\n"
-              "then, when they are done: %s merge %s\n",
-              tasks, plan.students.size(), (plan.out / "slurm" / "grade.sbatch").c_str(),
-              plan.grader.c_str(), plan.out.c_str());
+  std::printf(
+      "slurm: %d task(s) for %zu submission(s): sbatch %s\n"
+      "then, when they are done: %s merge %s\n",
+      tasks, plan.students.size(), (plan.out / "slurm" / "grade.sbatch").c_str(),
+      plan.grader.c_str(), plan.out.c_str());
   return rg::kExitGraded;
 }
 
@@ -367,9 +325,10 @@ int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
         continue;
       }
       progress.line(fmt::format("calibrate: run {}/{}: {}", run + 1, runs, f.lab));
-      const rg::PerfFacts perf = rg::run_benchmark(
-          p.course->manifest, p.build.manifest, f.lab, rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
-          fs::path(out) / "logs" / fmt::format("run{}", run + 1) / f.lab);
+      const rg::PerfFacts perf =
+          rg::run_benchmark(p.course->manifest, p.build.manifest, f.lab,
+                            rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
+                            fs::path(out) / "logs" / fmt::format("run{}", run + 1) / f.lab);
       if (perf.ran) {
         fractions[f.lab].push_back(perf.fraction);
         gbps[f.lab].push_back(perf.gbps);
@@ -486,50 +445,53 @@ int cmd_check_planted(const Common& common, const std::string& dir, const std::s
   for (const auto& c : runnable)
     if (std::find(case_labs.begin(), case_labs.end(), c.lab) == case_labs.end())
       case_labs.push_back(c.lab);
-  rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, course_options,
-                            progress);
-  pipeline(
-      runnable, build_ahead, l, gpu, progress, checkers,
-      [&](const rg::PlantedExpectation& c) {
-        rg::GradeOptions o;
-        // A case holds only the files its bug changes; the rest comes from solutions/.
-        o.submission = rg::materialize_case(c, l.course.root / "solutions",
-                                            fs::path(out) / "submissions");
-        o.labs = {c.lab};
-        o.seed = fixed_seed;
-        o.out = fs::path(out) / c.name;
-        o.protected_dirs = {fs::path(out)};
-        o.jobs = jobs;
-        o.no_gpu = no_gpu;
-        o.cmake_args = cmake_args;
-        o.print_summary = false;
-        o.label = c.name;
-        return o;
-      },
-      [&](const rg::PlantedExpectation& c, const rg::GradeReport& report) {
-        std::vector<std::string> problems;
-        if (report.labs.empty())
-          problems.push_back("no lab graded");
-        else
-          problems = rg::check_expectation(c, report.labs.front());
-        const double got = report.labs.empty() ? 0 : report.labs.front().score.score;
-        if (!problems.empty()) ++failures;
-        std::string verdict = problems.empty() ? "ok" : "FAILED: ";
-        for (std::size_t i = 0; i < problems.size(); ++i) verdict += (i ? "; " : "") + problems[i];
-        lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab,
-                                    rg::points_text(got), expected_text(c), verdict));
-        progress.line(fmt::format("{}: {}", c.name, verdict));
-      },
-      [&](const rg::PlantedExpectation& c, const std::string& error) {
-        // A case that attacks the grading may be caught by the withheld grade itself.
-        const bool withheld = c.may_be_withheld && rg::contains(error, "no grade can be trusted");
-        if (!withheld) ++failures;
-        const std::string verdict =
-            (withheld ? "ok, grade withheld: " : "FAILED: not graded: ") + rg::clip(error, 1, 300);
-        lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, "-",
-                                    expected_text(c), verdict));
-        progress.line(fmt::format("{}: {}", c.name, verdict));
-      });
+  rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, course_options, progress);
+  rg::PipelineCallbacks callbacks;
+  callbacks.options = [&](std::size_t i) {
+    const rg::PlantedExpectation& c = runnable[i];
+    rg::GradeOptions o;
+    // A case holds only the files its bug changes; the rest comes from solutions/.
+    o.submission =
+        rg::materialize_case(c, l.course.root / "solutions", fs::path(out) / "submissions");
+    o.labs = {c.lab};
+    o.seed = fixed_seed;
+    o.out = fs::path(out) / c.name;
+    o.protected_dirs = {fs::path(out)};
+    o.jobs = jobs;
+    o.no_gpu = no_gpu;
+    o.cmake_args = cmake_args;
+    o.print_summary = false;
+    o.label = c.name;
+    return o;
+  };
+  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
+    const rg::PlantedExpectation& c = runnable[i];
+    std::vector<std::string> problems;
+    if (report.labs.empty())
+      problems.push_back("no lab graded");
+    else
+      problems = rg::check_expectation(c, report.labs.front());
+    const double got = report.labs.empty() ? 0 : report.labs.front().score.score;
+    if (!problems.empty()) ++failures;
+    std::string verdict = problems.empty() ? "ok" : "FAILED: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) verdict += (i ? "; " : "") + problems[i];
+    lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab,
+                                rg::points_text(got), expected_text(c), verdict));
+    progress.line(fmt::format("{}: {}", c.name, verdict));
+  };
+  callbacks.error = [&](std::size_t i, const std::string& error) {
+    const rg::PlantedExpectation& c = runnable[i];
+    // A case that attacks the grading may be caught by the withheld grade itself.
+    const bool withheld = c.may_be_withheld && rg::contains(error, "no grade can be trusted");
+    if (!withheld) ++failures;
+    const std::string verdict =
+        (withheld ? "ok, grade withheld: " : "FAILED: not graded: ") + rg::clip(error, 1, 300);
+    lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, "-",
+                                expected_text(c), verdict));
+    progress.line(fmt::format("{}: {}", c.name, verdict));
+  };
+  rg::grade_pipeline(runnable.size(), build_ahead, {}, l.course, l.rubric, gpu, progress, checkers,
+                     callbacks);
   std::string table = fmt::format(
       "planted-bug corpus: {} case(s), seed {}, GPU {}\n\n{:<24} {:<26} {:>8} {:<22} {}\n",
       cases.size(), fixed_seed, gpu.present ? gpu.name : "none", "case", "lab", "points",
@@ -612,6 +574,11 @@ int main(int argc, char** argv) {
   batch->add_flag("--no-gpu", batch_args.no_gpu, "build only");
   batch->add_option("--build-ahead", batch_args.build_ahead,
                     "submissions built while the GPU runs the current one (0: off)");
+  batch
+      ->add_option("--gpus", batch_args.gpus,
+                   "grade one submission on each of these GPUs at once, e.g. 0,2,3 "
+                   "(default: one at a time on the default GPU)")
+      ->delimiter(',');
   batch->add_option("--cmake-arg", batch_args.cmake_args, "extra configure argument (repeatable)");
 
   // slurm, merge
@@ -629,8 +596,8 @@ int main(int argc, char** argv) {
   slurm->add_option("-j,--jobs", slurm_args.jobs, "parallel compile jobs of the course build");
   slurm->add_option("--cmake-arg", slurm_args.cmake_args, "extra configure argument (repeatable)");
   std::string merge_out;
-  auto* merge = app.add_subcommand(
-      "merge", "merge the reports of a Slurm job array into OUT/gradebook.csv");
+  auto* merge =
+      app.add_subcommand("merge", "merge the reports of a Slurm job array into OUT/gradebook.csv");
   merge->add_option("out", merge_out, "the class's report folder given to slurm")->required();
 
   // release

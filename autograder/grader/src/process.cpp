@@ -115,13 +115,12 @@ namespace {
 std::mutex g_live_mutex;
 std::set<pid_t> g_live;  // children run_process() is waiting for
 
-/// Registers a child for the time run_process() waits for it.
+/// Registers a child for the time run_process() waits for it. The fork happens under
+/// g_live_mutex (held by the caller) and the child is registered before it is released, so that
+/// kill_stray_processes() on another thread never takes a child just started for a stray.
 struct LiveChild {
   pid_t pid;
-  explicit LiveChild(pid_t p) : pid(p) {
-    std::lock_guard<std::mutex> lock(g_live_mutex);
-    g_live.insert(p);
-  }
+  explicit LiveChild(pid_t p) : pid(p) { g_live.insert(p); }  // g_live_mutex held by the caller
   ~LiveChild() {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     g_live.erase(pid);
@@ -228,6 +227,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     return finish();
   }
 
+  std::unique_lock<std::mutex> forking(g_live_mutex);
   const pid_t pid = ::fork();
   if (pid < 0) {
     for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
@@ -257,6 +257,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   }
   ::setpgid(pid, pid);  // also in the parent: no race with kill(-pid) below
   const LiveChild live(pid);
+  forking.unlock();
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
 

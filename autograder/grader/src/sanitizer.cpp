@@ -93,8 +93,9 @@ SanitizerRun run_sanitizer(const SanitizerSpec& spec) {
     for (auto& [key, value] : open.env)
       if (key == "REDUCE_RUNNER_READ_ONLY") value.clear();
     run = run_sanitizer_once(open);
-    run.unconfined = "the lab's process ran without the runner's own confinement under "
-                     "compute-sanitizer here";
+    run.unconfined =
+        "the lab's process ran without the runner's own confinement under "
+        "compute-sanitizer here";
   }
   return run;
 }

@@ -16,7 +16,8 @@ SharedCourse::SharedCourse(const Course& course, const Rubric& rubric,
     build->dir = fs::absolute(dir, ec);
     build->course_root = course.root;
     build->manifest = read_manifest(build->dir);
-    build->benchmark_ok = !build->manifest.bench.empty() && fs::is_regular_file(build->manifest.bench, ec);
+    build->benchmark_ok =
+        !build->manifest.bench.empty() && fs::is_regular_file(build->manifest.bench, ec);
     build->digests = course_digests(build->dir, course.root);
     build->ok = true;
     build_ = build;
@@ -30,10 +31,9 @@ SharedCourse::SharedCourse(const Course& course, const Rubric& rubric,
       for (const OpPlan& plan : plan_ops(course, *cl)) plans.push_back(plan);
   temporary_ = dir.empty();
   const fs::path where = temporary_ ? make_temp_dir("reduce-course-") : fs::absolute(dir, ec);
-  options_ = course_build_options(course, rubric, plans, where, options, where / "logs", true,
-                                  [&progress](const std::string& line) {
-                                    progress.line("course: " + line);
-                                  });
+  options_ = course_build_options(
+      course, rubric, plans, where, options, where / "logs", true,
+      [&progress](const std::string& line) { progress.line("course: " + line); });
   build_ = std::make_shared<CourseBuild>(build_course(options_));
   if (!build_->ok) throw ConfigError(build_->problem);
   progress.line(fmt::format("course: built in {:.1f} s", build_->seconds));
@@ -43,7 +43,7 @@ SharedCourse::~SharedCourse() {
   if (build_ && temporary_) remove_all_quietly(build_->dir);
 }
 
-void SharedCourse::restore(Progress& progress) {
+void SharedCourse::restore(Progress& progress, bool may_rebuild) {
   if (!build_) return;
   const std::string changed = build_->changes();
   if (changed.empty()) return;
@@ -51,6 +51,10 @@ void SharedCourse::restore(Progress& progress) {
   if (changed.find("course: ") != std::string::npos)
     throw ConfigError("the course's own files changed during grading (" + changed +
                       "); restore them and grade the remaining submissions again");
+  if (!may_rebuild)
+    throw ConfigError("the course's binaries changed during grading (" + changed +
+                      "); the submissions graded at the same time got no grade; grade the "
+                      "remaining submissions again");
   if (prebuilt_)
     throw ConfigError("the shared course build changed during grading (" + changed +
                       "); run build-course again and grade the remaining submissions");

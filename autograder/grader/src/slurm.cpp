@@ -11,8 +11,9 @@
 namespace reduce::grade {
 namespace {
 
-std::string quote(const std::string& s) { return "'" + replace_all(s, "'", "'\\''") + "'"; }
-
+std::string quote(const std::string& s) {
+  return "'" + replace_all(s, "'", "'\\''") + "'";
+}
 
 }  // namespace
 
@@ -58,12 +59,12 @@ std::string slurm_script(const SlurmPlan& plan) {
     args.push_back("--rubric");
     args.push_back(quote(plan.rubric.string()));
   }
-  for (const std::string& word : {std::string("batch"),
-                                  quote(plan.submissions.string()), std::string("--only"),
-                                  std::string("\"$students\""), std::string("--out"),
-                                  quote(plan.out.string()), std::string("--gradebook"),
-                                  std::string("\"$slurm_dir/gradebook-$SLURM_ARRAY_TASK_ID.csv\""),
-                                  std::string("--labs"), quote(join(plan.labs, ","))})
+  for (const std::string& word :
+       {std::string("batch"), quote(plan.submissions.string()), std::string("--only"),
+        std::string("\"$students\""), std::string("--out"), quote(plan.out.string()),
+        std::string("--gradebook"),
+        std::string("\"$slurm_dir/gradebook-$SLURM_ARRAY_TASK_ID.csv\""), std::string("--labs"),
+        quote(join(plan.labs, ","))})
     args.push_back(word);
   if (!plan.gpu) args.push_back("--no-gpu");
   if (!plan.course_build.empty()) {
@@ -127,7 +128,8 @@ ClassMerge merge_class(const fs::path& out) {
   const fs::path slurm = out / "slurm";
   std::error_code ec;
   if (!fs::is_regular_file(slurm / "tasks.txt", ec))
-    throw ConfigError(out.string() + " holds no job array (slurm/tasks.txt): run reduce-grade "
+    throw ConfigError(out.string() +
+                      " holds no job array (slurm/tasks.txt): run reduce-grade "
                       "slurm first");
   ClassMerge m;
   for (const std::string& lab : split_lines(read_file(slurm / "labs.txt")))
@@ -140,8 +142,9 @@ ClassMerge merge_class(const fs::path& out) {
       std::optional<GradebookRow> row = read_student_row(out / student, student, m.labs);
       if (!row) {
         m.missing.push_back(student);
-        row = GradebookRow{student, 0, 0, std::vector<double>(m.labs.size(), 0), 0,
-                           fmt::format("missing: task {} did not finish", task)};
+        row = GradebookRow{student, 0,
+                           0,       std::vector<double>(m.labs.size(), 0),
+                           0,       fmt::format("missing: task {} did not finish", task)};
       }
       if (starts_with(row->status, "error") || starts_with(row->status, "missing")) {
         failed = true;

@@ -182,6 +182,26 @@ TEST(GraderCli, BatchWritesAGradebookAndGradesEveryone) {
   remove_all_quietly(dir);
 }
 
+TEST(GraderCli, BatchOnSeveralGpusWritesTheSameGradebook) {
+  // Three workers (the GPU list is only pinned, never probed, under --no-gpu): the submissions
+  // finish in any order, and the gradebook lists them as a serial run does.
+  const fs::path dir = make_temp_dir("reduce-grade-gpus-");
+  for (const char* student : {"carol", "alice", "bob", "dave"})
+    fs::create_directories(dir / "subs" / student);
+  const auto run = [&](const std::vector<std::string>& extra, const std::string& out) {
+    std::vector<std::string> args = {"batch", (dir / "subs").string(), "--labs", "5",
+                                     "--no-gpu", "--seed", "9", "--out", (dir / out).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ProcessResult r = grader(args, 300);
+    EXPECT_EQ(r.exit_code, 3) << r.output;
+    return read_file(dir / out / "gradebook.csv");
+  };
+  const std::string serial = run({}, "serial");
+  EXPECT_EQ(run({"--gpus", "0,1,0"}, "parallel"), serial);
+  EXPECT_NE(serial.find("alice,0,10,0,9,graded (no GPU)\nbob,"), std::string::npos) << serial;
+  remove_all_quietly(dir);
+}
+
 TEST(GraderCli, GpuOnlyCommandsSayNoGpuWithExitThree) {
   if (probe_gpu().present) GTEST_SKIP() << "a GPU is present";
   const fs::path dir = make_temp_dir("reduce-grade-nogpu-");

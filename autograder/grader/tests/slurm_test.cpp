@@ -57,7 +57,8 @@ TEST(Slurm, MergeListsTheTasksToRunAgain) {
   const auto report = [](double score) {
     return "{\"score\": " + std::to_string(score) +
            ", \"max_score\": 20, \"seed\": 7, \"gpu_available\": true, \"labs\": ["
-           "{\"lab\": \"04_sequential\", \"score\": " + std::to_string(score) + "}]}";
+           "{\"lab\": \"04_sequential\", \"score\": " +
+           std::to_string(score) + "}]}";
   };
   write_file(out / "ann" / "report.json", report(20));
   write_file(out / "bob" / "report.json", report(10));

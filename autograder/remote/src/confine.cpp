@@ -13,7 +13,9 @@
 namespace reduce::remote {
 namespace {
 
-std::string failed(const std::string& what) { return what + ": " + std::strerror(errno); }
+std::string failed(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
 
 bool write_proc(const char* file, const std::string& text) {
   FILE* f = std::fopen(file, "w");

@@ -9,36 +9,50 @@
 namespace reduce {
 namespace {
 
-remote::RemoteLab& lab() { return remote::RemoteLab::from_environment(); }
+remote::RemoteLab& lab() {
+  return remote::RemoteLab::from_environment();
+}
 
 }  // namespace
 
-std::size_t sum_workspace_bytes(std::size_t n) { return lab().workspace_bytes("sum", n); }
+std::size_t sum_workspace_bytes(std::size_t n) {
+  return lab().workspace_bytes("sum", n);
+}
 void sum(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
   lab().reduce("sum", in, n, out, stream);
 }
 
-std::size_t maximum_workspace_bytes(std::size_t n) { return lab().workspace_bytes("maximum", n); }
+std::size_t maximum_workspace_bytes(std::size_t n) {
+  return lab().workspace_bytes("maximum", n);
+}
 void maximum(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
   lab().reduce("maximum", in, n, out, stream);
 }
 
-std::size_t minimum_workspace_bytes(std::size_t n) { return lab().workspace_bytes("minimum", n); }
+std::size_t minimum_workspace_bytes(std::size_t n) {
+  return lab().workspace_bytes("minimum", n);
+}
 void minimum(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
   lab().reduce("minimum", in, n, out, stream);
 }
 
-std::size_t product_workspace_bytes(std::size_t n) { return lab().workspace_bytes("product", n); }
+std::size_t product_workspace_bytes(std::size_t n) {
+  return lab().workspace_bytes("product", n);
+}
 void product(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
   lab().reduce("product", in, n, out, stream);
 }
 
-std::size_t mean_workspace_bytes(std::size_t n) { return lab().workspace_bytes("mean", n); }
+std::size_t mean_workspace_bytes(std::size_t n) {
+  return lab().workspace_bytes("mean", n);
+}
 void mean(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
   lab().reduce("mean", in, n, out, stream);
 }
 
-std::size_t argmax_workspace_bytes(std::size_t n) { return lab().workspace_bytes("argmax", n); }
+std::size_t argmax_workspace_bytes(std::size_t n) {
+  return lab().workspace_bytes("argmax", n);
+}
 void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace, cudaStream_t stream) {
   lab().reduce("argmax", in, n, out, stream);
 }

@@ -111,7 +111,8 @@ struct RemoteLab::Output {
   std::string tail;
   std::thread thread;
 
-  Output(int pipe_fd, pid_t pgid, std::size_t output_cap) : fd(pipe_fd), group(pgid), cap(output_cap) {
+  Output(int pipe_fd, pid_t pgid, std::size_t output_cap)
+      : fd(pipe_fd), group(pgid), cap(output_cap) {
     thread = std::thread([this] { drain(); });
   }
   ~Output() {
@@ -297,7 +298,8 @@ Reply RemoteLab::request(Request& rq) {
   while (left > 0) {
     const double remaining = deadline - now_ms();
     if (remaining <= 0) {
-      fail("the lab did not finish within " + std::to_string(static_cast<int>(options_.call_timeout_s)) +
+      fail("the lab did not finish within " +
+           std::to_string(static_cast<int>(options_.call_timeout_s)) +
            " s (a hang, or far too slow); its process was killed");
     }
     pollfd pfd{socket_, POLLIN, 0};
@@ -379,7 +381,8 @@ void rethrow(const Reply& reply) {
     case Status::kOk:
       return;
     case Status::kLabThrew:
-      if (reply.error_kind == ErrorKind::kInvalidArgument) throw std::invalid_argument(reply.message);
+      if (reply.error_kind == ErrorKind::kInvalidArgument)
+        throw std::invalid_argument(reply.message);
       if (reply.error_kind == ErrorKind::kLogicError) throw std::logic_error(reply.message);
       throw std::runtime_error(reply.message);
     case Status::kCudaError:
@@ -405,7 +408,6 @@ std::size_t RemoteLab::workspace_bytes(const std::string& op, std::size_t n) {
   return reply.value;
 }
 
-
 void RemoteLab::check_guards(const std::string& op, std::size_t n) {
   bool before = false;
   if (const long long at = out_->first_change(before)) {
@@ -417,8 +419,7 @@ void RemoteLab::check_guards(const std::string& op, std::size_t n) {
   if (const long long at = workspace_->first_change(before)) {
     throw RunnerError("the lab wrote past its workspace: " + op + "_workspace_bytes(" +
                       std::to_string(n) + ") asked for " + std::to_string(workspace_->usable) +
-                      " bytes, and guard byte " + std::to_string(at) +
-                      " after them changed");
+                      " bytes, and guard byte " + std::to_string(at) + " after them changed");
   }
 }
 

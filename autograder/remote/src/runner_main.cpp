@@ -209,7 +209,8 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   }
   const float* inputs[kMaxInputs] = {};
   for (std::uint32_t i = 0; i < rq.input_count; ++i)
-    inputs[i] = rq.own_inputs ? own_inputs[i] : reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
+    inputs[i] =
+        rq.own_inputs ? own_inputs[i] : reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
   if (rq.stage_input && !rq.own_inputs && rq.input_count == 1 && inputs[0] != nullptr) {
     static float* staged = nullptr;
     static std::size_t staged_n = 0;
@@ -219,9 +220,9 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
       staged_n = rq.n;
     }
     check(cudaMemsetAsync(staged, 0xFF, rq.n * sizeof(float), stream), "poisoning the input");
-    check(cudaMemcpyAsync(staged, inputs[0], rq.n * sizeof(float), cudaMemcpyDeviceToDevice,
-                          stream),
-          "staging the input on the lab's stream");
+    check(
+        cudaMemcpyAsync(staged, inputs[0], rq.n * sizeof(float), cudaMemcpyDeviceToDevice, stream),
+        "staging the input on the lab's stream");
     inputs[0] = staged;
   }
   char* out = maps.map(rq.out);
@@ -352,8 +353,7 @@ int main(int argc, char** argv) {
     Request rq;
     if (!read_all(sock, &rq, sizeof rq)) return 0;  // the checker is gone
     Reply reply;
-    if (rq.version != kProtocolVersion ||
-        rq.op >= sizeof kOperations / sizeof kOperations[0]) {
+    if (rq.version != kProtocolVersion || rq.op >= sizeof kOperations / sizeof kOperations[0]) {
       reply.status = Status::kBadRequest;
       set_message(reply, "protocol mismatch between the checker and the runner");
     } else if (rq.command == Command::kQuit) {
@@ -362,7 +362,7 @@ int main(int argc, char** argv) {
       try {
         if (stream == nullptr)
           check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-        reply = rq.command == Command::kWorkspaceBytes  ? workspace_bytes(lab, rq)
+        reply = rq.command == Command::kWorkspaceBytes   ? workspace_bytes(lab, rq)
                 : rq.command == Command::kAllocateInputs ? allocate_inputs(rq)
                                                          : run(lab, rq, maps, stream);
       } catch (const CudaFailure& failure) {
@@ -373,11 +373,10 @@ int main(int argc, char** argv) {
       } catch (const std::exception& e) {  // the lab's workspace_bytes threw
         reply = Reply{};
         reply.status = Status::kLabThrew;
-        reply.error_kind = dynamic_cast<const std::invalid_argument*>(&e) != nullptr
-                               ? ErrorKind::kInvalidArgument
-                           : dynamic_cast<const std::logic_error*>(&e) != nullptr
-                               ? ErrorKind::kLogicError
-                               : ErrorKind::kRuntimeError;
+        reply.error_kind =
+            dynamic_cast<const std::invalid_argument*>(&e) != nullptr ? ErrorKind::kInvalidArgument
+            : dynamic_cast<const std::logic_error*>(&e) != nullptr    ? ErrorKind::kLogicError
+                                                                      : ErrorKind::kRuntimeError;
         set_message(reply, e.what());
       }
     }

@@ -22,12 +22,12 @@ struct BenchRow {
 
 /// One benchmark run's results.
 struct BenchResults {
-  bool parsed = false;         ///< the JSON was read
-  std::string problem;         ///< why not (else empty)
-  double ceiling_gbps = 0;     ///< context "ceiling_gbps" (the ceiling probe of this run)
+  bool parsed = false;          ///< the JSON was read
+  std::string problem;          ///< why not (else empty)
+  double ceiling_gbps = 0;      ///< context "ceiling_gbps" (the ceiling probe of this run)
   double theoretical_gbps = 0;  ///< context "theoretical_gbps" (the GPU's peak memory bandwidth)
-  std::string gpu;             ///< context "gpu"
-  std::vector<BenchRow> rows;  ///< all rows
+  std::string gpu;              ///< context "gpu"
+  std::vector<BenchRow> rows;   ///< all rows
 
   /// The row of \p impl at \p n (in \p family when not empty), or nullptr.
   const BenchRow* find(const std::string& impl, std::size_t n,

@@ -63,12 +63,12 @@ struct CourseBuildOptions {
 
 /// The course's binaries, built once for every submission of a grading run.
 struct CourseBuild {
-  std::filesystem::path dir;     ///< the build folder: bin/, lib/
-  BuildManifest manifest;        ///< its checkers, runner and benchmark (once configured)
-  bool ok = false;               ///< configured, and every target built
-  std::string problem;           ///< why not (with the log's error lines)
-  double seconds = 0;            ///< wall-clock time of configure and build
-  bool benchmark_ok = false;     ///< the benchmark binary exists
+  std::filesystem::path dir;          ///< the build folder: bin/, lib/
+  BuildManifest manifest;             ///< its checkers, runner and benchmark (once configured)
+  bool ok = false;                    ///< configured, and every target built
+  std::string problem;                ///< why not (with the log's error lines)
+  double seconds = 0;                 ///< wall-clock time of configure and build
+  bool benchmark_ok = false;          ///< the benchmark binary exists
   std::filesystem::path course_root;  ///< the course whose sources are digested too
   /// SHA-256 of each file under bin/ and lib/, and of the course's sources ("course: " + path)
   std::map<std::string, std::string> digests;

@@ -43,7 +43,7 @@ struct OpPlan {
 
 /// The course: where it lives and which labs it has, in teaching order.
 struct Course {
-  std::filesystem::path root;   ///< folder with CMakeLists.txt, cmake/, common/, autograder/
+  std::filesystem::path root;  ///< folder with CMakeLists.txt, cmake/, common/, autograder/
   std::vector<CourseOperation> operations;  ///< from course.json
   std::vector<CourseLab> labs;              ///< from course.json, in teaching order
 

@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -59,11 +59,13 @@ struct GradeOptions {
   /// The course's checkers, runner and benchmark, shared by the submissions of a run (empty:
   /// prepare_submission() builds them in `<build_dir>/course`).
   std::shared_ptr<const CourseBuild> course_build;
+  /// The GPU of the GPU steps (CUDA_VISIBLE_DEVICES of every checker; empty: the default).
+  std::string cuda_device;
   /// More folders the lab's process may not change, besides the course, the build folders and
   /// this submission's report folder: in a batch, every submission and every report.
   std::vector<std::filesystem::path> protected_dirs;
-  bool print_summary = true;            ///< print the table at the end
-  std::string label;                    ///< prefix of progress lines (e.g. the student)
+  bool print_summary = true;  ///< print the table at the end
+  std::string label;          ///< prefix of progress lines (e.g. the student)
 };
 
 /// The submission's code changed what grades it (the course's checkers): no grade is given.
@@ -85,17 +87,17 @@ GpuProbe probe_gpu();
 
 /// A submission that has been built and waits for its GPU runs.
 struct PreparedSubmission {
-  GradeOptions options;               ///< the options it was prepared with
-  std::filesystem::path tree;         ///< the folder holding the lab folders
-  std::filesystem::path build_dir;    ///< its build folder
+  GradeOptions options;                       ///< the options it was prepared with
+  std::filesystem::path tree;                 ///< the folder holding the lab folders
+  std::filesystem::path build_dir;            ///< its build folder
   std::shared_ptr<const CourseBuild> course;  ///< the checkers, runner and benchmark it runs
-  bool temporary_build = false;       ///< build_dir is ours to delete
-  std::uint64_t seed = 0;             ///< the seed of this run
-  std::vector<LabFacts> labs;         ///< facts so far (presence, build, library)
-  BuildOutcome build;                 ///< the build
-  std::vector<std::string> messages;  ///< run-wide messages
-  double started = 0;                 ///< now_seconds() at the start
-  std::string started_at;             ///< UTC time at the start
+  bool temporary_build = false;               ///< build_dir is ours to delete
+  std::uint64_t seed = 0;                     ///< the seed of this run
+  std::vector<LabFacts> labs;                 ///< facts so far (presence, build, library)
+  BuildOutcome build;                         ///< the build
+  std::vector<std::string> messages;          ///< run-wide messages
+  double started = 0;                         ///< now_seconds() at the start
+  std::string started_at;                     ///< UTC time at the start
 };
 
 /// Resolves the tree, builds the present labs and inspects their libraries (CPU only).
@@ -132,19 +134,18 @@ struct BenchTarget {
 /// the rubric's size, beside the ceiling probe and CUB, in one process (one probe, one set of
 /// inputs). A lab's fraction is that of its slowest operation. A lab whose rows are missing (the
 /// process died in another lab's code, say) gets a problem; the caller may rerun it alone.
-std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
-                                                const BuildManifest& labs,
-                                                const std::vector<BenchTarget>& targets,
-                                                const Rubric& rubric, std::uint64_t seed,
-                                                const std::filesystem::path& log_dir,
-                                                const Isolation& isolation = {});
+/// \p cuda_device pins it to one GPU (CUDA_VISIBLE_DEVICES; empty: the default).
+std::map<std::string, PerfFacts> run_benchmarks(
+    const BuildManifest& course, const BuildManifest& labs, const std::vector<BenchTarget>& targets,
+    const Rubric& rubric, std::uint64_t seed, const std::filesystem::path& log_dir,
+    const Isolation& isolation = {}, const std::string& cuda_device = {});
 
 /// run_benchmarks() for one lab (calibrate times the labs one at a time).
 PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
-                        const std::string& lab,
-                        const std::vector<OpPlan>& plans, const Rubric& rubric, std::uint64_t seed,
-                        const std::filesystem::path& log_dir,
-                        const Isolation& isolation = {});
+                        const std::string& lab, const std::vector<OpPlan>& plans,
+                        const Rubric& rubric, std::uint64_t seed,
+                        const std::filesystem::path& log_dir, const Isolation& isolation = {},
+                        const std::string& cuda_device = {});
 
 /// The grader's version string.
 std::string grader_version();

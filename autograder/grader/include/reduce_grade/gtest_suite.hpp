@@ -60,7 +60,7 @@ struct SuiteRun {
 
 /// How to run one suite.
 struct SuiteOptions {
-  std::filesystem::path binary;                          ///< the GoogleTest executable
+  std::filesystem::path binary;   ///< the GoogleTest executable
   std::vector<std::string> args;  ///< arguments before GoogleTest's own (the lab: --lab=...)
   std::vector<std::pair<std::string, std::string>> env;  ///< e.g. {"REDUCE_SEED", "123"}
   double timeout_s = 300;                                ///< per attempt

@@ -21,8 +21,8 @@ struct PlantedExpectation {
   std::optional<double> max_points;   ///< at most this many points
   std::optional<double> min_points;   ///< at least this many points
   std::vector<std::string> messages;  ///< the lab's report must contain one of these
-  std::string failing_test;           ///< test names (* and ?; several joined by ':') one of which must fail
-  bool needs_gpu = true;              ///< the expectation can only be checked on a GPU
+  std::string failing_test;  ///< test names (* and ?; several joined by ':') one of which must fail
+  bool needs_gpu = true;     ///< the expectation can only be checked on a GPU
   /// A withheld grade (reduce-grade refused to grade: the submission changed the course while
   /// it ran) also meets the expectation: the case attacks the grading itself, and either
   /// outcome (the attack had no effect, or it was caught) is right.

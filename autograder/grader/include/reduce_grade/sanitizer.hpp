@@ -54,8 +54,8 @@ struct SanitizerSpec {
   std::vector<std::string> args;    ///< the checker's lab arguments (--lab=...)
   std::string filter;               ///< GoogleTest filter (small sizes)
   std::vector<std::pair<std::string, std::string>> env;  ///< the checker's environment
-  std::vector<std::string> runner_prefix;  ///< the sandbox in front of the sanitizer, if any
-  double timeout_s = 300;                  ///< wall-clock limit
+  std::vector<std::string> runner_prefix;         ///< the sandbox in front of the sanitizer, if any
+  double timeout_s = 300;                         ///< wall-clock limit
   std::size_t output_cap = std::size_t{4} << 20;  ///< output cap of the checker
   std::filesystem::path log_file;  ///< the checker's log; the sanitizer's go to `STEM.runner/`
 };

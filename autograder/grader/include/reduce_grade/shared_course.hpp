@@ -38,8 +38,9 @@ class SharedCourse {
   /// When a file changed since the build (a submission's code wrote it; that submission's grade
   /// is void), rebuilds the course's binaries from an empty folder so that the next submission
   /// meets the course's own. Throws ConfigError when the course's sources changed (no rebuild
-  /// undoes that) or when the build is shared with other tasks (they must not see a rebuild).
-  void restore(Progress& progress);
+  /// undoes that), when the build is shared with other tasks, or when \p may_rebuild is false
+  /// (other submissions are using it).
+  void restore(Progress& progress, bool may_rebuild = true);
 
  private:
   CourseBuildOptions options_;

@@ -23,18 +23,18 @@ namespace reduce::grade {
 
 /// What the job array runs.
 struct SlurmPlan {
-  std::filesystem::path grader;        ///< this reduce-grade executable (absolute)
-  std::filesystem::path course_root;   ///< the course (absolute)
-  std::filesystem::path rubric;        ///< a rubric other than the course's (empty: its own)
-  std::filesystem::path submissions;   ///< the folder of submissions (absolute)
-  std::filesystem::path out;           ///< the class's report folder (absolute)
-  std::vector<std::string> students;   ///< subfolders of submissions, in order
-  std::vector<std::string> labs;       ///< labs graded
-  int per_task = 1;                    ///< submissions per array task
-  bool gpu = true;                     ///< ask for one GPU per task (--gres=gpu:1)
-  std::filesystem::path course_build;  ///< the shared course build (empty: none, e.g. no GPU)
-  int minutes_per_submission = 30;     ///< wall-time budget of one submission (from the rubric)
-  std::vector<std::string> batch_args; ///< more arguments for batch (--seed, --cmake-arg...)
+  std::filesystem::path grader;         ///< this reduce-grade executable (absolute)
+  std::filesystem::path course_root;    ///< the course (absolute)
+  std::filesystem::path rubric;         ///< a rubric other than the course's (empty: its own)
+  std::filesystem::path submissions;    ///< the folder of submissions (absolute)
+  std::filesystem::path out;            ///< the class's report folder (absolute)
+  std::vector<std::string> students;    ///< subfolders of submissions, in order
+  std::vector<std::string> labs;        ///< labs graded
+  int per_task = 1;                     ///< submissions per array task
+  bool gpu = true;                      ///< ask for one GPU per task (--gres=gpu:1)
+  std::filesystem::path course_build;   ///< the shared course build (empty: none, e.g. no GPU)
+  int minutes_per_submission = 30;      ///< wall-time budget of one submission (from the rubric)
+  std::vector<std::string> batch_args;  ///< more arguments for batch (--seed, --cmake-arg...)
   std::vector<std::string> sbatch_options;  ///< more #SBATCH lines, e.g. "--partition=gpu"
 };
 

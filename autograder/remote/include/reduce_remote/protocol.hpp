@@ -29,9 +29,9 @@ enum class ResultKind : std::uint32_t {
 
 /// One entry point of the lab contract (common/include/reduce/lab.cuh).
 struct Operation {
-  const char* name;       ///< the contract function, e.g. "sum"
-  const char* getter;     ///< the C function a lab library exports to be found by
-  ResultKind kind;        ///< what it writes
+  const char* name;    ///< the contract function, e.g. "sum"
+  const char* getter;  ///< the C function a lab library exports to be found by
+  ResultKind kind;     ///< what it writes
 };
 
 /// Every entry point a runner can call, in protocol order (Request::op is an index here).
@@ -59,11 +59,11 @@ constexpr std::size_t result_bytes(ResultKind kind) {
 
 /// A device buffer of the checker, as the runner maps it.
 struct BufferRef {
-  cudaIpcMemHandle_t handle{};  ///< IPC handle of the whole allocation
-  std::uint64_t offset = 0;     ///< where the lab's pointer starts, in bytes from the base
-  std::uint64_t bytes = 0;      ///< bytes the runner may poison (the lab's share)
-  std::uint32_t present = 0;    ///< 0: the lab gets a null pointer
-  std::uint32_t persistent = 0; ///< 1: the runner may keep it mapped for later requests
+  cudaIpcMemHandle_t handle{};   ///< IPC handle of the whole allocation
+  std::uint64_t offset = 0;      ///< where the lab's pointer starts, in bytes from the base
+  std::uint64_t bytes = 0;       ///< bytes the runner may poison (the lab's share)
+  std::uint32_t present = 0;     ///< 0: the lab gets a null pointer
+  std::uint32_t persistent = 0;  ///< 1: the runner may keep it mapped for later requests
 };
 
 /// What the checker asks.
@@ -85,22 +85,22 @@ inline constexpr int kMaxInputs = 4;
 /// poisons `out` and `aux` (0xFF bytes) when `poison` is set, then calls the lab on its own
 /// stream, then copies the result into capture + k * result_bytes on the same stream.
 struct Request {
-  std::uint32_t version = kProtocolVersion;  ///< kProtocolVersion
-  Command command = Command::kQuit;          ///< what to do
-  std::uint32_t op = 0;                      ///< index into kOperations
-  std::uint32_t calls = 1;                   ///< kRun: calls in this request
-  std::uint64_t n = 0;                       ///< elements per call
-  std::uint32_t input_count = 0;             ///< inputs used (at most kMaxInputs)
+  std::uint32_t version = kProtocolVersion;        ///< kProtocolVersion
+  Command command = Command::kQuit;                ///< what to do
+  std::uint32_t op = 0;                            ///< index into kOperations
+  std::uint32_t calls = 1;                         ///< kRun: calls in this request
+  std::uint64_t n = 0;                             ///< elements per call
+  std::uint32_t input_count = 0;                   ///< inputs used (at most kMaxInputs)
   std::uint32_t poison = kPoisonOut | kPoisonAux;  ///< what to poison before every call
   std::uint32_t own_inputs = 0;  ///< kRun: call k reads the runner's own input k % input_count
   /// kRun with one input: the runner poisons a copy of its own, queues the copy of inputs[0]
   /// (n floats) into it on the lab's stream, and gives the lab that copy, so the input is ready
   /// only for work ordered after it on that stream.
   std::uint32_t stage_input = 0;
-  BufferRef inputs[kMaxInputs];              ///< input arrays
-  BufferRef out;      ///< the result slot; for kApply, *address (never poisoned)
-  BufferRef aux;      ///< the workspace; for kApply, old_values
-  BufferRef capture;  ///< where each call's result is copied (unused for kApply)
+  BufferRef inputs[kMaxInputs];  ///< input arrays
+  BufferRef out;                 ///< the result slot; for kApply, *address (never poisoned)
+  BufferRef aux;                 ///< the workspace; for kApply, old_values
+  BufferRef capture;             ///< where each call's result is copied (unused for kApply)
 };
 
 /// How a request ended.
@@ -133,7 +133,7 @@ struct Reply {
   /// Timed calls read memory the runner allocated itself: memory mapped from another process
   /// reads slower on some GPUs, which would charge the lab for the grader's plumbing.
   cudaIpcMemHandle_t inputs[kMaxInputs] = {};
-  char message[1024] = {};                   ///< what went wrong
+  char message[1024] = {};  ///< what went wrong
 };
 
 /// The file descriptor on which a runner finds its socket.

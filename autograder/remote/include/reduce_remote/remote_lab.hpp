@@ -12,13 +12,13 @@
 
 #include <cuda_runtime.h>
 
+#include <sys/types.h>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <sys/types.h>
 #include <vector>
 
 namespace reduce::remote {
@@ -38,7 +38,7 @@ struct RunnerOptions {
   std::vector<std::string> read_only;
   /// Folders inside those that stay writable (--writable=: a sanitizer's logs).
   std::vector<std::string> writable;
-  double call_timeout_s = 120;      ///< one request's wall-clock limit
+  double call_timeout_s = 120;                    ///< one request's wall-clock limit
   std::size_t output_cap = std::size_t{4} << 20;  ///< bytes of runner output before "flood"
 
   /// Options from the environment: REDUCE_LAB_LIBRARY, REDUCE_LAB_RUNNER (default: the runner

@@ -1,0 +1,36 @@
+/// \file
+/// \brief Grading many submissions: builds on the CPU side by side, GPU work one submission per
+/// GPU.
+#pragma once
+
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/grader.hpp>
+#include <reduce_grade/rubric.hpp>
+#include <reduce_grade/shared_course.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace reduce::grade {
+
+/// What the pipeline asks of its caller; every callback runs under one lock, never two at once.
+struct PipelineCallbacks {
+  std::function<GradeOptions(std::size_t item)> options;                ///< how to grade item i
+  std::function<void(std::size_t item, const GradeReport&)> report;     ///< item i was graded
+  std::function<void(std::size_t item, const std::string& why)> error;  ///< item i was not
+};
+
+/// Grades items 0..count-1. Up to \p build_ahead items beyond those on a GPU are built ahead on
+/// the CPU. One worker per entry of \p gpus finishes items (tests, sanitizer, benchmark) on its
+/// GPU alone (CUDA_VISIBLE_DEVICES); with \p gpus empty, one worker on the default GPU. Items
+/// start in order; with several workers they may finish out of order. After each item the
+/// shared course build is checked (SharedCourse::restore()); with several workers a change
+/// stops the run instead of a rebuild under the others' feet.
+void grade_pipeline(std::size_t count, int build_ahead, const std::vector<std::string>& gpus,
+                    const Course& course, const Rubric& rubric, const GpuProbe& gpu,
+                    Progress& progress, SharedCourse& shared, const PipelineCallbacks& callbacks);
+
+}  // namespace reduce::grade
