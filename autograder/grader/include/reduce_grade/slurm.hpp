@@ -35,7 +35,7 @@ struct SlurmPlan {
   std::filesystem::path course_build;   ///< the shared course build (empty: none, e.g. no GPU)
   int minutes_per_submission = 30;      ///< wall-time budget of one submission (from the rubric)
   std::vector<std::string> batch_args;  ///< more arguments for batch (--seed, --cmake-arg...)
-  std::vector<std::string> sbatch_options;  ///< more #SBATCH lines, e.g. "--partition=gpu"
+  std::vector<std::string> sbatch_options;  ///< more `#SBATCH` lines, e.g. "--partition=gpu"
 };
 
 /// The longest one submission of \p labs labs can take within the rubric's limits, in minutes:
