@@ -1,0 +1,476 @@
+// The commands of reduce-grade (docs/grader.md); main.cpp parses the command line.
+#include <reduce_grade/commands.hpp>
+#include <reduce_grade/course.hpp>
+#include <reduce_grade/grader.hpp>
+#include <reduce_grade/pipeline.hpp>
+#include <reduce_grade/planted.hpp>
+#include <reduce_grade/process.hpp>
+#include <reduce_grade/release.hpp>
+#include <reduce_grade/rubric.hpp>
+#include <reduce_grade/shared_course.hpp>
+#include <reduce_grade/slurm.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <sys/prctl.h>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <deque>
+#include <future>
+#include <map>
+#include <optional>
+#include <system_error>
+
+namespace rg = reduce::grade;
+namespace fs = std::filesystem;
+
+namespace reduce::grade::cli {
+
+namespace {
+
+struct Loaded {
+  rg::Course course;
+  rg::Rubric rubric;
+};
+
+Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_for_check = {}) {
+  Loaded l;
+  l.course = rg::load_course(rg::find_course_root(common.root));
+  l.rubric = rg::load_rubric(common.rubric.empty() ? l.course.root / "autograder" / "rubric.toml"
+                                                   : fs::path(common.rubric));
+  std::vector<std::string> all;
+  for (const rg::CourseLab& lab : l.course.labs) all.push_back(lab.folder);
+  for (const std::string& problem : rg::check_rubric_against_labs(l.rubric, all))
+    std::fprintf(stderr, "reduce-grade: warning: %s\n", problem.c_str());
+  for (const std::string& lab : chosen_labs_for_check)
+    if (l.rubric.find(lab) == nullptr)
+      throw rg::ConfigError("the rubric has no entry for lab " + lab + " ([labs." + lab + "])");
+  return l;
+}
+
+}  // namespace
+
+int cmd_grade(const Common& common, const std::string& submission, const std::string& labs_spec,
+              std::optional<std::uint64_t> seed, const std::string& out, int jobs,
+              std::optional<double> pass_mark, const std::string& build_dir, bool keep_build,
+              bool no_gpu, const std::vector<std::string>& cmake_args) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
+  const Loaded l = load(common, labs);
+  rg::GradeOptions o;
+  o.submission = submission.empty() ? l.course.root / "labs" : fs::path(submission);
+  std::error_code ec;
+  if (!fs::is_directory(o.submission, ec))
+    throw rg::ConfigError("submission folder not found: " + o.submission.string());
+  o.labs = labs;
+  o.seed = seed;
+  o.out = out;
+  o.jobs = jobs;
+  o.pass_mark = pass_mark;
+  o.build_dir = build_dir;
+  o.keep_build = keep_build;
+  o.no_gpu = no_gpu;
+  o.cmake_args = cmake_args;
+  rg::Progress progress(common.quiet);
+  const rg::GradeReport report = rg::grade_submission(l.course, l.rubric, o, progress);
+  std::printf("reports: %s (report.json, junit.xml, results.json, summary.txt); exit code %d\n",
+              fs::absolute(o.out, ec).c_str(), report.exit_code);
+  return report.exit_code;
+}
+
+namespace {
+
+/// The subfolders of \p folder (one student each), or those named in \p only, in order.
+std::vector<std::string> list_students(const std::string& folder, const std::string& only) {
+  std::error_code ec;
+  if (!fs::is_directory(folder, ec)) throw rg::ConfigError("batch folder not found: " + folder);
+  std::vector<std::string> students;
+  if (!only.empty()) {
+    for (const std::string& name : rg::split(only, ",")) {
+      if (!fs::is_directory(fs::path(folder) / name, ec))
+        throw rg::ConfigError("--only: no submission folder " + name + " in " + folder);
+      students.push_back(name);
+    }
+    return students;
+  }
+  for (const auto& entry : fs::directory_iterator(folder, ec))
+    if (entry.is_directory(ec) && entry.path().filename().string()[0] != '.')
+      students.push_back(entry.path().filename().string());
+  std::sort(students.begin(), students.end());
+  if (students.empty())
+    throw rg::ConfigError("batch folder " + folder + " has no submission folders");
+  return students;
+}
+
+}  // namespace
+
+int cmd_batch(const Common& common, const BatchArgs& a) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
+  const Loaded l = load(common, labs);
+  const std::vector<std::string> students = list_students(a.folder, a.only);
+  const std::string& folder = a.folder;
+  const std::string& out = a.out;
+  const bool no_gpu = a.no_gpu;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  const fs::path gradebook =
+      a.gradebook.empty() ? fs::path(out) / "gradebook.csv" : fs::path(a.gradebook);
+
+  rg::Progress progress(common.quiet);
+  const rg::GpuProbe gpu = no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
+  // Rows in the students' order, whatever order the GPUs finish them in.
+  std::vector<std::optional<rg::GradebookRow>> rows(students.size());
+  bool any_no_gpu = false;
+  auto write_gradebook = [&] {
+    std::vector<rg::GradebookRow> done;
+    for (const auto& row : rows)
+      if (row) done.push_back(*row);
+    rg::write_file(gradebook, rg::gradebook_csv(labs, done));
+  };
+  rg::GradeOptions course_options;
+  course_options.jobs = a.jobs;
+  course_options.no_gpu = no_gpu;
+  course_options.cmake_args = a.cmake_args;
+  rg::SharedCourse checkers(l.course, l.rubric, labs, gpu.present, course_options, progress,
+                            a.course_build);
+  rg::PipelineCallbacks callbacks;
+  callbacks.options = [&](std::size_t i) {
+    rg::GradeOptions o;
+    o.submission = fs::path(folder) / students[i];
+    o.labs = labs;
+    o.seed = a.seed;
+    o.out = fs::path(out) / students[i];
+    o.protected_dirs = {fs::path(folder), fs::path(out)};
+    o.jobs = a.jobs;
+    o.no_gpu = no_gpu;
+    o.cmake_args = a.cmake_args;
+    o.print_summary = false;
+    o.label = students[i];
+    return o;
+  };
+  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
+    rg::GradebookRow row;
+    row.student = students[i];
+    row.total = report.score;
+    row.max = report.max_score;
+    for (const rg::LabReport& lab : report.labs) row.lab_points.push_back(lab.score.score);
+    row.seed = report.seed;
+    row.status = report.gpu_available ? "graded" : "graded (no GPU)";
+    any_no_gpu = any_no_gpu || !report.gpu_available;
+    rows[i] = row;
+    write_gradebook();
+    progress.line(fmt::format("{}: {}/{} points", students[i], rg::points_text(report.score),
+                              rg::points_text(report.max_score)));
+  };
+  callbacks.error = [&](std::size_t i, const std::string& error) {
+    rg::GradebookRow row;
+    row.student = students[i];
+    row.status = "error: " + error;
+    for (const std::string& lab : labs) {
+      const rg::LabRubric* lr = l.rubric.find(lab);
+      row.max += lr != nullptr ? lr->points.total() : 0;
+      row.lab_points.push_back(0);
+    }
+    rows[i] = row;
+    try {
+      rg::write_file(fs::path(out) / students[i] / "error.txt", error + "\n");
+    } catch (const std::exception&) {
+    }
+    write_gradebook();
+    progress.line(fmt::format("{}: not graded: {}", students[i], error));
+  };
+  rg::grade_pipeline(students.size(), a.build_ahead, a.gpus, l.course, l.rubric, gpu, progress,
+                     checkers, callbacks);
+  std::printf("gradebook: %s (%zu submissions)\n", gradebook.c_str(), students.size());
+  return any_no_gpu ? rg::kExitNoGpu : rg::kExitGraded;
+}
+
+int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
+  const Loaded l = load(common, labs);
+  std::error_code ec;
+  rg::SlurmPlan plan;
+  plan.grader = fs::canonical("/proc/self/exe", ec);
+  if (plan.grader.empty()) plan.grader = fs::absolute(argv0, ec);
+  plan.course_root = fs::absolute(l.course.root, ec);
+  plan.submissions = fs::absolute(a.folder, ec);
+  plan.out = fs::absolute(a.out, ec);
+  plan.students = list_students(a.folder, "");
+  plan.labs = labs;
+  plan.per_task = a.per_task;
+  plan.gpu = !a.no_gpu;
+  plan.minutes_per_submission = rg::submission_minutes(l.rubric, labs.size());
+  plan.sbatch_options = a.sbatch_options;
+  if (!common.rubric.empty()) plan.rubric = fs::absolute(common.rubric, ec);
+  for (const std::string& arg : a.cmake_args) plan.batch_args.push_back("--cmake-arg=" + arg);
+  rg::Progress progress(common.quiet);
+  if (plan.gpu) {
+    // The course's binaries, built once here for every task (they compile without a GPU).
+    plan.course_build = plan.out / "course-build";
+    rg::GradeOptions options;
+    options.jobs = a.jobs;
+    options.cmake_args = a.cmake_args;
+    rg::remove_all_quietly(plan.course_build / rg::kCourseBuildDone);
+    rg::SharedCourse built(l.course, l.rubric, labs, true, options, progress, plan.course_build,
+                           true);
+    rg::write_file(plan.course_build / rg::kCourseBuildDone, "built by reduce-grade slurm\n");
+  }
+  const int tasks = rg::write_slurm_job(plan);
+  std::printf(
+      "slurm: %d task(s) for %zu submission(s): sbatch %s\n"
+      "then, when they are done: %s merge %s\n",
+      tasks, plan.students.size(), (plan.out / "slurm" / "grade.sbatch").c_str(),
+      plan.grader.c_str(), plan.out.c_str());
+  return rg::kExitGraded;
+}
+
+int cmd_merge(const std::string& out) {
+  const rg::ClassMerge m = rg::merge_class(out);
+  std::printf("gradebook: %s (%zu submissions, %zu not graded, %zu missing)\n",
+              (fs::path(out) / "gradebook.csv").c_str(), m.rows.size(), m.errors.size(),
+              m.missing.size());
+  for (const std::string& e : m.errors) std::printf("  not graded: %s\n", e.c_str());
+  for (const std::string& s : m.missing) std::printf("  missing: %s\n", s.c_str());
+  if (!m.rerun.empty()) std::printf("rerun only the tasks that failed: %s\n", m.rerun.c_str());
+  return m.failed_tasks.empty() ? rg::kExitGraded : rg::kExitBelowPass;
+}
+
+int cmd_release(const Common& common, const std::string& out_dir) {
+  const rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const rg::ReleaseResult r = rg::write_release(course, out_dir);
+  for (const std::string& w : r.warnings)
+    std::fprintf(stderr, "reduce-grade: warning: %s\n", w.c_str());
+  std::printf(
+      "release: %zu files written to %s (no solutions/, hidden tests or planted bugs; the "
+      "grader and its rubric are included so students can see their score)\n",
+      r.files.size(), out_dir.c_str());
+  return rg::kExitGraded;
+}
+
+int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
+                  const std::string& out, int jobs, bool keep_build,
+                  const std::vector<std::string>& cmake_args) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
+  const Loaded l = load(common, labs);
+  rg::Progress progress(common.quiet);
+  const rg::GpuProbe gpu = rg::probe_gpu();
+  if (!gpu.present) {
+    std::printf("calibrate needs a GPU (%s): nothing measured\n", gpu.detail.c_str());
+    return rg::kExitNoGpu;
+  }
+  rg::GradeOptions o;
+  o.submission = l.course.root / "solutions";
+  o.labs = labs;
+  o.out = out;
+  o.jobs = jobs;
+  o.keep_build = keep_build;
+  o.cmake_args = cmake_args;
+  o.label = "calibrate";
+  rg::PreparedSubmission p = rg::prepare_submission(l.course, l.rubric, o, gpu, progress);
+  std::map<std::string, std::vector<double>> fractions;
+  std::map<std::string, std::vector<double>> gbps;
+  std::map<std::string, std::string> problems;
+  for (int run = 0; run < runs; ++run) {
+    const std::uint64_t seed = rg::random_seed();
+    for (const rg::LabFacts& f : p.labs) {
+      if (!f.build.ok) {
+        problems[f.lab] = "did not build";
+        continue;
+      }
+      if (!p.build.benchmark_ok) {
+        problems[f.lab] = "benchmark did not build";
+        continue;
+      }
+      progress.line(fmt::format("calibrate: run {}/{}: {}", run + 1, runs, f.lab));
+      const rg::PerfFacts perf =
+          rg::run_benchmark(p.course->manifest, p.build.manifest, f.lab,
+                            rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
+                            fs::path(out) / "logs" / fmt::format("run{}", run + 1) / f.lab);
+      if (perf.ran) {
+        fractions[f.lab].push_back(perf.fraction);
+        gbps[f.lab].push_back(perf.gbps);
+      } else {
+        problems[f.lab] = rg::clip(perf.problem, 1, 200);
+      }
+    }
+  }
+  if (p.temporary_build && !keep_build) rg::remove_all_quietly(p.build_dir);
+  std::string table = fmt::format(
+      "calibrate: {} run(s) of the reference solutions on {}, n = {}, "
+      "ceiling = {}\n\n",
+      runs, gpu.name, l.rubric.performance.size, l.rubric.performance.ceiling);
+  table += fmt::format("{:<26} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>10}  {}\n", "lab", "min",
+                       "median", "max", "GB/s med.", "thresh.", "margin", "suggested", "verdict");
+  nlohmann::ordered_json json = nlohmann::ordered_json::array();
+  bool below = false;
+  for (const std::string& lab : labs) {
+    const rg::LabRubric* lr = l.rubric.find(lab);
+    std::vector<double> v = fractions[lab];
+    if (v.empty()) {
+      table +=
+          fmt::format("{:<26} {}\n", lab, problems.count(lab) ? problems[lab] : "no measurement");
+      below = true;
+      continue;
+    }
+    std::sort(v.begin(), v.end());
+    std::vector<double> g = gbps[lab];
+    std::sort(g.begin(), g.end());
+    const double median = v[v.size() / 2];
+    const double margin = lr->threshold > 0 ? v.front() / lr->threshold : 0;
+    const bool ok = v.front() >= lr->threshold;
+    below = below || !ok;
+    table += fmt::format(
+        "{:<26} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>10}  {}\n", lab,
+        rg::fraction_text(v.front()), rg::fraction_text(median), rg::fraction_text(v.back()),
+        rg::fixed(g[g.size() / 2], 1), rg::fraction_text(lr->threshold), rg::fixed(margin, 2) + "x",
+        rg::fraction_text(l.rubric.performance.margin * median), ok ? "ok" : "BELOW THRESHOLD");
+    json.push_back({{"lab", lab},
+                    {"fractions", v},
+                    {"median", median},
+                    {"threshold", lr->threshold},
+                    {"floor", lr->floor},
+                    {"min_over_threshold", margin},
+                    {"suggested_threshold", l.rubric.performance.margin * median}});
+  }
+  table +=
+      "\nmargin = slowest run / threshold (above 1: the reference earns full credit every run);\n"
+      "suggested = performance.margin x median: copy into [labs.<lab>] threshold to recalibrate.\n";
+  std::fputs(table.c_str(), stdout);
+  rg::write_file(fs::path(out) / "calibrate.txt", table);
+  rg::write_file(fs::path(out) / "calibrate.json",
+                 rg::dump_json({{"gpu", gpu.name}, {"runs", runs}, {"labs", json}}));
+  return below ? rg::kExitBelowPass : rg::kExitGraded;
+}
+
+int cmd_check_planted(const Common& common, const std::string& dir, const std::string& cases_spec,
+                      const std::string& out, int jobs, std::optional<std::uint64_t> seed,
+                      bool no_gpu, bool require_gpu, int build_ahead,
+                      const std::vector<std::string>& cmake_args) {
+  const Loaded l = load(common);
+  if (require_gpu && !rg::probe_gpu().present) {
+    std::printf("check-planted: no GPU here (--require-gpu): nothing checked\n");
+    return rg::kExitNoGpu;
+  }
+  const fs::path planted = dir.empty() ? l.course.root / "autograder" / "planted" : fs::path(dir);
+  std::vector<rg::PlantedExpectation> cases = rg::load_planted(planted);
+  for (const auto& c : cases)
+    for (const std::string& w : c.warnings)
+      std::fprintf(stderr, "reduce-grade: warning: %s\n", w.c_str());
+  if (!cases_spec.empty()) {
+    const std::vector<std::string> wanted = rg::split(cases_spec, ",; ");
+    std::vector<rg::PlantedExpectation> chosen;
+    for (const std::string& w : wanted) {
+      auto it =
+          std::find_if(cases.begin(), cases.end(), [&](const auto& c) { return c.name == w; });
+      if (it == cases.end()) throw rg::ConfigError("--cases: no planted case '" + w + "'");
+      chosen.push_back(*it);
+    }
+    cases = chosen;
+  }
+  if (cases.empty())
+    throw rg::ConfigError("no planted cases (with expected.toml) in " + planted.string());
+  for (const auto& c : cases)
+    if (l.course.find(c.lab) == nullptr)
+      throw rg::ConfigError(c.name + "/expected.toml: unknown lab " + c.lab);
+  rg::Progress progress(common.quiet);
+  const rg::GpuProbe gpu = no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
+  auto expected_text = [](const rg::PlantedExpectation& c) {
+    if (c.points) return "= " + rg::points_text(*c.points);
+    std::string t;
+    if (c.min_points) t += ">= " + rg::points_text(*c.min_points);
+    if (c.max_points)
+      t += std::string(t.empty() ? "" : ", ") + "<= " + rg::points_text(*c.max_points);
+    return t;
+  };
+  std::vector<rg::PlantedExpectation> runnable;
+  std::vector<std::string> lines;
+  for (const auto& c : cases) {
+    if (c.needs_gpu && !gpu.present) {
+      lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, "-",
+                                  expected_text(c), "skipped: needs a GPU"));
+    } else {
+      runnable.push_back(c);
+    }
+  }
+  int failures = 0;
+  const std::uint64_t fixed_seed = seed.value_or(rg::random_seed());
+  rg::GradeOptions course_options;
+  course_options.jobs = jobs;
+  course_options.no_gpu = no_gpu;
+  course_options.cmake_args = cmake_args;
+  std::vector<std::string> case_labs;
+  for (const auto& c : runnable)
+    if (std::find(case_labs.begin(), case_labs.end(), c.lab) == case_labs.end())
+      case_labs.push_back(c.lab);
+  rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, course_options, progress);
+  rg::PipelineCallbacks callbacks;
+  callbacks.options = [&](std::size_t i) {
+    const rg::PlantedExpectation& c = runnable[i];
+    rg::GradeOptions o;
+    // A case holds only the files its bug changes; the rest comes from solutions/.
+    o.submission =
+        rg::materialize_case(c, l.course.root / "solutions", fs::path(out) / "submissions");
+    o.labs = {c.lab};
+    o.seed = fixed_seed;
+    o.out = fs::path(out) / c.name;
+    o.protected_dirs = {fs::path(out)};
+    o.jobs = jobs;
+    o.no_gpu = no_gpu;
+    o.cmake_args = cmake_args;
+    o.print_summary = false;
+    o.label = c.name;
+    return o;
+  };
+  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
+    const rg::PlantedExpectation& c = runnable[i];
+    std::vector<std::string> problems;
+    if (report.labs.empty())
+      problems.push_back("no lab graded");
+    else
+      problems = rg::check_expectation(c, report.labs.front());
+    const double got = report.labs.empty() ? 0 : report.labs.front().score.score;
+    if (!problems.empty()) ++failures;
+    std::string verdict = problems.empty() ? "ok" : "FAILED: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) verdict += (i ? "; " : "") + problems[i];
+    lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab,
+                                rg::points_text(got), expected_text(c), verdict));
+    progress.line(fmt::format("{}: {}", c.name, verdict));
+  };
+  callbacks.error = [&](std::size_t i, const std::string& error) {
+    const rg::PlantedExpectation& c = runnable[i];
+    // A case that attacks the grading may be caught by the withheld grade itself.
+    const bool withheld = c.may_be_withheld && rg::contains(error, "no grade can be trusted");
+    if (!withheld) ++failures;
+    const std::string verdict =
+        (withheld ? "ok, grade withheld: " : "FAILED: not graded: ") + rg::clip(error, 1, 300);
+    lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, "-",
+                                expected_text(c), verdict));
+    progress.line(fmt::format("{}: {}", c.name, verdict));
+  };
+  rg::grade_pipeline(runnable.size(), build_ahead, {}, l.course, l.rubric, gpu, progress, checkers,
+                     callbacks);
+  std::string table = fmt::format(
+      "planted-bug corpus: {} case(s), seed {}, GPU {}\n\n{:<24} {:<26} {:>8} {:<22} {}\n",
+      cases.size(), fixed_seed, gpu.present ? gpu.name : "none", "case", "lab", "points",
+      "expected", "verdict");
+  std::sort(lines.begin(), lines.end());
+  for (const std::string& line : lines) table += line + "\n";
+  table += fmt::format("\n{} failed, {} checked, {} skipped\n", failures, runnable.size(),
+                       cases.size() - runnable.size());
+  std::fputs(("\n" + table).c_str(), stdout);
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  rg::write_file(fs::path(out) / "planted.txt", table);
+  if (failures > 0) return rg::kExitBelowPass;
+  return gpu.present ? rg::kExitGraded : rg::kExitNoGpu;
+}
+
+}  // namespace reduce::grade::cli
