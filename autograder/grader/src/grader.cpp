@@ -15,6 +15,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
 #include <system_error>
 #include <thread>
 
@@ -41,6 +44,18 @@ bool all_skipped_no_gpu(const std::vector<SuiteRun>& runs) {
 std::string shell_quote(const std::string& s) {
   if (s.find_first_of(" \t'\"$\\;&|<>*?()") == std::string::npos && !s.empty()) return s;
   return "'" + replace_all(s, "'", "'\\''") + "'";
+}
+
+/// One lock per GPU of this grader: the tests and sanitizer runs of several submissions may
+/// share a GPU (shared), while a benchmark, or a rerun that needs the GPU to itself, has it
+/// alone (unique). batch --gpus 0,0 grades two submissions at once on GPU 0 this way.
+std::shared_mutex& gpu_lock(const std::string& device) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<std::shared_mutex>> locks;
+  std::lock_guard<std::mutex> lock(guard);
+  std::unique_ptr<std::shared_mutex>& entry = locks[device];
+  if (!entry) entry = std::make_unique<std::shared_mutex>();
+  return *entry;
 }
 
 /// Whether a lab's suites hung and whether any test failed, from the suites run so far.
@@ -677,11 +692,14 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   const std::size_t threads =
       std::min<std::size_t>(std::max(1, limits.parallel_labs), runnable.size());
   {
+    const std::shared_lock<std::shared_mutex> sharing(gpu_lock(o.cuda_device));
     std::vector<std::thread> pool;
     for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
     worker();
     for (std::thread& t : pool) t.join();
   }
+  // From here the GPU is this submission's alone: reruns of skipped suites and the benchmark.
+  const std::unique_lock<std::shared_mutex> alone(gpu_lock(o.cuda_device));
   if (cuda_missing) {
     // nvidia-smi saw a GPU but CUDA does not: grade as without a GPU.
     gpu = false;
