@@ -14,6 +14,7 @@
 #        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_LABS (04,15:
 #        grade only these), GRADE_STUBS (0: do not grade the untouched labs/),
 #        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
+#        PLANTED_GPUS (0,0,0: three cases at once on GPU 0, benchmarks one at a time),
 #        CAPSTONE_CONFIGS (strategy:waves runs at large sizes), CAPSTONE_SMALL (strategies forced
 #        at SMALL_SIZES),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
@@ -172,7 +173,7 @@ fi
 # Every planted bug must get its expected grade and message.
 if want planted; then
   sed 's/^test_timeout_s = 300/test_timeout_s = 60/' autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
-  "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} >"$OUT/planted.log" 2>&1
+  "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} ${PLANTED_GPUS:+--gpus "$PLANTED_GPUS"} >"$OUT/planted.log" 2>&1
   note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"
 fi
 

@@ -353,6 +353,7 @@ int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
 int cmd_check_planted(const Common& common, const std::string& dir, const std::string& cases_spec,
                       const std::string& out, int jobs, std::optional<std::uint64_t> seed,
                       bool no_gpu, bool require_gpu, int build_ahead,
+                      const std::vector<std::string>& gpus,
                       const std::vector<std::string>& cmake_args) {
   const Loaded l = load(common);
   if (require_gpu && !rg::probe_gpu().present) {
@@ -455,8 +456,8 @@ int cmd_check_planted(const Common& common, const std::string& dir, const std::s
                                 expected_text(c), verdict));
     progress.line(fmt::format("{}: {}", c.name, verdict));
   };
-  rg::grade_pipeline(runnable.size(), build_ahead, {}, l.course, l.rubric, gpu, progress, checkers,
-                     callbacks);
+  rg::grade_pipeline(runnable.size(), build_ahead, gpus, l.course, l.rubric, gpu, progress,
+                     checkers, callbacks);
   std::string table = fmt::format(
       "planted-bug corpus: {} case(s), seed {}, GPU {}\n\n{:<24} {:<26} {:>8} {:<22} {}\n",
       cases.size(), fixed_seed, gpu.present ? gpu.name : "none", "case", "lab", "points",

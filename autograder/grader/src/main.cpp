@@ -167,6 +167,12 @@ int main(int argc, char** argv) {
                     "exit 3 at once when there is no GPU (for ctest)");
   planted->add_option("--build-ahead", build_ahead,
                       "cases built while the GPU runs the current one (0: off)");
+  std::vector<std::string> planted_gpus;
+  planted
+      ->add_option("--gpus", planted_gpus,
+                   "grade one case on each of these GPUs at once, e.g. 0,0,0: three cases "
+                   "share GPU 0, benchmarks one at a time")
+      ->delimiter(',');
   planted->add_option("--cmake-arg", cmake_args, "extra configure argument (repeatable)");
 
   try {
@@ -194,7 +200,8 @@ int main(int argc, char** argv) {
       return cmd_calibrate(common, runs, labs_spec, calibrate_out, jobs, keep_build, cmake_args);
     if (*planted)
       return cmd_check_planted(common, planted_dir, cases_spec, planted_out, jobs,
-                               seed_of(planted_seed), no_gpu, require_gpu, build_ahead, cmake_args);
+                               seed_of(planted_seed), no_gpu, require_gpu, build_ahead,
+                               planted_gpus, cmake_args);
   } catch (const rg::ConfigError& e) {
     std::fprintf(stderr, "reduce-grade: error: %s\n", e.what());
     return rg::kExitUsage;

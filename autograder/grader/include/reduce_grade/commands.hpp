@@ -71,6 +71,7 @@ int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
 int cmd_check_planted(const Common& common, const std::string& dir, const std::string& cases_spec,
                       const std::string& out, int jobs, std::optional<std::uint64_t> seed,
                       bool no_gpu, bool require_gpu, int build_ahead,
+                      const std::vector<std::string>& gpus,
                       const std::vector<std::string>& cmake_args);
 
 }  // namespace reduce::grade::cli
