@@ -23,7 +23,7 @@ struct BatchArgs {
   std::optional<std::uint64_t> seed;    ///< --seed
   std::string out = "batch-out";        ///< --out
   std::string only;                     ///< --only: these students (comma-separated)
-  std::string gradebook;                ///< --gradebook (default: <out>/gradebook.csv)
+  std::string gradebook;                ///< --gradebook (default: `OUT/gradebook.csv`)
   std::string course_build;             ///< --course-build (default: a temporary build)
   int jobs = 0;                         ///< -j
   bool no_gpu = false;                  ///< --no-gpu
