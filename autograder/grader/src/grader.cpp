@@ -240,6 +240,8 @@ bool check_lab(LabFacts& f, const LabRunContext& c) {
     c.progress.line(fmt::format("{}{}: public tests {}", c.tag, f.lab, suite_line(f.tests.back())));
   }
   if (all_skipped_no_gpu(f.tests)) return false;
+  if (std::none_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }))
+    f.tests_skipped = "the course has no public test suite for this lab's operations";
 
   f.hidden_exists =
       std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
