@@ -39,6 +39,42 @@ std::string first_line(const std::string& text) {
 
 }  // namespace
 
+const char* item_key(Item item) {
+  switch (item) {
+    case Item::kBuild:
+      return "build";
+    case Item::kLibrary:
+      return "library";
+    case Item::kTests:
+      return "tests";
+    case Item::kHidden:
+      return "hidden";
+    case Item::kSanitizer:
+      return "sanitizer";
+    case Item::kPerformance:
+      return "performance";
+  }
+  return "";
+}
+
+const char* item_name(Item item) {
+  switch (item) {
+    case Item::kBuild:
+      return "build";
+    case Item::kLibrary:
+      return "library check";
+    case Item::kTests:
+      return "public tests";
+    case Item::kHidden:
+      return "hidden tests";
+    case Item::kSanitizer:
+      return "sanitizer";
+    case Item::kPerformance:
+      return "performance";
+  }
+  return "";
+}
+
 double round_points(double points) {
   return std::round(points * 100.0) / 100.0;
 }
@@ -51,11 +87,11 @@ double proportional_points(int passed, int counted, double max_points) {
 LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric) {
   LabScore s;
   const Points& p = lr.points;
-  auto add = [&](const std::string& key, const std::string& name, double score, double max,
-                 ItemStatus status, const std::string& output) -> ScoredItem& {
+  auto add = [&](Item part, double score, double max, ItemStatus status,
+                 const std::string& output) -> ScoredItem& {
     ScoredItem item;
-    item.key = key;
-    item.name = name;
+    item.key = item_key(part);
+    item.name = item_name(part);
     item.max_score = round_points(max);
     item.score = round_points(std::clamp(score, 0.0, max));
     item.status = status;
@@ -64,14 +100,14 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
     return s.items.back();
   };
   auto zero_all = [&](const std::string& why, const std::string& build_text) {
-    add("build", "build", 0, p.build, ItemStatus::kFailed, build_text);
-    add("library", "library check", 0, 0,
+    add(Item::kBuild, 0, p.build, ItemStatus::kFailed, build_text);
+    add(Item::kLibrary, 0, 0,
         f.library.forbidden.empty() ? ItemStatus::kSkipped : ItemStatus::kFailed,
         f.library.forbidden.empty() ? "not run: " + why : f.library.describe());
-    add("tests", "public tests", 0, p.tests, ItemStatus::kFailed, "not run: " + why);
-    add("hidden", "hidden tests", 0, p.hidden, ItemStatus::kFailed, "not run: " + why);
-    add("sanitizer", "sanitizer", 0, p.sanitizer, ItemStatus::kFailed, "not run: " + why);
-    add("performance", "performance", 0, p.performance, ItemStatus::kFailed, "not run: " + why);
+    add(Item::kTests, 0, p.tests, ItemStatus::kFailed, "not run: " + why);
+    add(Item::kHidden, 0, p.hidden, ItemStatus::kFailed, "not run: " + why);
+    add(Item::kSanitizer, 0, p.sanitizer, ItemStatus::kFailed, "not run: " + why);
+    add(Item::kPerformance, 0, p.performance, ItemStatus::kFailed, "not run: " + why);
   };
 
   if (!f.present) {
@@ -101,28 +137,27 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
     const std::string why = f.library.describe() +
                             " - library reductions (CUB, Thrust, cuBLAS, cuDNN...) are not "
                             "allowed inside a lab: 0 points for the whole lab";
-    add("build", "build", 0, p.build, ItemStatus::kFailed, why);
-    add("library", "library check", 0, 0, ItemStatus::kFailed, why);
-    for (const auto& [key, name, max] : {std::tuple{"tests", "public tests", p.tests},
-                                         std::tuple{"hidden", "hidden tests", p.hidden},
-                                         std::tuple{"sanitizer", "sanitizer", p.sanitizer},
-                                         std::tuple{"performance", "performance", p.performance}})
-      add(key, name, 0, max, ItemStatus::kFailed, "0 points: forbidden library reduction");
+    add(Item::kBuild, 0, p.build, ItemStatus::kFailed, why);
+    add(Item::kLibrary, 0, 0, ItemStatus::kFailed, why);
+    for (const auto& [part, max] :
+         {std::pair{Item::kTests, p.tests}, std::pair{Item::kHidden, p.hidden},
+          std::pair{Item::kSanitizer, p.sanitizer}, std::pair{Item::kPerformance, p.performance}})
+      add(part, 0, max, ItemStatus::kFailed, "0 points: forbidden library reduction");
     s.messages.push_back(why);
   } else {
     const SuiteTotals pub = totals(f.tests);
     const SuiteTotals hid = totals(f.hidden);
     const bool stub = pub.not_implemented || hid.not_implemented || (!f.gpu && f.library.stub);
     if (stub) {
-      add("build", "build", 0, p.build, ItemStatus::kFailed,
+      add(Item::kBuild, 0, p.build, ItemStatus::kFailed,
           "not implemented: the lab is still the stub (it throws reduce::NotImplemented); "
           "complete the TODOs in its .cu file");
       s.messages.push_back("not implemented: the lab is still the stub");
     } else {
-      add("build", "build", p.build, p.build, ItemStatus::kPassed,
+      add(Item::kBuild, p.build, p.build, ItemStatus::kPassed,
           "builds and links with the course's tests");
     }
-    add("library", "library check", 0, 0, ItemStatus::kPassed,
+    add(Item::kLibrary, 0, 0, ItemStatus::kPassed,
         f.library.describe() + (f.library.problem.empty() ? "" : " (" + f.library.problem + ")"));
 
     if (!f.gpu) {
@@ -130,10 +165,10 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
       const std::string why =
           "needs a GPU: not run (no CUDA device on this machine); "
           "correctness and timing are graded on a GPU";
-      add("tests", "public tests", 0, p.tests, ItemStatus::kSkipped, why);
-      add("hidden", "hidden tests", 0, p.hidden, ItemStatus::kSkipped, why);
-      add("sanitizer", "sanitizer", 0, p.sanitizer, ItemStatus::kSkipped, why);
-      add("performance", "performance", 0, p.performance, ItemStatus::kSkipped, why);
+      add(Item::kTests, 0, p.tests, ItemStatus::kSkipped, why);
+      add(Item::kHidden, 0, p.hidden, ItemStatus::kSkipped, why);
+      add(Item::kSanitizer, 0, p.sanitizer, ItemStatus::kSkipped, why);
+      add(Item::kPerformance, 0, p.performance, ItemStatus::kSkipped, why);
     } else {
       s.status = stub ? "stub" : "graded";
       // ---- public tests
@@ -150,7 +185,7 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
         if (!pub.problems.empty()) out += "\n" + join(pub.problems, "\n");
         if (!pub.failures.empty()) out += "\nfailed:\n" + join(pub.failures, "\n");
       }
-      add("tests", "public tests", proportional_points(pub.passed, counted, p.tests), p.tests,
+      add(Item::kTests, proportional_points(pub.passed, counted, p.tests), p.tests,
           counted > 0 && pub.failed == 0 ? ItemStatus::kPassed : ItemStatus::kFailed, out);
       if (pub.failed > 0 || counted == 0)
         s.messages.push_back("public tests: " + first_line(out) +
@@ -159,7 +194,7 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
       // ---- hidden tests (the count is visible, the details only after publication)
       const int hcounted = hid.passed + hid.failed;
       if (!f.hidden_exists) {
-        add("hidden", "hidden tests", 0, 0, ItemStatus::kSkipped,
+        add(Item::kHidden, 0, 0, ItemStatus::kSkipped,
             "the course has no hidden tests for this lab");
       } else {
         std::string hout, details;
@@ -171,9 +206,9 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
           if (!hid.problems.empty()) details += join(hid.problems, "\n") + "\n";
           if (!hid.failures.empty()) details += "failed:\n" + join(hid.failures, "\n");
         }
-        ScoredItem& item = add(
-            "hidden", "hidden tests", proportional_points(hid.passed, hcounted, p.hidden), p.hidden,
-            hcounted > 0 && hid.failed == 0 ? ItemStatus::kPassed : ItemStatus::kFailed, hout);
+        ScoredItem& item =
+            add(Item::kHidden, proportional_points(hid.passed, hcounted, p.hidden), p.hidden,
+                hcounted > 0 && hid.failed == 0 ? ItemStatus::kPassed : ItemStatus::kFailed, hout);
         item.hidden_details = trim(details);
         if (hid.failed > 0 || hcounted == 0)
           s.messages.push_back("hidden tests: " + first_line(hout));
@@ -183,7 +218,7 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
       if (!f.sanitizer_skipped.empty() || f.sanitizer.empty()) {
         const std::string why =
             f.sanitizer_skipped.empty() ? "no sanitizer tools configured" : f.sanitizer_skipped;
-        add("sanitizer", "sanitizer", 0, p.sanitizer, ItemStatus::kFailed, "not run: " + why);
+        add(Item::kSanitizer, 0, p.sanitizer, ItemStatus::kFailed, "not run: " + why);
         s.messages.push_back("sanitizer: not run: " + why);
       } else {
         // One equal share per tool; a tool earns it when every run of it (one per tested
@@ -217,7 +252,7 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
           sout +=
               "\nracecheck hazards are data races on shared memory: a missing __syncthreads() "
               "between tree steps, or warp-synchronous code without __syncwarp()";
-        add("sanitizer", "sanitizer", earned, p.sanitizer,
+        add(Item::kSanitizer, earned, p.sanitizer,
             all_clean ? ItemStatus::kPassed : ItemStatus::kFailed, sout);
       }
 
@@ -236,7 +271,7 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
       else if (!f.perf.problem.empty())
         gate = "the benchmark failed: " + f.perf.problem;
       if (!gate.empty()) {
-        add("performance", "performance", 0, p.performance, ItemStatus::kFailed,
+        add(Item::kPerformance, 0, p.performance, ItemStatus::kFailed,
             "0 points: " + gate + " (correctness gates performance)");
         s.messages.push_back("performance: 0 points: " + gate);
       } else {
@@ -261,7 +296,7 @@ LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& rubric)
                                            fraction_text(f.perf.fraction),
                                            fraction_text(lr.threshold)));
         }
-        add("performance", "performance", pts, p.performance,
+        add(Item::kPerformance, pts, p.performance,
             pts >= p.performance - 1e-9 ? ItemStatus::kPassed : ItemStatus::kFailed, pout);
       }
     }

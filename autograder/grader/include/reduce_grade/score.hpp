@@ -31,6 +31,17 @@ struct ScoredItem {
   std::string hidden_details;  ///< details shown only after grades are published (hidden tests)
 };
 
+/// The parts of a lab's grade, in report order.
+enum class Item { kBuild, kLibrary, kTests, kHidden, kSanitizer, kPerformance };
+
+/// The key of \p item in reports: "build", "library", "tests", "hidden", "sanitizer",
+/// "performance".
+const char* item_key(Item item);
+
+/// The name of \p item for people: "build", "library check", "public tests", "hidden tests",
+/// "sanitizer", "performance".
+const char* item_name(Item item);
+
 /// The points of one lab.
 struct LabScore {
   std::string status;                 ///< "graded", "missing", "build failed", "forbidden library",
