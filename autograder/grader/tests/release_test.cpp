@@ -30,13 +30,26 @@ Course ReleaseTest::course_;
 ReleaseResult ReleaseTest::result_;
 
 TEST_F(ReleaseTest, HasTheStudentParts) {
-  for (const char* path :
-       {"labs/04_sequential/sum.cu", "common/include/reduce/lab.cuh", "cmake/ReduceLab.cmake",
-        "cmake/CourseLabs.cmake", "course.json", "autograder/remote/src/runner_main.cpp",
-        "autograder/tests/sum_test.cu", "autograder/tests/gpu_test.hpp",
-        "autograder/tests/CMakeLists.txt", "autograder/bench/CMakeLists.txt", "tools/ladder",
-        "autograder/grader/CMakeLists.txt", "autograder/rubric.toml", "tools/grade", "tools/setup",
-        "tools/test", "CMakeLists.txt", "CMakePresets.json", ".clang-format"})
+  for (const char* path : {"labs/04_sequential/sum.cu",
+                           "common/include/reduce/lab.cuh",
+                           "cmake/ReduceLab.cmake",
+                           "cmake/CourseLabs.cmake",
+                           "course.json",
+                           "autograder/remote/src/runner_main.cpp",
+                           "autograder/tests/sum_test.cu",
+                           "autograder/tests/gpu_test.hpp",
+                           "autograder/tests/CMakeLists.txt",
+                           "autograder/bench/CMakeLists.txt",
+                           "tools/ladder",
+                           "tools/lab-test",
+                           "autograder/grader/CMakeLists.txt",
+                           "autograder/rubric.toml",
+                           "tools/grade",
+                           "tools/setup",
+                           "tools/test",
+                           "CMakeLists.txt",
+                           "CMakePresets.json",
+                           ".clang-format"})
     EXPECT_TRUE(fs::exists(out_ / path)) << path;
   for (const CourseLab& lab : course_.labs)
     EXPECT_TRUE(fs::is_directory(out_ / "labs" / lab.folder));
@@ -44,9 +57,9 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
 }
 
 TEST_F(ReleaseTest, HasNothingInstructorsOnly) {
-  for (const char* path : {"solutions", "autograder/hidden", "autograder/planted",
-                           "autograder/grader/tests", "autograder/gradescope", "autograder/ci",
-                           "tools/gpu_check.sh", ".git"})
+  for (const char* path :
+       {"solutions", "autograder/hidden", "autograder/planted", "autograder/grader/tests",
+        "autograder/gradescope", "autograder/ci", "tools/gpu_check.sh", ".git"})
     EXPECT_FALSE(fs::exists(out_ / path)) << path;
   for (auto it = fs::recursive_directory_iterator(out_); it != fs::recursive_directory_iterator();
        ++it) {
