@@ -196,6 +196,7 @@ function(reduce_write_manifest)
   \"source_dir\": \"${REDUCE_SOURCE_DIR}\",
   \"build_dir\": \"${CMAKE_BINARY_DIR}\",
   \"cuda_compiler\": \"${CMAKE_CUDA_COMPILER}\",
+  \"host_compilers\": [\"${CMAKE_CXX_COMPILER}\", \"${CMAKE_CUDA_HOST_COMPILER}\"],
   \"cuda_architectures\": \"${CMAKE_CUDA_ARCHITECTURES}\",
   \"cuda_flags\": \"${cuda_flags}\",
   \"cuda_standard\": \"${CMAKE_CUDA_STANDARD}\",

@@ -116,7 +116,7 @@ struct CMakeRun {
       spec.argv.push_back("-G");
       spec.argv.push_back("Ninja");
     }
-    for (const std::string& arg :
+    for (const char* arg :
          {"-DCMAKE_BUILD_TYPE=Release", "-DREDUCE_BUILD_GRADER=OFF", "-DREDUCE_BUILD_DOCS=OFF"})
       spec.argv.push_back(arg);
     for (const std::string& arg : defines) spec.argv.push_back(arg);

@@ -41,11 +41,6 @@ bool all_skipped_no_gpu(const std::vector<SuiteRun>& runs) {
   return true;
 }
 
-std::string shell_quote(const std::string& s) {
-  if (s.find_first_of(" \t'\"$\\;&|<>*?()") == std::string::npos && !s.empty()) return s;
-  return "'" + replace_all(s, "'", "'\\''") + "'";
-}
-
 /// One lock per GPU of this grader: the tests and sanitizer runs of several submissions may
 /// share a GPU (shared), while a benchmark, or a rerun that needs the GPU to itself, has it
 /// alone (unique). batch --gpus 0,0 grades two submissions at once on GPU 0 this way.
@@ -65,38 +60,30 @@ struct LabState {
   bool tests_failed = false;  ///< a public or hidden test failed, or a suite counted none
 };
 
-/// The CUDA toolkit folders a lab's compile may read: those of the compiler the build used
-/// (CMAKE_CUDA_COMPILER in the build's cache), and the usual /usr/local/cuda ones.
-std::vector<fs::path> toolkit_include_roots(const fs::path& build_dir) {
+/// The CUDA toolkit folders a lab's compile may read: those of the build's nvcc, and the usual
+/// /usr/local/cuda ones.
+std::vector<fs::path> toolkit_include_roots(const BuildManifest& built) {
   std::vector<fs::path> roots = DependencyPolicy{}.toolkit_roots;
-  for (const std::string& line : split_lines(read_file(build_dir / "CMakeCache.txt"))) {
-    if (!starts_with(line, "CMAKE_CUDA_COMPILER:")) continue;
-    std::error_code ec;
-    const fs::path toolkit =
-        fs::weakly_canonical(line.substr(line.find('=') + 1), ec).parent_path().parent_path();
-    roots.push_back(toolkit / "include");
-    for (const auto& target : fs::directory_iterator(toolkit / "targets", ec))
-      roots.push_back(target.path() / "include");
-  }
+  if (built.cuda_compiler.empty()) return roots;
+  std::error_code ec;
+  const fs::path toolkit =
+      fs::weakly_canonical(built.cuda_compiler, ec).parent_path().parent_path();
+  roots.push_back(toolkit / "include");
+  for (const auto& target : fs::directory_iterator(toolkit / "targets", ec))
+    roots.push_back(target.path() / "include");
   return roots;
 }
 
-/// The host compiler's own folders, where it is not installed under /usr (e.g. /opt/gcc):
-/// `<prefix>/include` and `<prefix>/lib/gcc` of CMAKE_CXX_COMPILER and CMAKE_CUDA_HOST_COMPILER.
-std::vector<fs::path> compiler_system_roots(const fs::path& build_dir) {
+/// The host compilers' own folders, where one is not installed under /usr (e.g. /opt/gcc):
+/// `<prefix>/include`, `<prefix>/lib/gcc` and `<prefix>/lib64/gcc`.
+std::vector<fs::path> compiler_system_roots(const BuildManifest& built) {
   std::vector<fs::path> roots = DependencyPolicy{}.system_roots;
-  for (const std::string& line : split_lines(read_file(build_dir / "CMakeCache.txt"))) {
-    if (!starts_with(line, "CMAKE_CXX_COMPILER:") &&
-        !starts_with(line, "CMAKE_CUDA_HOST_COMPILER:"))
-      continue;
-    const std::string path = line.substr(line.find('=') + 1);
-    if (path.empty()) continue;
+  for (const fs::path& compiler : built.host_compilers) {
     std::error_code ec;
-    const fs::path prefix = fs::weakly_canonical(path, ec).parent_path().parent_path();
+    const fs::path prefix = fs::weakly_canonical(compiler, ec).parent_path().parent_path();
     if (prefix.empty() || prefix == "/" || prefix == "/usr/local") continue;
-    roots.push_back(prefix / "include");
-    roots.push_back(prefix / "lib" / "gcc");
-    roots.push_back(prefix / "lib64" / "gcc");
+    for (const fs::path& sub : {fs::path("include"), fs::path("lib/gcc"), fs::path("lib64/gcc")})
+      roots.push_back(prefix / sub);
   }
   return roots;
 }
@@ -117,12 +104,10 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& b
   DependencyPolicy deps;
   deps.lab_dir = staging_tree(build_dir) / lab;
   deps.base_dir = build_dir;
-  deps.toolkit_roots = toolkit_include_roots(build_dir);
-  deps.system_roots = compiler_system_roots(build_dir);
+  deps.toolkit_roots = toolkit_include_roots(built);
+  deps.system_roots = compiler_system_roots(built);
   deps.contract_headers = built.contract_header_paths();
-  std::vector<std::string> ops;
   for (const OpPlan& plan : plans) {
-    ops.push_back(plan.op);
     const fs::path library = built.library(lab, plan.op);
     const LibraryCheck reductions = inspect_library(library, rubric.library);
     check.stub = check.stub || reductions.stub;

@@ -15,6 +15,15 @@
 namespace reduce::grade {
 namespace {
 
+/// Runs a binutils tool on a library (nm, readelf, objdump): two minutes, 64 MiB of output.
+ProcessResult run_tool(std::vector<std::string> argv) {
+  ProcessSpec spec;
+  spec.argv = std::move(argv);
+  spec.timeout_s = 120;
+  spec.output_cap = std::size_t{64} << 20;
+  return run_process(spec);
+}
+
 constexpr std::size_t kMaxFindingsPerPattern = 3;
 
 /// The symbol of one `nm -C` line ("0000000000001530 T reduce::sum(...)", "   U cudaFree").
@@ -158,19 +167,12 @@ LibraryCheck inspect_library(const fs::path& library, const LibraryRules& rules)
     check.problem = "nm not found: searched the library's bytes instead";
     return check;
   }
-  const auto run = [](std::vector<std::string> argv) {
-    ProcessSpec spec;
-    spec.argv = std::move(argv);
-    spec.timeout_s = 120;
-    spec.output_cap = std::size_t{64} << 20;
-    return run_process(spec);
-  };
   // The static symbol table (defined and undefined, local included), then the dynamic one
   // (all that is left when the library is stripped).
-  const ProcessResult all = run({nm->string(), "-C", library.string()});
-  const ProcessResult dynamic = run({nm->string(), "-C", "-D", library.string()});
+  const ProcessResult all = run_tool({nm->string(), "-C", library.string()});
+  const ProcessResult dynamic = run_tool({nm->string(), "-C", "-D", library.string()});
   const ProcessResult elf =
-      readelf ? run({readelf->string(), "-d", library.string()}) : ProcessResult{};
+      readelf ? run_tool({readelf->string(), "-d", library.string()}) : ProcessResult{};
   if (!all.succeeded() && !dynamic.succeeded()) {
     LibraryCheck check = check_library_bytes(read_file(library), rules);
     check.problem = "nm failed (" + dynamic.describe() + "): searched the library's bytes instead";
@@ -533,20 +535,14 @@ LibraryCheck inspect_symbols(const fs::path& library, const std::vector<std::str
     check.problem = "library not found: " + library.string();
     return check;
   }
-  const auto run = [](std::vector<std::string> argv) {
-    ProcessSpec spec;
-    spec.argv = std::move(argv);
-    spec.timeout_s = 120;
-    spec.output_cap = std::size_t{64} << 20;
-    return run_process(spec);
-  };
   std::vector<std::string> problems;
   if (const auto nm = find_program("nm"); !nm) {
     problems.push_back("nm not found in PATH: the library's imports and exports were not checked");
   } else {
-    const ProcessResult undefined = run({nm->string(), "-D", "--undefined-only", library.string()});
+    const ProcessResult undefined =
+        run_tool({nm->string(), "-D", "--undefined-only", library.string()});
     const ProcessResult defined =
-        run({nm->string(), "-D", "--defined-only", "-C", library.string()});
+        run_tool({nm->string(), "-D", "--defined-only", "-C", library.string()});
     if (!undefined.succeeded() || !defined.succeeded()) {
       problems.push_back(
           fmt::format("nm failed ({}): the library's imports and exports were not checked",
@@ -564,7 +560,7 @@ LibraryCheck inspect_symbols(const fs::path& library, const std::vector<std::str
         "raw system calls");
   } else {
     const ProcessResult code =
-        run({objdump->string(), "-d", "--no-show-raw-insn", library.string()});
+        run_tool({objdump->string(), "-d", "--no-show-raw-insn", library.string()});
     if (!code.succeeded()) {
       problems.push_back(fmt::format(
           "objdump failed ({}): the library's host code was not checked for raw system calls",

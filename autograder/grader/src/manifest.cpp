@@ -30,6 +30,9 @@ BuildManifest parse_manifest(const std::string& text, const fs::path& file) {
     const nlohmann::json j = nlohmann::json::parse(text);
     m.runner = j.at("runner").get<std::string>();
     m.bench = j.value("bench", std::string());
+    m.cuda_compiler = j.value("cuda_compiler", std::string());
+    for (const std::string& compiler : j.value("host_compilers", std::vector<std::string>{}))
+      if (!compiler.empty()) m.host_compilers.push_back(compiler);
     m.contract_include_dir = j.at("contract_include_dir").get<std::string>();
     m.contract_headers = j.at("contract_headers").get<std::vector<std::string>>();
     for (const auto& [op, entry] : j.at("operations").items())

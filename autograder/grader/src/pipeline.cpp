@@ -61,10 +61,14 @@ void grade_pipeline(std::size_t count, int build_ahead, const std::vector<std::s
       Pending current = building[i].get();
       std::optional<GradeReport> report;
       std::string error = current.error;
+      bool withheld = false;
       if (current.prepared) {
         current.prepared->options.cuda_device = device;
         try {
           report = finish_submission(*current.prepared, course, rubric, gpu, progress);
+        } catch (const SubmissionVoid& e) {
+          error = e.what();
+          withheld = true;
         } catch (const std::exception& e) {
           error = e.what();
         }
@@ -73,7 +77,7 @@ void grade_pipeline(std::size_t count, int build_ahead, const std::vector<std::s
       if (report)
         callbacks.report(i, *report);
       else
-        callbacks.error(i, error);
+        callbacks.error(i, error, withheld);
       try {
         shared.restore(progress, workers == 1);
       } catch (const std::exception& e) {

@@ -1,13 +1,15 @@
 // The process runner: fork/exec into a new process group, one pipe for stdout+stderr, poll()
 // with a deadline, kill the group on expiry or on an output flood, decode how it ended.
 #include <reduce_grade/process.hpp>
-#include <cctype>
-#include <sstream>
-#include <set>
-#include <mutex>
-#include <fstream>
-#include <sys/prctl.h>
 #include <reduce_grade/util.hpp>
+
+#include <sys/prctl.h>
+
+#include <cctype>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
 
 #include <fmt/format.h>
 

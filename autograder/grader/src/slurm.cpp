@@ -9,14 +9,6 @@
 #include <cmath>
 
 namespace reduce::grade {
-namespace {
-
-std::string quote(const std::string& s) {
-  return "'" + replace_all(s, "'", "'\\''") + "'";
-}
-
-}  // namespace
-
 int submission_minutes(const Rubric& rubric, std::size_t labs) {
   const Limits& l = rubric.limits;
   const double per_lab = l.test_timeout_s + l.hidden_timeout_s +
@@ -51,27 +43,27 @@ std::string slurm_script(const SlurmPlan& plan) {
   s += fmt::format("#SBATCH --output={}\n", (slurm / "task-%a.log").string());
   for (const std::string& option : plan.sbatch_options) s += "#SBATCH " + option + "\n";
   s += "set -euo pipefail\n";
-  s += "slurm_dir=" + quote(slurm.string()) + "\n";
+  s += "slurm_dir=" + shell_quote(slurm.string()) + "\n";
   s += "students=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$slurm_dir/tasks.txt\")\n";
-  std::vector<std::string> args = {quote(plan.grader.string()), "--root",
-                                   quote(plan.course_root.string())};
+  std::vector<std::string> args = {shell_quote(plan.grader.string()), "--root",
+                                   shell_quote(plan.course_root.string())};
   if (!plan.rubric.empty()) {
     args.push_back("--rubric");
-    args.push_back(quote(plan.rubric.string()));
+    args.push_back(shell_quote(plan.rubric.string()));
   }
   for (const std::string& word :
-       {std::string("batch"), quote(plan.submissions.string()), std::string("--only"),
-        std::string("\"$students\""), std::string("--out"), quote(plan.out.string()),
+       {std::string("batch"), shell_quote(plan.submissions.string()), std::string("--only"),
+        std::string("\"$students\""), std::string("--out"), shell_quote(plan.out.string()),
         std::string("--gradebook"),
         std::string("\"$slurm_dir/gradebook-$SLURM_ARRAY_TASK_ID.csv\""), std::string("--labs"),
-        quote(join(plan.labs, ","))})
+        shell_quote(join(plan.labs, ","))})
     args.push_back(word);
   if (!plan.gpu) args.push_back("--no-gpu");
   if (!plan.course_build.empty()) {
     args.push_back("--course-build");
-    args.push_back(quote(plan.course_build.string()));
+    args.push_back(shell_quote(plan.course_build.string()));
   }
-  for (const std::string& a : plan.batch_args) args.push_back(quote(a));
+  for (const std::string& a : plan.batch_args) args.push_back(shell_quote(a));
   s += "exec " + join(args, " ") + "\n";
   return s;
 }

@@ -34,6 +34,12 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   return out;
 }
 
+std::string shell_quote(const std::string& word) {
+  if (!word.empty() && word.find_first_of(" \t\n'\"$\\;&|<>*?()`#~{}[]!") == std::string::npos)
+    return word;
+  return "'" + replace_all(word, "'", "'\\''") + "'";
+}
+
 std::vector<std::string> split_lines(std::string_view text) {
   std::vector<std::string> lines;
   std::size_t start = 0;

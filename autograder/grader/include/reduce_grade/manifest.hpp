@@ -16,9 +16,11 @@ namespace reduce::grade {
 
 /// The paths of one build folder's course-manifest.json.
 struct BuildManifest {
-  std::filesystem::path file;                  ///< the manifest read
-  std::filesystem::path runner;                ///< reduce_lab_runner
-  std::filesystem::path bench;                 ///< reduce_bench (empty: not configured)
+  std::filesystem::path file;                         ///< the manifest read
+  std::filesystem::path runner;                       ///< reduce_lab_runner
+  std::filesystem::path bench;                        ///< reduce_bench (empty: not configured)
+  std::filesystem::path cuda_compiler;                ///< nvcc as configured
+  std::vector<std::filesystem::path> host_compilers;  ///< the C++ compilers (empty ones left out)
   std::filesystem::path contract_include_dir;  ///< the folder of the contract headers' copies
   std::vector<std::string> contract_headers;   ///< e.g. "reduce/lab.cuh"
   /// Checker binaries per operation: (public, hidden); an empty path where none is configured.

@@ -18,9 +18,11 @@ namespace reduce::grade {
 
 /// What the pipeline asks of its caller; every callback runs under one lock, never two at once.
 struct PipelineCallbacks {
-  std::function<GradeOptions(std::size_t item)> options;                ///< how to grade item i
-  std::function<void(std::size_t item, const GradeReport&)> report;     ///< item i was graded
-  std::function<void(std::size_t item, const std::string& why)> error;  ///< item i was not
+  std::function<GradeOptions(std::size_t item)> options;             ///< how to grade item i
+  std::function<void(std::size_t item, const GradeReport&)> report;  ///< item i was graded
+  /// Item i was not graded; \p withheld: because the submission changed the course while it
+  /// ran (SubmissionVoid), not because grading failed.
+  std::function<void(std::size_t item, const std::string& why, bool withheld)> error;
 };
 
 /// Grades items 0..count-1. Up to \p build_ahead items beyond those on a GPU are built ahead on

@@ -18,6 +18,10 @@ std::vector<std::string> split(std::string_view text, std::string_view separator
 /// \p parts joined with \p separator between them.
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
 
+/// \p word as one word for a POSIX shell: as it is when nothing in it is special, else in single
+/// quotes.
+std::string shell_quote(const std::string& word);
+
 /// Splits \p text into lines (without their line ends).
 std::vector<std::string> split_lines(std::string_view text);
 
