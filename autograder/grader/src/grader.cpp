@@ -11,9 +11,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -210,72 +211,171 @@ SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const
   return so;
 }
 
-/// The correctness of one lab: public tests, hidden tests (unless the public ones hung) and
-/// compute-sanitizer. Returns false when the tests say there is no CUDA device after all.
-bool check_lab(LabFacts& f, const LabRunContext& c) {
-  const std::vector<OpPlan> plans = lab_plans(c, f.lab);
-  const bool multi = plans.size() > 1;
+/// One process of the correctness phase: a public or hidden suite of one of a lab's operations,
+/// or one compute-sanitizer tool over an operation's public suite. Its result goes to
+/// LabFacts::tests, hidden or sanitizer at \p slot, so the lists keep the plans' order however
+/// the steps finish.
+struct CheckStep {
+  enum class Kind { kPublic, kHidden, kSanitizer };
+  Kind kind = Kind::kPublic;
+  std::size_t lab = 0;  ///< index into PreparedSubmission::labs
+  OpPlan plan;
+  std::string tool;  ///< kSanitizer: the tool
+  std::size_t slot = 0;
+};
+
+/// The first steps of a lab: its public suites.
+std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRunContext& c) {
   std::error_code ec;
   fs::create_directories(c.logs / f.lab, ec);
-
-  for (const OpPlan& plan : plans) {
-    if (!plan.public_tests) continue;
-    c.progress.line(fmt::format("{}{}: public tests ({})", c.tag, f.lab, plan.op));
-    f.tests.push_back(run_gtest_suite(suite_options(c, f.lab, plan, false)));
-    c.progress.line(fmt::format("{}{}: public tests {}", c.tag, f.lab, suite_line(f.tests.back())));
-  }
-  if (all_skipped_no_gpu(f.tests)) return false;
-  if (std::none_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }))
+  std::vector<CheckStep> steps;
+  for (const OpPlan& plan : lab_plans(c, f.lab))
+    if (plan.public_tests)
+      steps.push_back({CheckStep::Kind::kPublic, index, plan, "", steps.size()});
+  f.tests.resize(steps.size());
+  if (steps.empty())
     f.tests_skipped = "the course has no public test suite for this lab's operations";
+  return steps;
+}
 
+/// What follows a lab's public suites: its hidden suites (unless the public ones hung) and
+/// compute-sanitizer, one step per tool and tested operation.
+std::vector<CheckStep> follow_up_steps(std::size_t index, LabFacts& f, const LabRunContext& c) {
+  const std::vector<OpPlan> plans = lab_plans(c, f.lab);
+  std::vector<CheckStep> steps;
   f.hidden_exists =
       std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
-  LabState state = assess(f);
+  const LabState state = assess(f);
   if (f.hidden_exists && state.hung) {
     f.hidden_skipped = state.hung_why + "; the hidden tests were not run";
   } else {
-    for (const OpPlan& plan : plans) {
-      if (!plan.hidden_tests) continue;
-      c.progress.line(fmt::format("{}{}: hidden tests ({})", c.tag, f.lab, plan.op));
-      f.hidden.push_back(run_gtest_suite(suite_options(c, f.lab, plan, true)));
-      c.progress.line(
-          fmt::format("{}{}: hidden tests {}", c.tag, f.lab, suite_line(f.hidden.back())));
-    }
+    std::size_t slot = 0;
+    for (const OpPlan& plan : plans)
+      if (plan.hidden_tests) steps.push_back({CheckStep::Kind::kHidden, index, plan, "", slot++});
+    f.hidden.resize(slot);
   }
-
-  state = assess(f);
   if (state.hung) {
     f.sanitizer_skipped = state.hung_why;
   } else if (c.sanitizer.empty()) {
     f.sanitizer_skipped = "compute-sanitizer not found on the grading machine (a grading problem)";
   } else {
-    const Limits& limits = c.rubric.limits;
-    for (const std::string& tool : c.rubric.sanitizer.tools) {
-      for (const OpPlan& plan : plans) {
-        if (!plan.public_tests) continue;
-        c.progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", c.tag, f.lab, tool,
-                                    multi ? " (" + plan.op + ")" : ""));
-        SanitizerSpec spec;
-        spec.sanitizer = c.sanitizer;
-        spec.tool = tool;
-        spec.checker = c.p.course->manifest.checker(plan.op, false);
-        spec.args = lab_args(c, f.lab, plan);
-        spec.filter = c.rubric.sanitizer.filter_for(plan.op);
-        spec.env = c.env;
-        spec.runner_prefix = c.sandbox;
-        spec.timeout_s = limits.sanitizer_timeout_s;
-        spec.output_cap = limits.output_cap_bytes;
-        spec.log_file = c.logs / f.lab / (multi ? plan.op + "_" + tool + ".log" : tool + ".log");
-        SanitizerRun run = run_sanitizer(spec);
-        if (multi) run.op = plan.op;
-        c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
-                                    run.clean() ? " - clean" : "", run.seconds,
-                                    run.unconfined.empty() ? "" : "; " + run.unconfined));
-        f.sanitizer.push_back(std::move(run));
-      }
-    }
+    std::size_t slot = 0;
+    for (const std::string& tool : c.rubric.sanitizer.tools)
+      for (const OpPlan& plan : plans)
+        if (plan.public_tests)
+          steps.push_back({CheckStep::Kind::kSanitizer, index, plan, tool, slot++});
+    f.sanitizer.resize(slot);
   }
-  return true;
+  return steps;
+}
+
+/// Runs one step and stores its result in \p f.
+void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
+  const bool multi = lab_plans(c, f.lab).size() > 1;
+  if (step.kind != CheckStep::Kind::kSanitizer) {
+    const bool hidden = step.kind == CheckStep::Kind::kHidden;
+    const char* which = hidden ? "hidden" : "public";
+    c.progress.line(fmt::format("{}{}: {} tests ({})", c.tag, f.lab, which, step.plan.op));
+    SuiteRun run = run_gtest_suite(suite_options(c, f.lab, step.plan, hidden));
+    c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, which, suite_line(run)));
+    (hidden ? f.hidden : f.tests)[step.slot] = std::move(run);
+    return;
+  }
+  const Limits& limits = c.rubric.limits;
+  const std::string op = multi ? " (" + step.plan.op + ")" : "";
+  c.progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", c.tag, f.lab, step.tool, op));
+  SanitizerSpec spec;
+  spec.sanitizer = c.sanitizer;
+  spec.tool = step.tool;
+  spec.checker = c.p.course->manifest.checker(step.plan.op, false);
+  spec.args = lab_args(c, f.lab, step.plan);
+  spec.filter = c.rubric.sanitizer.filter_for(step.plan.op);
+  spec.env = c.env;
+  spec.runner_prefix = c.sandbox;
+  spec.timeout_s = limits.sanitizer_timeout_s;
+  spec.output_cap = limits.output_cap_bytes;
+  spec.log_file =
+      c.logs / f.lab / (multi ? step.plan.op + "_" + step.tool + ".log" : step.tool + ".log");
+  SanitizerRun run = run_sanitizer(spec);
+  if (multi) run.op = step.plan.op;
+  c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
+                              run.clean() ? " - clean" : "", run.seconds,
+                              run.unconfined.empty() ? "" : "; " + run.unconfined));
+  f.sanitizer[step.slot] = std::move(run);
+}
+
+/// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
+/// at once, of which at most parallel_labs public suites (the ones that may hold 2^31-element
+/// inputs). Labs with more operations start first, since their suites take longest; a lab's
+/// hidden suites and sanitizer runs queue as soon as its public suites have ended. Returns
+/// false when the tests say there is no CUDA device after all.
+bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
+                const LabRunContext& c) {
+  std::vector<std::size_t> order = runnable;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    const std::size_t na = lab_plans(c, p.labs[a].lab).size();
+    const std::size_t nb = lab_plans(c, p.labs[b].lab).size();
+    return na != nb ? na > nb : a > b;
+  });
+  std::deque<CheckStep> queue;
+  std::map<std::size_t, std::size_t> public_left;
+  for (std::size_t i : order) {
+    std::vector<CheckStep> steps = public_steps(i, p.labs[i], c);
+    public_left[i] = steps.size();
+    if (steps.empty())
+      for (CheckStep& s : follow_up_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
+    for (CheckStep& s : steps) queue.push_back(std::move(s));
+  }
+  const Limits& limits = c.rubric.limits;
+  const std::size_t max_public = static_cast<std::size_t>(std::max(1, limits.parallel_labs));
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t active = 0, active_public = 0;
+  bool no_cuda = false;
+  auto worker = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      std::deque<CheckStep>::iterator next;
+      changed.wait(lock, [&] {
+        next = std::find_if(queue.begin(), queue.end(), [&](const CheckStep& s) {
+          return s.kind != CheckStep::Kind::kPublic || active_public < max_public;
+        });
+        return no_cuda || next != queue.end() || (queue.empty() && active == 0);
+      });
+      if (no_cuda || next == queue.end()) break;
+      const CheckStep step = std::move(*next);
+      queue.erase(next);
+      const bool is_public = step.kind == CheckStep::Kind::kPublic;
+      ++active;
+      active_public += is_public ? 1 : 0;
+      lock.unlock();
+      run_step(step, p.labs[step.lab], c);
+      lock.lock();
+      --active;
+      active_public -= is_public ? 1 : 0;
+      LabFacts& f = p.labs[step.lab];
+      if (is_public && --public_left[step.lab] == 0) {
+        if (all_skipped_no_gpu(f.tests)) {
+          no_cuda = true;
+        } else {
+          // In front: a lab that has begun finishes before the next one starts its follow-ups.
+          std::vector<CheckStep> more = follow_up_steps(step.lab, f, c);
+          queue.insert(queue.begin(), std::make_move_iterator(more.begin()),
+                       std::make_move_iterator(more.end()));
+        }
+      }
+      changed.notify_all();
+    }
+    changed.notify_all();
+  };
+  const std::size_t threads = std::max<std::size_t>(
+      1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, limits.parallel_checks)),
+                               queue.size()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  return !no_cuda;
 }
 
 /// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.
@@ -658,8 +758,8 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   const Limits& limits = rubric.limits;
   std::error_code ec;
 
-  // Phase 1, correctness: the public and hidden tests and the sanitizer of up to
-  // rubric.limits.parallel_labs labs at once (they share the GPU; none of them is timed).
+  // Phase 1, correctness: the public and hidden tests and the sanitizer, several processes at
+  // once (they share the GPU; none of them is timed).
   std::vector<std::size_t> runnable;
   for (std::size_t i = 0; i < p.labs.size(); ++i) {
     LabFacts& f = p.labs[i];
@@ -668,22 +768,10 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   }
   const LabRunContext context{
       p, course, rubric, env, sanitizer, isolation.runner_prefix, o.out / "logs", tag, progress};
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> cuda_missing{false};
-  auto worker = [&] {
-    for (std::size_t k = next++; k < runnable.size(); k = next++) {
-      if (cuda_missing) return;
-      if (!check_lab(p.labs[runnable[k]], context)) cuda_missing = true;
-    }
-  };
-  const std::size_t threads =
-      std::min<std::size_t>(std::max(1, limits.parallel_labs), runnable.size());
+  bool cuda_missing = false;
   {
     const std::shared_lock<std::shared_mutex> sharing(gpu_lock(o.cuda_device));
-    std::vector<std::thread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-    for (std::thread& t : pool) t.join();
+    cuda_missing = !check_labs(p, runnable, context);
   }
   // From here the GPU is this submission's alone: reruns of skipped suites and the benchmark.
   const std::unique_lock<std::shared_mutex> alone(gpu_lock(o.cuda_device));
@@ -702,7 +790,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
         "the test binaries report \"no CUDA device\" although nvidia-smi "
         "lists a GPU: graded as without a GPU");
   }
-  if (threads > 1) {
+  if (limits.parallel_labs > 1 && runnable.size() > 1) {
     // A test that skipped itself (too little free device memory for 2^31 elements, say) may
     // only have met the other labs' tests: it runs again with the GPU to itself.
     for (std::size_t i : runnable) rerun_skipped_suites(p.labs[i], context);

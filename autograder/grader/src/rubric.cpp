@@ -123,7 +123,7 @@ Rubric parse_rubric(std::string_view text, const std::string& source_name) {
     r.only_keys(*t, "limits",
                 {"configure_timeout_s", "build_timeout_s", "test_timeout_s", "hidden_timeout_s",
                  "sanitizer_timeout_s", "bench_timeout_s", "output_cap_bytes", "max_restarts",
-                 "parallel_labs"});
+                 "parallel_labs", "parallel_checks"});
     Limits& l = rubric.limits;
     l.configure_timeout_s = r.number(*t, "limits", "configure_timeout_s", l.configure_timeout_s, 1);
     l.build_timeout_s = r.number(*t, "limits", "build_timeout_s", l.build_timeout_s, 1);
@@ -135,6 +135,8 @@ Rubric parse_rubric(std::string_view text, const std::string& source_name) {
         r.number(*t, "limits", "output_cap_bytes", static_cast<double>(l.output_cap_bytes), 1024));
     l.max_restarts = static_cast<int>(r.number(*t, "limits", "max_restarts", l.max_restarts, 0));
     l.parallel_labs = static_cast<int>(r.number(*t, "limits", "parallel_labs", l.parallel_labs, 1));
+    l.parallel_checks =
+        static_cast<int>(r.number(*t, "limits", "parallel_checks", l.parallel_checks, 1));
   }
   if (const toml::table* t = r.table(root, "top level", "sanitizer")) {
     r.only_keys(*t, "sanitizer", {"tools", "filter", "filters"});

@@ -41,8 +41,12 @@ struct Limits {
   double sanitizer_timeout_s = 300;                     ///< one compute-sanitizer run
   double bench_timeout_s = 300;                         ///< one benchmark run
   std::size_t output_cap_bytes = std::size_t{4} << 20;  ///< output kept per run; more is a flood
-  int max_restarts = 3;   ///< reruns of a test binary after a crash or a sticky CUDA error
-  int parallel_labs = 4;  ///< labs whose tests and sanitizer runs share the GPU at once
+  int max_restarts = 3;  ///< reruns of a test binary after a crash or a sticky CUDA error
+  /// Public test suites running at once (each may hold two copies of a 2^31-element input).
+  int parallel_labs = 4;
+  /// Processes of the correctness phase at once: hidden suites and sanitizer runs (small inputs)
+  /// fill the slots the public suites leave.
+  int parallel_checks = 8;
 };
 
 /// compute-sanitizer settings.

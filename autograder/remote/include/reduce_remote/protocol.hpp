@@ -18,7 +18,7 @@
 namespace reduce::remote {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 4;
+inline constexpr std::uint32_t kProtocolVersion = 5;
 
 /// What a lab entry point produces.
 enum class ResultKind : std::uint32_t {
@@ -78,8 +78,10 @@ enum class Command : std::uint32_t {
 inline constexpr std::uint32_t kPoisonOut = 1;  ///< the result slot
 inline constexpr std::uint32_t kPoisonAux = 2;  ///< the workspace (or old_values)
 
-/// Most inputs one kRun request rotates through.
-inline constexpr int kMaxInputs = 4;
+/// Most inputs one kRun request rotates through: enough distinct arrays that one timed request
+/// holds calls enough to make the request's own cost (a few hundred microseconds) small beside
+/// them.
+inline constexpr int kMaxInputs = 16;
 
 /// One request. For kRun, call k reads inputs[k % input_count]; before each call the runner
 /// poisons `out` and `aux` (0xFF bytes) when `poison` is set, then calls the lab on its own
