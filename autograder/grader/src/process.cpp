@@ -129,48 +129,60 @@ struct LiveChild {
   }
 };
 
-/// (pid, parent pid) of every process this user can see.
-std::vector<std::pair<pid_t, pid_t>> process_table() {
-  std::vector<std::pair<pid_t, pid_t>> table;
+/// The parent of \p pid from /proc/PID/stat, or -1 when it is gone.
+pid_t parent_of(const std::string& pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return -1;
+  const auto close = line.rfind(')');  // the command may hold spaces and parentheses
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(line.substr(close + 2));
+  char state = 0;
+  pid_t ppid = -1;
+  rest >> state >> ppid;
+  return ppid;
+}
+
+/// The pids of this process's children, as /proc lists them now.
+std::vector<pid_t> children() {
+  std::vector<pid_t> found;
   std::error_code ec;
-  for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || !std::isdigit(static_cast<unsigned char>(name[0]))) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string line;
-    if (!std::getline(stat, line)) continue;
-    const auto close = line.rfind(')');  // the command may hold spaces and parentheses
-    if (close == std::string::npos) continue;
-    std::istringstream rest(line.substr(close + 2));
-    char state = 0;
-    pid_t ppid = 0;
-    rest >> state >> ppid;
-    table.emplace_back(static_cast<pid_t>(std::stol(name)), ppid);
+    if (parent_of(name) == ::getpid()) found.push_back(static_cast<pid_t>(std::stol(name)));
   }
-  return table;
+  return found;
 }
 
 }  // namespace
 
-bool become_subreaper() { return ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0; }
+bool become_subreaper() {
+  return ::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0;
+}
 
 int kill_stray_processes() {
+  // One killer at a time: a stray is reaped only here, so a pid read below cannot be reaped and
+  // reused by a new child before this round waits for it.
+  static std::mutex killing;
+  const std::lock_guard<std::mutex> one_at_a_time(killing);
   int killed = 0;
   for (int round = 0; round < 20; ++round) {
-    std::set<pid_t> live;
+    std::vector<pid_t> strays;
+    const std::vector<pid_t> seen = children();
     {
+      // Checked again under the lock every fork holds until its child is registered: a child of
+      // run_process is in g_live by now, or already reaped and gone (its pid not ours any more).
       std::lock_guard<std::mutex> lock(g_live_mutex);
-      live = g_live;
+      for (pid_t pid : seen) {
+        if (g_live.count(pid) > 0 || parent_of(std::to_string(pid)) != ::getpid()) continue;
+        ::kill(pid, SIGKILL);  // killed children reparent theirs to us: the next round finds them
+        strays.push_back(pid);
+      }
     }
-    int found = 0;
-    for (const auto& [pid, ppid] : process_table()) {
-      if (ppid != ::getpid() || live.count(pid) > 0) continue;
-      ::kill(pid, SIGKILL);  // killed children reparent theirs to us: the next round finds them
-      ::waitpid(pid, nullptr, 0);
-      ++found;
-    }
-    if (found == 0) break;
-    killed += found;
+    for (pid_t pid : strays) ::waitpid(pid, nullptr, 0);
+    if (strays.empty()) break;
+    killed += static_cast<int>(strays.size());
   }
   return killed;
 }
@@ -277,7 +289,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
   ::fcntl(out_pipe[0], F_SETFL, ::fcntl(out_pipe[0], F_GETFL) | O_NONBLOCK);
 
   const double deadline = start + spec.timeout_s;
-  bool reaped = false;
+  bool reaped = false, lost = false;
   int status = 0;
   bool open = true;
   double drain_until = 0;  // after the child exits, read what is left for a moment
@@ -285,7 +297,8 @@ ProcessResult run_process(const ProcessSpec& spec) {
   while (true) {
     if (!reaped) {
       const pid_t w = ::waitpid(pid, &status, WNOHANG);
-      if (w == pid) {
+      if (w == pid || (w < 0 && errno == ECHILD)) {
+        lost = w != pid;  // reaped elsewhere: its exit status is unknown
         reaped = true;
         drain_until = now_seconds() + 0.5;
       }
@@ -328,7 +341,7 @@ ProcessResult run_process(const ProcessSpec& spec) {
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  if (result.timed_out || result.output_flood) {
+  if (result.timed_out || result.output_flood || lost) {
     result.exit_code = -1;
   } else if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);

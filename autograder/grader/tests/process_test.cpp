@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <thread>
+#include <vector>
 
 namespace reduce::grade {
 namespace {
@@ -71,6 +74,35 @@ TEST(Process, ChildExitingLeavesNothingBehind) {
   for (int i = 0; i < 50 && alive(background); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_FALSE(alive(background));
+}
+
+// Batch and check-planted grade several submissions at once: one submission's clean-up must
+// never take a process another thread has just started (it would wait for it until its time
+// limit, and report it as killed).
+TEST(Process, StrayKillerSparesChildrenOfOtherThreads) {
+  std::atomic<bool> done{false};
+  int strays = 0;
+  std::thread killer([&] {
+    while (!done) {
+      strays += kill_stray_processes();
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> graders;
+  for (int t = 0; t < 4; ++t) {
+    graders.emplace_back([&] {
+      for (int i = 0; i < 150; ++i) {
+        const ProcessResult r = sh("exit 7", 3);
+        if (r.exit_code != 7 || r.timed_out) ++wrong;
+      }
+    });
+  }
+  for (std::thread& g : graders) g.join();
+  done = true;
+  killer.join();
+  EXPECT_EQ(wrong.load(), 0) << "children of run_process were taken for strays";
+  EXPECT_EQ(strays, 0);
 }
 
 TEST(Process, OutputCapStopsYes) {
