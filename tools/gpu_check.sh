@@ -11,7 +11,8 @@
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"), TEST_EXCLUDE
 #        (ctest name regex left out of it),
-#        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_LABS (04,15:
+#        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_CHECKS ("8 16":
+#        the rubric's parallel_checks for each of those gradings), GRADE_LABS (04,15:
 #        grade only these), GRADE_STUBS (0: do not grade the untouched labs/),
 #        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
 #        PLANTED_GPUS (0,0,0: three cases at once on GPU 0, benchmarks one at a time),
@@ -154,9 +155,17 @@ fi
 if want grade; then
   # Gradings of the solutions: the first from an empty build folder (the wall time a student
   # waits), the next ones reuse it, so they time the tests, sanitizer and benchmarks alone.
+  checks=(${GRADE_CHECKS:-})
   for run in $(seq 1 "${GRADE_RUNS:-3}"); do
     t0=$(stamp)
-    "$G" grade solutions ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
+    rubric=autograder/rubric.toml
+    if [ -n "${checks[$((run - 1))]:-}" ]; then
+      rubric="$OUT/rubric$run.toml"
+      sed "s/^parallel_checks = [0-9]*/parallel_checks = ${checks[$((run - 1))]}/" \
+        autograder/rubric.toml >"$rubric"
+      note "grade run $run: parallel_checks = ${checks[$((run - 1))]}"
+    fi
+    "$G" --rubric "$rubric" grade solutions ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
       --build-dir "$BUILD-grade" --keep-build >"$OUT/grade$run.log" 2>&1
     note "grade solutions (run $run): rc=$? in $(( $(stamp) - t0 ))s: $(grep -E '^total' "$OUT/grade-solutions$run/summary.txt")"
     split_times "$OUT/grade$run.log"
@@ -172,7 +181,7 @@ fi
 
 # Every planted bug must get its expected grade and message.
 if want planted; then
-  sed 's/^test_timeout_s = 300/test_timeout_s = 60/' autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
+  sed -E "s/^(test|hidden|sanitizer)_timeout_s = 300/\1_timeout_s = 60/" autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
   "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} ${PLANTED_GPUS:+--gpus "$PLANTED_GPUS"} >"$OUT/planted.log" 2>&1
   note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"
 fi

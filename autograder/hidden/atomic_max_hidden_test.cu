@@ -141,16 +141,20 @@ TEST_F(HiddenAtomicMax, OneChainOfRaisesUnderContention) {
   }
   std::vector<float> zeros(n, -0.0f);
   zeros[n - 1] = 0.0f;
+  // Launches in sequence: 64 of them (each is one request to the lab's process).
+  const std::size_t chained = 64 * 4097 + 1;
+  std::vector<float> rising_chained(chained);
+  for (std::size_t i = 0; i < chained; ++i) rising_chained[i] = -static_cast<float>(chained - i);
   const struct {
     const char* name;
     const std::vector<float>* values;
     std::size_t per_launch;
   } cases[] = {{"rising values, one launch", &rising, ContractRunner::kOneLaunch},
-               {"rising values, launches of 4097", &rising, 4097},
+               {"rising values, launches of 4097", &rising_chained, 4097},
                {"falling values, one launch", &falling, ContractRunner::kOneLaunch},
                {"-0.0 everywhere, +0.0 last", &zeros, ContractRunner::kOneLaunch}};
   for (const auto& c : cases) {
-    SCOPED_TRACE(std::string(c.name) + ", n = " + std::to_string(n));
+    SCOPED_TRACE(std::string(c.name) + ", n = " + std::to_string(c.values->size()));
     float final = 0.0f;
     const std::vector<float> olds = runner().atomic_max(-kInf, *c.values, c.per_launch, &final);
     check_history(-kInf, *c.values, olds, final);

@@ -7,7 +7,7 @@
 // NaN > +inf > ... > +0.0 > -0.0 > ... > -inf; a NaN is stored as the canonical NaN 0x7FFFFFFF
 // and stays. The sequential tests launch one single-thread kernel per value, so the order of
 // the calls is known and every returned old value and the final value are checked exactly.
-// The contention tests launch 2^24 threads on one address and check what any correct atomic
+// The contention tests launch 2^22 threads on one address and check what any correct atomic
 // maximum must satisfy whatever the interleaving: the final value is the maximum of the start
 // value and all inputs; every returned value is the start value or one of the inputs and is
 // not above the final value; and every value the address held was replaced by a call that
@@ -200,7 +200,7 @@ class AtomicMaxContention : public AtomicMaxTest, public ::testing::WithParamInt
 
 TEST_P(AtomicMaxContention, MatchesSequentialMaximum) {
   const Mix mix = GetParam();
-  const std::size_t n = std::size_t{1} << 24;
+  const std::size_t n = std::size_t{1} << 22;  // four million threads on one address
   check_concurrent(runner(), make(mix, n, test_seed() + static_cast<int>(mix)));
 }
 

@@ -238,35 +238,39 @@ std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRun
   return steps;
 }
 
-/// What follows a lab's public suites: its hidden suites (unless the public ones hung) and
-/// compute-sanitizer, one step per tool and tested operation.
-std::vector<CheckStep> follow_up_steps(std::size_t index, LabFacts& f, const LabRunContext& c) {
+/// A lab's other steps, queued with its public suites: its hidden suites and compute-sanitizer,
+/// one step per tool and tested operation.
+std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunContext& c) {
   const std::vector<OpPlan> plans = lab_plans(c, f.lab);
   std::vector<CheckStep> steps;
   f.hidden_exists =
       std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
-  const LabState state = assess(f);
-  if (f.hidden_exists && state.hung) {
-    f.hidden_skipped = state.hung_why + "; the hidden tests were not run";
-  } else {
-    std::size_t slot = 0;
-    for (const OpPlan& plan : plans)
-      if (plan.hidden_tests) steps.push_back({CheckStep::Kind::kHidden, index, plan, "", slot++});
-    f.hidden.resize(slot);
-  }
-  if (state.hung) {
-    f.sanitizer_skipped = state.hung_why;
-  } else if (c.sanitizer.empty()) {
+  std::size_t slot = 0;
+  for (const OpPlan& plan : plans)
+    if (plan.hidden_tests) steps.push_back({CheckStep::Kind::kHidden, index, plan, "", slot++});
+  f.hidden.resize(slot);
+  if (c.sanitizer.empty()) {
     f.sanitizer_skipped = "compute-sanitizer not found on the grading machine (a grading problem)";
-  } else {
-    std::size_t slot = 0;
-    for (const std::string& tool : c.rubric.sanitizer.tools)
-      for (const OpPlan& plan : plans)
-        if (plan.public_tests)
-          steps.push_back({CheckStep::Kind::kSanitizer, index, plan, tool, slot++});
-    f.sanitizer.resize(slot);
+    return steps;
   }
+  slot = 0;
+  for (const std::string& tool : c.rubric.sanitizer.tools)
+    for (const OpPlan& plan : plans)
+      if (plan.public_tests)
+        steps.push_back({CheckStep::Kind::kSanitizer, index, plan, tool, slot++});
+  f.sanitizer.resize(slot);
   return steps;
+}
+
+/// A lab whose public suites hung gets no hidden or sanitizer result: the same code would hang
+/// there too, and a lab that hangs is not graded on what it did before.
+void drop_after_hang(LabFacts& f) {
+  const LabState state = assess(f);
+  if (!state.hung) return;
+  if (f.hidden_exists) f.hidden_skipped = state.hung_why + "; the hidden tests were not run";
+  f.hidden.clear();
+  f.sanitizer_skipped = state.hung_why;
+  f.sanitizer.clear();
 }
 
 /// Runs one step and stores its result in \p f.
@@ -306,26 +310,30 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
 
 /// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
 /// at once, of which at most parallel_labs public suites (the ones that may hold 2^31-element
-/// inputs). Labs with more operations start first, since their suites take longest; a lab's
-/// hidden suites and sanitizer runs queue as soon as its public suites have ended. Returns
-/// false when the tests say there is no CUDA device after all.
+/// inputs). Every step is queued at the start, the public suites first (labs with more
+/// operations, then serial-order labs, since their suites take longest), so that the hidden
+/// suites and the sanitizer runs fill the slots the public suites leave. A lab whose public
+/// suite hangs loses its queued steps. Returns false when the tests say there is no CUDA device
+/// after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
                 const LabRunContext& c) {
   std::vector<std::size_t> order = runnable;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    const std::size_t na = lab_plans(c, p.labs[a].lab).size();
-    const std::size_t nb = lab_plans(c, p.labs[b].lab).size();
-    return na != nb ? na > nb : a > b;
-  });
+  const auto weight = [&](std::size_t i) {
+    const CourseLab* cl = c.course.find(p.labs[i].lab);
+    const std::size_t ops = lab_plans(c, p.labs[i].lab).size();
+    return 2 * ops + (cl != nullptr && cl->order == "serial" ? 1 : 0);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return weight(a) > weight(b); });
   std::deque<CheckStep> queue;
   std::map<std::size_t, std::size_t> public_left;
   for (std::size_t i : order) {
     std::vector<CheckStep> steps = public_steps(i, p.labs[i], c);
     public_left[i] = steps.size();
-    if (steps.empty())
-      for (CheckStep& s : follow_up_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
     for (CheckStep& s : steps) queue.push_back(std::move(s));
   }
+  for (std::size_t i : order)
+    for (CheckStep& s : other_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
   const Limits& limits = c.rubric.limits;
   const std::size_t max_public = static_cast<std::size_t>(std::max(1, limits.parallel_labs));
   std::mutex mutex;
@@ -354,15 +362,12 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
       --active;
       active_public -= is_public ? 1 : 0;
       LabFacts& f = p.labs[step.lab];
-      if (is_public && --public_left[step.lab] == 0) {
-        if (all_skipped_no_gpu(f.tests)) {
-          no_cuda = true;
-        } else {
-          // In front: a lab that has begun finishes before the next one starts its follow-ups.
-          std::vector<CheckStep> more = follow_up_steps(step.lab, f, c);
-          queue.insert(queue.begin(), std::make_move_iterator(more.begin()),
-                       std::make_move_iterator(more.end()));
-        }
+      if (is_public) {
+        if (--public_left[step.lab] == 0 && all_skipped_no_gpu(f.tests)) no_cuda = true;
+        if (assess(f).hung)  // its other steps would hang as well: not started
+          queue.erase(std::remove_if(queue.begin(), queue.end(),
+                                     [&](const CheckStep& s) { return s.lab == step.lab; }),
+                      queue.end());
       }
       changed.notify_all();
     }
@@ -375,6 +380,7 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+  for (std::size_t i : order) drop_after_hang(p.labs[i]);
   return !no_cuda;
 }
 
