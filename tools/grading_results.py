@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Keeps the grader's measured runs in docs/results/grading.json and writes the paragraphs of
+docs/grader.md that quote them (between <!-- grading:begin --> and <!-- grading:end -->, and
+<!-- planted:begin --> and <!-- planted:end -->).
+
+  tools/grading_results.py add-grade OUT/gradeN.log OUT/grade-solutionsN/report.json \
+      --commit SHA [--parallel-checks 8] [--note TEXT]
+  tools/grading_results.py add-planted OUT/planted.log OUT/planted --commit SHA
+  tools/grading_results.py render
+
+A grade log is reduce-grade's terminal output (timestamped progress lines); a run cut off before
+its report was written is recorded from the log alone, with its phases so far.
+"""
+import argparse
+import json
+import pathlib
+import re
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "docs" / "results" / "grading.json"
+DOC = ROOT / "docs" / "grader.md"
+STAMP = re.compile(r"^\[\s*([0-9.]+)s\] (.*)$")
+
+
+def load():
+    return json.loads(RESULTS.read_text()) if RESULTS.exists() else {"grades": [], "planted": []}
+
+
+def save(data):
+    RESULTS.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def phases(log_text):
+    """Seconds of build, tests + sanitizer and benchmark from a grade log (None: not reached)."""
+    built = bench = end = None
+    for line in log_text.splitlines():
+        m = STAMP.match(line)
+        if not m:
+            continue
+        t, text = float(m.group(1)), m.group(2)
+        end = t
+        if "build finished in" in text and built is None:
+            built = t
+        if text.startswith("benchmark of"):
+            bench = t
+    report_seen = "reports:" in log_text
+    return {
+        "build_s": built,
+        "tests_sanitizer_s": None if bench is None or built is None else round(bench - built, 1),
+        "benchmark_s": None if bench is None or not report_seen else round(end - bench, 1),
+    }
+
+
+def add_grade(args):
+    log = pathlib.Path(args.log).read_text(errors="replace")
+    run = {"commit": args.commit, "parallel_checks": args.parallel_checks, "note": args.note}
+    run.update(phases(log))
+    report_path = pathlib.Path(args.report)
+    if report_path.exists():
+        report = json.loads(report_path.read_text())
+        run.update(gpu=report["gpu"], date=report["started_at"], seconds=report["seconds"],
+                   score=report["score"], max_score=report["max_score"],
+                   ceiling_gbps=report["ceiling_gbps"], isolation=report["isolation"].split(":")[0])
+        run["labs"] = {
+            lab["lab"]: {"score": lab["score"],
+                         "fraction": lab["performance"].get("fraction"),
+                         "threshold": lab["performance"].get("threshold")}
+            for lab in report["labs"]
+        }
+    else:
+        run.update(gpu=args.gpu, date=args.date, seconds=None, score=None)
+    data = load()
+    data["grades"].append(run)
+    save(data)
+
+
+def add_planted(args):
+    log = pathlib.Path(args.log).read_text(errors="replace")
+    folder = pathlib.Path(args.folder)
+    verdicts = {}
+    for line in log.splitlines():
+        m = STAMP.match(line)
+        if m and re.fullmatch(r"[a-z0-9_]+: (ok|FAIL.*)", m.group(2)):
+            case, verdict = m.group(2).split(": ", 1)
+            verdicts[case] = "ok" if verdict == "ok" else verdict
+    cases = []
+    for case, verdict in sorted(verdicts.items()):
+        report = folder / case / "report.json"
+        points = None
+        if report.exists():
+            labs = json.loads(report.read_text()).get("labs", [])
+            points = sum(lab["score"] for lab in labs) if labs else 0
+        cases.append({"case": case, "points": points, "verdict": verdict})
+    gpu = re.search(r"GPU (NVIDIA[^\n,]*)", log)
+    data = load()
+    data["planted"].append({"commit": args.commit, "gpu": gpu.group(1).strip() if gpu else args.gpu,
+                            "date": args.date, "cases": cases})
+    save(data)
+
+
+def replace_block(text, name, body):
+    begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body}\n{end}{tail}"
+
+
+def render(_args):
+    data = load()
+    rows = ["| date | GPU | commit | processes at once | score | build s | tests + sanitizer s "
+            "| benchmark s | total s |",
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for g in data["grades"]:
+        def cell(v):
+            return "-" if v is None else f"{v:g}"
+        score = "cut off" if g.get("score") is None else f"{g['score']:g}/{g['max_score']:g}"
+        rows.append(f"| {g['date'][:10]} | {g['gpu']} | {g['commit'][:7]} | {g['parallel_checks']} "
+                    f"| {score} | {cell(g['build_s'])} | {cell(g['tests_sanitizer_s'])} "
+                    f"| {cell(g['benchmark_s'])} | {cell(g.get('seconds'))} |")
+    notes = [f"- {g['commit'][:7]}, {g['parallel_checks']} at once: {g['note']}"
+             for g in data["grades"] if g.get("note")]
+    grading = "\n".join(rows + ([""] + notes if notes else []))
+    planted_rows = []
+    for p in data["planted"]:
+        ok = sum(1 for c in p["cases"] if c["verdict"] == "ok")
+        planted_rows.append(f"- {p['date']}, {p['gpu']}, commit {p['commit'][:7]}: {ok} of "
+                            f"{len(p['cases'])} cases met their expectation "
+                            f"({', '.join(c['case'] for c in p['cases'])}).")
+    text = DOC.read_text()
+    text = replace_block(text, "grading", grading)
+    text = replace_block(text, "planted", "\n".join(planted_rows))
+    DOC.write_text(text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("add-grade")
+    g.add_argument("log")
+    g.add_argument("report")
+    g.add_argument("--commit", required=True)
+    g.add_argument("--parallel-checks", type=int, default=8)
+    g.add_argument("--note", default="")
+    g.add_argument("--gpu", default="")
+    g.add_argument("--date", default="")
+    g.set_defaults(run=add_grade)
+    p = sub.add_parser("add-planted")
+    p.add_argument("log")
+    p.add_argument("folder")
+    p.add_argument("--commit", required=True)
+    p.add_argument("--gpu", default="")
+    p.add_argument("--date", required=True)
+    p.set_defaults(run=add_planted)
+    r = sub.add_parser("render")
+    r.set_defaults(run=render)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
