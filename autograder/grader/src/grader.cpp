@@ -719,96 +719,119 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
   return p;
 }
 
-GradeReport finish_submission(PreparedSubmission& p, const Course& course, const Rubric& rubric,
-                              const GpuProbe& gpu_probe, Progress& progress) {
-  const GradeOptions& o = p.options;
-  const std::string tag = o.label.empty() ? "" : o.label + ": ";
+namespace {
+
+/// What the steps of finish_submission() share.
+struct GradeRun {
+  PreparedSubmission& p;
+  const Course& course;
+  const Rubric& rubric;
+  Progress& progress;
+  std::string tag;   ///< "<label>: " in front of every progress line
+  bool gpu = false;  ///< tests and benchmarks run (a GPU answered and --no-gpu is off)
   GradeReport report;
-  report.grader_version = grader_version();
-  report.submission = p.tree.string();
-  report.course_root = course.root.string();
-  report.rubric = rubric.source.string();
-  report.seed = p.seed;
-  report.started_at = p.started_at;
-  report.labs_requested = o.labs;
-  report.messages = p.messages;
-  bool gpu = gpu_probe.present && !o.no_gpu;
-  report.gpu = gpu ? gpu_probe.name : "";
+};
+
+/// The report's header: what is graded, with what, when.
+void start_report(GradeRun& g, const GpuProbe& gpu_probe) {
+  const GradeOptions& o = g.p.options;
+  GradeReport& r = g.report;
+  r.grader_version = grader_version();
+  r.submission = g.p.tree.string();
+  r.course_root = g.course.root.string();
+  r.rubric = g.rubric.source.string();
+  r.seed = g.p.seed;
+  r.started_at = g.p.started_at;
+  r.labs_requested = o.labs;
+  r.messages = g.p.messages;
+  g.gpu = gpu_probe.present && !o.no_gpu;
+  r.gpu = g.gpu ? gpu_probe.name : "";
   // The checkers are the course's: they must be the files built (a submission graded before
   // this one could have written them).
-  if (gpu) {
-    if (const std::string changed = p.course->changes(); !changed.empty())
+  if (g.gpu) {
+    if (const std::string changed = g.p.course->changes(); !changed.empty())
       throw ConfigError("the course's binaries changed after they were built (" + changed +
                         "): nothing was graded; grade again with a fresh course build");
   }
-  // The lab's process (runner) sees none of the course but what it needs to run, and no report.
-  std::error_code ec0;
-  fs::create_directories(o.out / "logs", ec0);
-  std::vector<fs::path> guarded = {course.root, fs::absolute(o.out, ec0), p.build_dir,
-                                   p.course->dir};
-  for (const fs::path& dir : o.protected_dirs) guarded.push_back(fs::absolute(dir, ec0));
+}
+
+/// Step "isolate": the lab's process (runner) sees none of the course but what it needs to run,
+/// and no report.
+Isolation isolate(GradeRun& g) {
+  const GradeOptions& o = g.p.options;
+  std::error_code ec;
+  fs::create_directories(o.out / "logs", ec);
+  std::vector<fs::path> guarded = {g.course.root, fs::absolute(o.out, ec), g.p.build_dir,
+                                   g.p.course->dir};
+  for (const fs::path& dir : o.protected_dirs) guarded.push_back(fs::absolute(dir, ec));
+  const fs::path& runner = g.p.course->manifest.runner;
   const Isolation isolation =
-      gpu ? detect_isolation(guarded,
-                             {p.course->manifest.runner, p.course->dir / "lib", p.build_dir / "lib",
-                              p.build_dir / "submission" / "lib"},
-                             {fs::absolute(o.out / "logs", ec0)}, p.course->manifest.runner)
-          : Isolation{false, "not needed: no lab code ran", {}, {}};
-  report.isolation = isolation.description;
-  progress.line(tag + "isolation of the lab's process: " + isolation.description);
+      g.gpu ? detect_isolation(guarded,
+                               {runner, g.p.course->dir / "lib", g.p.build_dir / "lib",
+                                g.p.build_dir / "submission" / "lib"},
+                               {fs::absolute(o.out / "logs", ec)}, runner)
+            : Isolation{false, "not needed: no lab code ran", {}, {}};
+  g.report.isolation = isolation.description;
+  g.progress.line(g.tag + "isolation of the lab's process: " + isolation.description);
+  return isolation;
+}
+
+/// Steps "test", "hidden" and "sanitize", several processes at once (they share the GPU; none of
+/// them is timed). Returns the labs that ran; none when CUDA turned out to be missing.
+std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isolation) {
+  const GradeOptions& o = g.p.options;
   // The seed reaches the checkers only: the lab's runner gets a clean environment.
   std::vector<std::pair<std::string, std::string>> env = isolation.runner_env();
-  env.emplace_back("REDUCE_SEED", std::to_string(p.seed));
+  env.emplace_back("REDUCE_SEED", std::to_string(g.p.seed));
   env.emplace_back("REDUCE_CALL_TIMEOUT_S", "60");
   if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
-  const fs::path sanitizer = gpu ? find_compute_sanitizer() : fs::path();
-  const Limits& limits = rubric.limits;
-  std::error_code ec;
-
-  // Phase 1, correctness: the public and hidden tests and the sanitizer, several processes at
-  // once (they share the GPU; none of them is timed).
+  const fs::path sanitizer = g.gpu ? find_compute_sanitizer() : fs::path();
   std::vector<std::size_t> runnable;
-  for (std::size_t i = 0; i < p.labs.size(); ++i) {
-    LabFacts& f = p.labs[i];
-    f.gpu = gpu;
-    if (gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
+  for (std::size_t i = 0; i < g.p.labs.size(); ++i) {
+    LabFacts& f = g.p.labs[i];
+    f.gpu = g.gpu;
+    if (g.gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
   }
   const LabRunContext context{
-      p, course, rubric, env, sanitizer, isolation.runner_prefix, o.out / "logs", tag, progress};
+      g.p,   g.course,  g.rubric, env, sanitizer, isolation.runner_prefix, o.out / "logs",
+      g.tag, g.progress};
   bool cuda_missing = false;
   {
     const std::shared_lock<std::shared_mutex> sharing(gpu_lock(o.cuda_device));
-    cuda_missing = !check_labs(p, runnable, context);
+    cuda_missing = !check_labs(g.p, runnable, context);
   }
-  // From here the GPU is this submission's alone: reruns of skipped suites and the benchmark.
   const std::unique_lock<std::shared_mutex> alone(gpu_lock(o.cuda_device));
   if (cuda_missing) {
     // nvidia-smi saw a GPU but CUDA does not: grade as without a GPU.
-    gpu = false;
-    for (LabFacts& f : p.labs) {
+    g.gpu = false;
+    for (LabFacts& f : g.p.labs) {
       f.tests.clear();
       f.hidden.clear();
       f.sanitizer.clear();
       f.hidden_skipped.clear();
       f.sanitizer_skipped.clear();
     }
-    runnable.clear();
-    report.messages.push_back(
+    g.report.messages.push_back(
         "the test binaries report \"no CUDA device\" although nvidia-smi "
         "lists a GPU: graded as without a GPU");
+    return {};
   }
-  if (limits.parallel_labs > 1 && runnable.size() > 1) {
+  if (g.rubric.limits.parallel_labs > 1 && runnable.size() > 1) {
     // A test that skipped itself (too little free device memory for 2^31 elements, say) may
     // only have met the other labs' tests: it runs again with the GPU to itself.
-    for (std::size_t i : runnable) rerun_skipped_suites(p.labs[i], context);
+    for (std::size_t i : runnable) rerun_skipped_suites(g.p.labs[i], context);
   }
+  return runnable;
+}
 
-  // Phase 2, performance: one benchmark process for every lab that passed its tests, alone on
-  // the GPU; a lab that got no result there (the process died in another lab's code) alone.
+/// The labs of \p runnable that earn a benchmark; the others get the reason in perf_skipped.
+std::vector<BenchTarget> bench_targets(GradeRun& g, const std::vector<std::size_t>& runnable) {
   std::vector<BenchTarget> targets;
   for (std::size_t i : runnable) {
-    LabFacts& f = p.labs[i];
-    const CourseLab* cl = course.find(f.lab);
-    const std::vector<OpPlan> plans = cl != nullptr ? plan_ops(course, *cl) : std::vector<OpPlan>{};
+    LabFacts& f = g.p.labs[i];
+    const CourseLab* cl = g.course.find(f.lab);
+    const std::vector<OpPlan> plans =
+        cl != nullptr ? plan_ops(g.course, *cl) : std::vector<OpPlan>{};
     const LabState state = assess(f);
     if (std::none_of(plans.begin(), plans.end(),
                      [](const OpPlan& pl) { return !pl.bench_op.empty(); })) {
@@ -817,59 +840,78 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
       f.perf_skipped = state.hung_why;
     } else if (state.tests_failed) {
       f.perf_skipped = "the lab fails tests, so the benchmark was not run";
-    } else if (!p.build.benchmark_ok) {
+    } else if (!g.p.build.benchmark_ok) {
       f.perf_skipped =
-          "the benchmark did not build (a grading problem): " + p.build.benchmark_problem;
+          "the benchmark did not build (a grading problem): " + g.p.build.benchmark_problem;
     } else {
       targets.push_back({f.lab, plans});
     }
   }
-  if (!targets.empty()) {
-    progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", tag, targets.size(),
-                              rubric.performance.size));
-    std::map<std::string, PerfFacts> perf =
-        run_benchmarks(p.course->manifest, p.build.manifest, targets, rubric, p.seed,
-                       o.out / "logs" / "benchmark", isolation, o.cuda_device);
-    for (const BenchTarget& target : targets) {
-      LabFacts& f = *std::find_if(p.labs.begin(), p.labs.end(),
-                                  [&](const LabFacts& l) { return l.lab == target.lab; });
-      f.perf = perf[target.lab];
-      if (!f.perf.ran && targets.size() > 1) {
-        progress.line(fmt::format("{}{}: benchmark again, alone", tag, f.lab));
-        f.perf = run_benchmark(p.course->manifest, p.build.manifest, f.lab, target.plans, rubric,
-                               p.seed, o.out / "logs" / f.lab, isolation, o.cuda_device);
-      }
-      if (f.perf.ran) {
-        const LabRubric* lr = rubric.find(f.lab);
-        progress.line(fmt::format("{}{}: {} GB/s = {} of the ceiling {} GB/s (threshold {}){}", tag,
-                                  f.lab, fixed(f.perf.gbps, 1), fraction_text(f.perf.fraction),
-                                  fixed(f.perf.ceiling_gbps, 1),
+  return targets;
+}
+
+/// Step "benchmark": one process for every lab that passed its tests, alone on the GPU; a lab
+/// that got no result there (the process died in another lab's code) again, alone.
+void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
+                    const Isolation& isolation) {
+  const std::vector<BenchTarget> targets = bench_targets(g, runnable);
+  if (targets.empty()) return;
+  const GradeOptions& o = g.p.options;
+  const std::unique_lock<std::shared_mutex> alone(gpu_lock(o.cuda_device));
+  g.progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", g.tag, targets.size(),
+                              g.rubric.performance.size));
+  std::map<std::string, PerfFacts> perf =
+      run_benchmarks(g.p.course->manifest, g.p.build.manifest, targets, g.rubric, g.p.seed,
+                     o.out / "logs" / "benchmark", isolation, o.cuda_device);
+  for (const BenchTarget& target : targets) {
+    LabFacts& f = *std::find_if(g.p.labs.begin(), g.p.labs.end(),
+                                [&](const LabFacts& l) { return l.lab == target.lab; });
+    f.perf = perf[target.lab];
+    if (!f.perf.ran && targets.size() > 1) {
+      g.progress.line(fmt::format("{}{}: benchmark again, alone", g.tag, f.lab));
+      f.perf = run_benchmark(g.p.course->manifest, g.p.build.manifest, f.lab, target.plans,
+                             g.rubric, g.p.seed, o.out / "logs" / f.lab, isolation, o.cuda_device);
+    }
+    if (f.perf.ran) {
+      const LabRubric* lr = g.rubric.find(f.lab);
+      g.progress.line(fmt::format("{}{}: {} GB/s = {} of the ceiling {} GB/s (threshold {}){}",
+                                  g.tag, f.lab, fixed(f.perf.gbps, 1),
+                                  fraction_text(f.perf.fraction), fixed(f.perf.ceiling_gbps, 1),
                                   lr ? fraction_text(lr->threshold) : "-",
                                   target.plans.size() > 1 ? "; " + f.perf.detail : ""));
-      } else {
-        progress.line(fmt::format("{}{}: benchmark: {}", tag, f.lab, clip(f.perf.problem, 1, 200)));
-      }
-      if (report.ceiling_gbps <= 0 && f.perf.ran) report.ceiling_gbps = f.perf.ceiling_gbps;
+    } else {
+      g.progress.line(
+          fmt::format("{}{}: benchmark: {}", g.tag, f.lab, clip(f.perf.problem, 1, 200)));
     }
+    if (g.report.ceiling_gbps <= 0 && f.perf.ran) g.report.ceiling_gbps = f.perf.ceiling_gbps;
   }
+}
 
-  // Nothing the submission started may outlive its grading, or touch the reports below.
+/// Nothing the submission started may outlive its grading, or touch the reports; a grade whose
+/// checkers changed under it is withheld.
+void end_submission_processes(GradeRun& g) {
   if (const int strays = kill_stray_processes(); strays > 0) {
-    report.messages.push_back(fmt::format(
+    g.report.messages.push_back(fmt::format(
         "{} process(es) the submission left running were killed before the reports were "
         "written",
         strays));
-    progress.line(tag + report.messages.back());
+    g.progress.line(g.tag + g.report.messages.back());
   }
-  if (gpu) {
-    if (const std::string changed = p.course->changes(); !changed.empty())
+  if (g.gpu) {
+    if (const std::string changed = g.p.course->changes(); !changed.empty())
       throw SubmissionVoid("the course's binaries changed while this submission's code ran (" +
                            changed + "): no grade can be trusted, so none is given");
   }
-  report.gpu_available = gpu;
-  if (!gpu) {
-    report.gpu.clear();
-    report.messages.push_back(
+}
+
+/// Step "score": every lab's points from its facts and its rubric entry.
+void score_labs(GradeRun& g, const GpuProbe& gpu_probe) {
+  const GradeOptions& o = g.p.options;
+  GradeReport& r = g.report;
+  r.gpu_available = g.gpu;
+  if (!g.gpu) {
+    r.gpu.clear();
+    r.messages.push_back(
         "no GPU (" +
         (o.no_gpu                   ? std::string("--no-gpu")
          : gpu_probe.detail.empty() ? "no CUDA device"
@@ -877,56 +919,74 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
         "): correctness and timing need a GPU. The labs were built and given build points only; "
         "tests, sanitizer and benchmark were not run (exit code 3).");
   }
-  for (LabFacts& f : p.labs) {
-    f.gpu = gpu;
+  for (LabFacts& f : g.p.labs) {
+    f.gpu = g.gpu;
     LabReport lab;
     lab.facts = f;
-    const LabRubric* lr = rubric.find(f.lab);
+    const LabRubric* lr = g.rubric.find(f.lab);
     LabRubric fallback;
     fallback.lab = f.lab;
-    fallback.points = rubric.default_points;
+    fallback.points = g.rubric.default_points;
     if (lr == nullptr) {
-      report.messages.push_back("lab " + f.lab +
-                                " has no rubric entry: default points, no threshold");
+      r.messages.push_back("lab " + f.lab + " has no rubric entry: default points, no threshold");
       lr = &fallback;
     }
     lab.threshold = lr->threshold;
     lab.floor = lr->floor;
-    lab.score = score_lab(f, *lr, rubric);
-    report.labs.push_back(std::move(lab));
+    lab.score = score_lab(f, *lr, g.rubric);
+    r.labs.push_back(std::move(lab));
   }
-  report.total();
-  report.pass_mark = o.pass_mark.value_or(rubric.pass_mark);
-  if (!p.build.configured && !p.build.configure_problem.empty() &&
-      p.build.configure_problem != "no labs to build") {
-    report.exit_code = kExitUsage;
-  } else if (!gpu) {
-    report.exit_code = kExitNoGpu;
+  r.total();
+  r.pass_mark = o.pass_mark.value_or(g.rubric.pass_mark);
+  if (!g.p.build.configured && !g.p.build.configure_problem.empty() &&
+      g.p.build.configure_problem != "no labs to build") {
+    r.exit_code = kExitUsage;
+  } else if (!g.gpu) {
+    r.exit_code = kExitNoGpu;
   } else {
-    const double percent = report.max_score > 0 ? 100.0 * report.score / report.max_score : 0;
-    report.exit_code = percent + 1e-9 >= report.pass_mark ? kExitGraded : kExitBelowPass;
+    const double percent = r.max_score > 0 ? 100.0 * r.score / r.max_score : 0;
+    r.exit_code = percent + 1e-9 >= r.pass_mark ? kExitGraded : kExitBelowPass;
   }
-  std::string labs_arg;
-  for (const std::string& lab : o.labs) labs_arg += (labs_arg.empty() ? "" : ",") + lab;
-  report.reproduce = fmt::format("reduce-grade grade {} --labs {} --seed {}",
-                                 shell_quote(report.submission), labs_arg, p.seed);
-  report.seconds = now_seconds() - p.started;
+}
+
+/// Step "report": the report files, the terminal summary, and the build folder's clean-up.
+void write_submission_reports(GradeRun& g) {
+  const GradeOptions& o = g.p.options;
+  GradeReport& r = g.report;
+  r.reproduce = fmt::format("reduce-grade grade {} --labs {} --seed {}", shell_quote(r.submission),
+                            join(o.labs, ","), g.p.seed);
+  r.seconds = now_seconds() - g.p.started;
   try {
-    write_reports(report, o.out);
+    write_reports(r, o.out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "reduce-grade: cannot write the reports: %s\n", e.what());
-    report.exit_code = kExitUsage;
+    r.exit_code = kExitUsage;
   }
   if (o.print_summary) {
-    std::fputs(("\n" + summary_text(report)).c_str(), stdout);
+    std::fputs(("\n" + summary_text(r)).c_str(), stdout);
     std::fflush(stdout);
   }
-  if (p.temporary_build && !o.keep_build) {
-    remove_all_quietly(p.build_dir);
-  } else if (!p.build_dir.empty()) {
-    progress.line(tag + "build folder kept: " + p.build_dir.string());
+  if (g.p.temporary_build && !o.keep_build) {
+    remove_all_quietly(g.p.build_dir);
+  } else if (!g.p.build_dir.empty()) {
+    g.progress.line(g.tag + "build folder kept: " + g.p.build_dir.string());
   }
-  return report;
+}
+
+}  // namespace
+
+GradeReport finish_submission(PreparedSubmission& p, const Course& course, const Rubric& rubric,
+                              const GpuProbe& gpu_probe, Progress& progress) {
+  const std::string tag = p.options.label.empty() ? "" : p.options.label + ": ";
+  GradeRun g{p, course, rubric, progress, tag, false, {}};
+  start_report(g, gpu_probe);
+  const Isolation isolation = isolate(g);
+  const std::vector<std::size_t> runnable = check_runnable_labs(g, isolation);
+  benchmark_labs(g, runnable, isolation);
+  end_submission_processes(g);
+  score_labs(g, gpu_probe);
+  write_submission_reports(g);
+  return g.report;
 }
 
 GradeReport grade_submission(const Course& course, const Rubric& rubric,
