@@ -55,10 +55,9 @@ Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_fo
 
 }  // namespace
 
-int cmd_grade(const Common& common, const std::string& submission, const std::string& labs_spec,
-              std::optional<std::uint64_t> seed, const std::string& out, int jobs,
-              std::optional<double> pass_mark, const std::string& build_dir, bool keep_build,
-              bool no_gpu, const std::vector<std::string>& cmake_args) {
+int cmd_grade(const Common& common, const GradeArgs& a) {
+  const auto& [submission, labs_spec, seed, out, jobs, pass_mark, build_dir, keep_build, no_gpu,
+               cmake_args] = a;
   rg::Course course = rg::load_course(rg::find_course_root(common.root));
   const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
   const Loaded l = load(common, labs);
@@ -255,9 +254,8 @@ int cmd_release(const Common& common, const std::string& out_dir) {
   return rg::kExitGraded;
 }
 
-int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
-                  const std::string& out, int jobs, bool keep_build,
-                  const std::vector<std::string>& cmake_args) {
+int cmd_calibrate(const Common& common, const CalibrateArgs& a) {
+  const auto& [runs, labs_spec, out, jobs, keep_build, cmake_args] = a;
   rg::Course course = rg::load_course(rg::find_course_root(common.root));
   const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
   const Loaded l = load(common, labs);
@@ -351,11 +349,9 @@ int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
   return below ? rg::kExitBelowPass : rg::kExitGraded;
 }
 
-int cmd_check_planted(const Common& common, const std::string& dir, const std::string& cases_spec,
-                      const std::string& out, int jobs, std::optional<std::uint64_t> seed,
-                      bool no_gpu, bool require_gpu, int build_ahead,
-                      const std::vector<std::string>& gpus,
-                      const std::vector<std::string>& cmake_args) {
+int cmd_check_planted(const Common& common, const PlantedArgs& a) {
+  const auto& [dir, cases_spec, out, jobs, seed, no_gpu, require_gpu, build_ahead, gpus,
+               cmake_args] = a;
   const Loaded l = load(common);
   if (require_gpu && !rg::probe_gpu().present) {
     std::printf("check-planted: no GPU here (--require-gpu): nothing checked\n");

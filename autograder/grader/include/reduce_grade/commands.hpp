@@ -44,11 +44,46 @@ struct SlurmArgs {
   std::vector<std::string> cmake_args;      ///< --cmake-arg
 };
 
+/// What `grade` was asked.
+struct GradeArgs {
+  std::string submission;               ///< the submission (empty: the course's labs/)
+  std::string labs_spec;                ///< --labs
+  std::optional<std::uint64_t> seed;    ///< --seed
+  std::string out = "grade-out";        ///< --out
+  int jobs = 0;                         ///< -j
+  std::optional<double> pass_mark;      ///< --pass-mark (default: the rubric's)
+  std::string build_dir;                ///< --build-dir (default: a temporary one)
+  bool keep_build = false;              ///< --keep-build
+  bool no_gpu = false;                  ///< --no-gpu
+  std::vector<std::string> cmake_args;  ///< --cmake-arg
+};
+
+/// What `calibrate` was asked.
+struct CalibrateArgs {
+  int runs = 3;                         ///< --runs: benchmark runs per lab
+  std::string labs_spec;                ///< --labs
+  std::string out = "calibrate-out";    ///< --out
+  int jobs = 0;                         ///< -j
+  bool keep_build = false;              ///< --keep-build
+  std::vector<std::string> cmake_args;  ///< --cmake-arg
+};
+
+/// What `check-planted` was asked.
+struct PlantedArgs {
+  std::string dir;                      ///< the corpus (empty: the course's)
+  std::string cases_spec;               ///< --cases
+  std::string out = "planted-out";      ///< --out
+  int jobs = 0;                         ///< -j
+  std::optional<std::uint64_t> seed;    ///< --seed
+  bool no_gpu = false;                  ///< --no-gpu: only the cases that need none
+  bool require_gpu = false;             ///< --require-gpu: exit 3 at once without a GPU
+  int build_ahead = 1;                  ///< --build-ahead
+  std::vector<std::string> gpus;        ///< --gpus: one case on each at once
+  std::vector<std::string> cmake_args;  ///< --cmake-arg
+};
+
 /// `grade`: one submission.
-int cmd_grade(const Common& common, const std::string& submission, const std::string& labs_spec,
-              std::optional<std::uint64_t> seed, const std::string& out, int jobs,
-              std::optional<double> pass_mark, const std::string& build_dir, bool keep_build,
-              bool no_gpu, const std::vector<std::string>& cmake_args);
+int cmd_grade(const Common& common, const GradeArgs& a);
 
 /// `batch`: every subfolder of a folder, one student each.
 int cmd_batch(const Common& common, const BatchArgs& a);
@@ -63,15 +98,9 @@ int cmd_merge(const std::string& out);
 int cmd_release(const Common& common, const std::string& out_dir);
 
 /// `calibrate`: the reference solutions' fractions of the ceiling.
-int cmd_calibrate(const Common& common, int runs, const std::string& labs_spec,
-                  const std::string& out, int jobs, bool keep_build,
-                  const std::vector<std::string>& cmake_args);
+int cmd_calibrate(const Common& common, const CalibrateArgs& a);
 
 /// `check-planted`: the planted-bug corpus against its expectations.
-int cmd_check_planted(const Common& common, const std::string& dir, const std::string& cases_spec,
-                      const std::string& out, int jobs, std::optional<std::uint64_t> seed,
-                      bool no_gpu, bool require_gpu, int build_ahead,
-                      const std::vector<std::string>& gpus,
-                      const std::vector<std::string>& cmake_args);
+int cmd_check_planted(const Common& common, const PlantedArgs& a);
 
 }  // namespace reduce::grade::cli

@@ -28,6 +28,7 @@ enum ExitCode : int {
   kExitBelowPass = 1,  ///< graded, score below the pass mark (check-planted: a case failed)
   kExitUsage = 2,      ///< usage or configuration error: bad path, no course root, bad rubric
   kExitNoGpu = 3,      ///< graded without a GPU: build points only
+  kExitInternal = 4,   ///< an internal error of the grader (not the submission's, not usage)
 };
 
 /// Progress lines, safe to call from several threads.
