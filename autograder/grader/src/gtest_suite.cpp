@@ -206,34 +206,141 @@ std::string gtest_filter_for(const std::vector<std::string>& names) {
   return filter;
 }
 
+namespace {
+
+fs::path suite_log(const SuiteOptions& options, const std::string& suffix) {
+  return options.log_dir.empty() ? fs::path() : options.log_dir / (options.log_stem + suffix);
+}
+
+ProcessSpec checker_spec(const SuiteOptions& options) {
+  ProcessSpec spec;
+  spec.argv = {options.binary.string()};
+  spec.argv.insert(spec.argv.end(), options.args.begin(), options.args.end());
+  spec.env = options.env;
+  spec.timeout_s = options.timeout_s;
+  spec.output_cap = options.output_cap;
+  return spec;
+}
+
+/// The binary's tests by name (--gtest_list_tests); empty with run.problem set when it does not
+/// start.
+std::vector<std::string> list_tests(const SuiteOptions& options, SuiteRun& run) {
+  ProcessSpec list = checker_spec(options);
+  list.argv.push_back("--gtest_list_tests");
+  list.timeout_s = std::min(60.0, options.timeout_s);
+  list.log_file = suite_log(options, ".list.log");
+  const ProcessResult listed = run_process(list);
+  if (!list.log_file.empty()) run.logs.push_back(list.log_file.string());
+  std::vector<std::string> names = parse_gtest_list(listed.output);
+  if (!listed.succeeded() || names.empty()) {
+    run.crashed = true;
+    run.problem = fmt::format("the test binary does not start ({}):\n{}", listed.describe(),
+                              clip(listed.output, 15, 3000));
+    names.clear();
+  }
+  return names;
+}
+
+/// Why a run of the test binary ended before its last test; sets the run's flags.
+std::string abnormal_end(const ProcessResult& r, const SuiteOptions& options, SuiteRun& run) {
+  if (r.timed_out) {
+    run.timed_out = true;
+    return fmt::format(
+        "the test timed out: no result after {} s, the test binary was "
+        "killed (an endless loop or a deadlock in the kernel?)",
+        points_text(options.timeout_s));
+  }
+  if (r.output_flood) {
+    run.output_flood = true;
+    return fmt::format(
+        "output flood: the test printed more than {}, the test binary "
+        "was killed (remove debug printing)",
+        byte_size_text(options.output_cap));
+  }
+  run.crashed = true;
+  if (r.signal != 0) return "the test binary crashed: killed by " + signal_description(r.signal);
+  if (!r.started) return "the test binary did not start: " + r.start_error;
+  return fmt::format(
+      "the test binary exited ({}) in the middle of the run (does the "
+      "lab call exit() or abort()?)",
+      r.describe());
+}
+
+/// One run of the binary over \p remaining (all tests on the first attempt).
+struct Attempt {
+  ProcessResult process;
+  std::vector<TestOutcome> outcomes;  ///< in the order they finished
+  std::string stop_reason;            ///< why it stopped early (empty: complete)
+  bool abnormal = false;              ///< it ended before its last test
+  bool sticky = false;                ///< a sticky CUDA error: the outcomes end at it
+};
+
+Attempt run_attempt(const SuiteOptions& options, const std::vector<std::string>& remaining,
+                    int attempt, SuiteRun& run) {
+  std::error_code ec;
+  const std::string suffix = attempt == 0 ? "" : fmt::format(".retry{}", attempt);
+  const fs::path json_path = suite_log(options, suffix + ".json").empty()
+                                 ? fs::temp_directory_path() / "reduce-grade-gtest.json"
+                                 : suite_log(options, suffix + ".json");
+  fs::remove(json_path, ec);
+  ProcessSpec spec = checker_spec(options);
+  spec.argv.push_back("--gtest_color=no");
+  spec.argv.push_back("--gtest_output=json:" + json_path.string());
+  if (attempt > 0) spec.argv.push_back("--gtest_filter=" + gtest_filter_for(remaining));
+  spec.log_file = suite_log(options, suffix + ".log");
+  Attempt a;
+  a.process = run_process(spec);
+  ++run.attempts;
+  if (!spec.log_file.empty()) run.logs.push_back(spec.log_file.string());
+
+  StreamParse parse = parse_gtest_stream(a.process.output);
+  run.no_gpu = run.no_gpu || parse.no_gpu;
+  a.outcomes = std::move(parse.finished);
+  if (a.process.exited() && parse.completed && fs::exists(json_path, ec))
+    merge_gtest_json(read_file(json_path), a.outcomes);
+  a.abnormal = !a.process.exited() || !parse.completed || parse.in_progress.has_value();
+  if (a.abnormal) {
+    a.stop_reason = abnormal_end(a.process, options, run);
+    if (parse.in_progress) {
+      TestOutcome culprit{*parse.in_progress, TestResult::kFailed, a.stop_reason};
+      if (!parse.in_progress_output.empty())
+        culprit.message += "\noutput before that:\n" + clip(parse.in_progress_output, 12, 2000);
+      a.outcomes.push_back(std::move(culprit));
+    }
+    if (run.problem.empty())
+      run.problem =
+          parse.in_progress ? a.stop_reason + " (in " + *parse.in_progress + ")" : a.stop_reason;
+  }
+  // After a sticky CUDA error every later test of that process failed for nothing: keep the
+  // results up to the first such failure, rerun the rest in a fresh process.
+  for (std::size_t i = 0; i < a.outcomes.size(); ++i) {
+    if (a.outcomes[i].result != TestResult::kFailed || !a.outcomes[i].sticky_cuda_error) continue;
+    a.outcomes.resize(i + 1);
+    a.sticky = true;
+    if (run.problem.empty())
+      run.problem = fmt::format(
+          "{} failed with a CUDA error that breaks the CUDA context; "
+          "the tests after it were rerun in a fresh process",
+          a.outcomes[i].name);
+    if (!a.abnormal) a.stop_reason = "a sticky CUDA error in an earlier test";
+    break;
+  }
+  return a;
+}
+
+}  // namespace
+
 SuiteRun run_gtest_suite(const SuiteOptions& options) {
   SuiteRun run;
   const double start = now_seconds();
   std::error_code ec;
   if (!options.log_dir.empty()) fs::create_directories(options.log_dir, ec);
-  const auto log_path = [&](const std::string& suffix) {
-    return options.log_dir.empty() ? fs::path() : options.log_dir / (options.log_stem + suffix);
-  };
-
   if (!fs::is_regular_file(options.binary, ec)) {
     run.problem = "test binary not found: " + options.binary.string();
     return run;
   }
-  ProcessSpec list;
-  list.argv = {options.binary.string()};
-  list.argv.insert(list.argv.end(), options.args.begin(), options.args.end());
-  list.argv.push_back("--gtest_list_tests");
-  list.env = options.env;
-  list.timeout_s = std::min(60.0, options.timeout_s);
-  list.output_cap = options.output_cap;
-  list.log_file = log_path(".list.log");
-  const ProcessResult listed = run_process(list);
-  if (!list.log_file.empty()) run.logs.push_back(list.log_file.string());
-  const std::vector<std::string> names = parse_gtest_list(listed.output);
-  if (!listed.succeeded() || names.empty()) {
-    run.crashed = true;
-    run.problem = fmt::format("the test binary does not start ({}):\n{}", listed.describe(),
-                              clip(listed.output, 15, 3000));
+  const std::vector<std::string> names = list_tests(options, run);
+  if (names.empty()) {
     run.seconds = now_seconds() - start;
     return run;
   }
@@ -243,97 +350,16 @@ SuiteRun run_gtest_suite(const SuiteOptions& options) {
   std::vector<std::string> remaining = names;
   std::string stop_reason;
   for (int attempt = 0; attempt <= options.max_restarts && !remaining.empty(); ++attempt) {
-    const std::string suffix = attempt == 0 ? "" : fmt::format(".retry{}", attempt);
-    const fs::path json_path = log_path(suffix + ".json").empty()
-                                   ? fs::temp_directory_path() / "reduce-grade-gtest.json"
-                                   : log_path(suffix + ".json");
-    fs::remove(json_path, ec);
-    ProcessSpec spec;
-    spec.argv = {options.binary.string()};
-    spec.argv.insert(spec.argv.end(), options.args.begin(), options.args.end());
-    spec.argv.push_back("--gtest_color=no");
-    spec.argv.push_back("--gtest_output=json:" + json_path.string());
-    if (attempt > 0) spec.argv.push_back("--gtest_filter=" + gtest_filter_for(remaining));
-    spec.env = options.env;
-    spec.timeout_s = options.timeout_s;
-    spec.output_cap = options.output_cap;
-    spec.log_file = log_path(suffix + ".log");
-    const ProcessResult r = run_process(spec);
-    ++run.attempts;
-    if (!spec.log_file.empty()) run.logs.push_back(spec.log_file.string());
-
-    StreamParse parse = parse_gtest_stream(r.output);
-    run.no_gpu = run.no_gpu || parse.no_gpu;
-    std::vector<TestOutcome> outcomes = std::move(parse.finished);
-    if (r.exited() && parse.completed && fs::exists(json_path, ec))
-      merge_gtest_json(read_file(json_path), outcomes);
-
-    const bool abnormal = !r.exited() || !parse.completed || parse.in_progress.has_value();
-    std::string reason;
-    if (abnormal) {
-      if (r.timed_out) {
-        run.timed_out = true;
-        reason = fmt::format(
-            "the test timed out: no result after {} s, the test binary was "
-            "killed (an endless loop or a deadlock in the kernel?)",
-            points_text(options.timeout_s));
-      } else if (r.output_flood) {
-        run.output_flood = true;
-        reason = fmt::format(
-            "output flood: the test printed more than {}, the test binary "
-            "was killed (remove debug printing)",
-            byte_size_text(options.output_cap));
-      } else if (r.signal != 0) {
-        run.crashed = true;
-        reason = "the test binary crashed: killed by " + signal_description(r.signal);
-      } else if (!r.started) {
-        run.crashed = true;
-        reason = "the test binary did not start: " + r.start_error;
-      } else {
-        run.crashed = true;
-        reason = fmt::format(
-            "the test binary exited ({}) in the middle of the run (does the "
-            "lab call exit() or abort()?)",
-            r.describe());
-      }
-      if (parse.in_progress) {
-        TestOutcome culprit;
-        culprit.name = *parse.in_progress;
-        culprit.result = TestResult::kFailed;
-        culprit.message = reason;
-        if (!parse.in_progress_output.empty())
-          culprit.message += "\noutput before that:\n" + clip(parse.in_progress_output, 12, 2000);
-        outcomes.push_back(std::move(culprit));
-      }
-      if (run.problem.empty())
-        run.problem = parse.in_progress ? reason + " (in " + *parse.in_progress + ")" : reason;
-    }
-    // After a sticky CUDA error every later test of that process failed for nothing: keep the
-    // results up to the first such failure, rerun the rest in a fresh process.
-    std::size_t keep = outcomes.size();
-    bool sticky = false;
-    for (std::size_t i = 0; i < outcomes.size(); ++i) {
-      if (outcomes[i].result == TestResult::kFailed && outcomes[i].sticky_cuda_error) {
-        keep = i + 1;
-        sticky = true;
-        if (run.problem.empty())
-          run.problem = fmt::format(
-              "{} failed with a CUDA error that breaks the CUDA context; "
-              "the tests after it were rerun in a fresh process",
-              outcomes[i].name);
-        break;
-      }
-    }
-    for (std::size_t i = 0; i < keep; ++i) done[outcomes[i].name] = outcomes[i];
+    const Attempt a = run_attempt(options, remaining, attempt, run);
+    for (const TestOutcome& o : a.outcomes) done[o.name] = o;
     remaining.clear();
     for (const std::string& n : names)
       if (done.count(n) == 0) remaining.push_back(n);
-    if (abnormal)
-      stop_reason = reason;
-    else if (sticky)
-      stop_reason = "a sticky CUDA error in an earlier test";
-    if (r.timed_out || r.output_flood) break;  // those repeat: rerunning costs time for nothing
-    if (!abnormal && !sticky) break;           // a complete run: nothing to rerun
+    if (!a.stop_reason.empty()) stop_reason = a.stop_reason;
+    // Timeouts and floods repeat: rerunning costs time for nothing. A complete run leaves
+    // nothing to rerun.
+    if (a.process.timed_out || a.process.output_flood) break;
+    if (!a.abnormal && !a.sticky) break;
   }
   for (const std::string& n : remaining) {
     done[n] = {n, TestResult::kFailed,

@@ -7,7 +7,9 @@
 
 #include <cctype>
 #include <fstream>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -123,6 +125,8 @@ std::set<pid_t> g_live;  // children run_process() is waiting for
 struct LiveChild {
   pid_t pid;
   explicit LiveChild(pid_t p) : pid(p) { g_live.insert(p); }  // g_live_mutex held by the caller
+  LiveChild(const LiveChild&) = delete;
+  LiveChild& operator=(const LiveChild&) = delete;
   ~LiveChild() {
     std::lock_guard<std::mutex> lock(g_live_mutex);
     g_live.erase(pid);
@@ -187,38 +191,22 @@ int kill_stray_processes() {
   return killed;
 }
 
-ProcessResult run_process(const ProcessSpec& spec) {
-  ProcessResult result;
-  result.timeout_s = spec.timeout_s;
-  result.output_cap = spec.output_cap;
-  const double start = now_seconds();
-  auto finish = [&]() -> ProcessResult& {
-    result.seconds = now_seconds() - start;
-    if (!spec.log_file.empty()) {
-      std::string log = result.output;
-      log += fmt::format("\n[reduce-grade] {}: {} ({:.1f} s)\n",
-                         spec.argv.empty() ? "" : spec.argv[0], result.describe(), result.seconds);
-      try {
-        write_file(spec.log_file, log);
-      } catch (const std::exception&) {
-      }
-    }
-    return result;
-  };
+namespace {
 
-  if (spec.argv.empty()) {
-    result.start_error = "empty command";
-    return finish();
-  }
-  const auto program = find_program(spec.argv[0]);
-  if (!program) {
-    result.start_error = "program not found: " + spec.argv[0];
-    return finish();
-  }
+/// A started child: its pid (registered in g_live for as long as this lives) and the read end
+/// of its output pipe.
+struct Child {
+  pid_t pid = -1;
+  int output = -1;
+  std::unique_ptr<LiveChild> live;  ///< moves with the child; never copied
+};
 
+/// Forks and executes \p spec's command with its output on a pipe; on failure returns nullopt
+/// with \p error set.
+std::optional<Child> start_child(const ProcessSpec& spec, const std::string& program,
+                                 std::string& error) {
   // Everything the child needs is prepared before fork(): after it, only async-signal-safe
   // calls (the grader may run threads).
-  const std::string program_path = program->string();
   std::vector<char*> argv;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -231,22 +219,21 @@ ProcessResult run_process(const ProcessSpec& spec) {
   int out_pipe[2];
   int err_pipe[2];  // reports an exec failure (errno) from the child; closed on exec
   if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    result.start_error = std::string("pipe: ") + std::strerror(errno);
-    return finish();
+    error = std::string("pipe: ") + std::strerror(errno);
+    return std::nullopt;
   }
   if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
     ::close(out_pipe[0]);
     ::close(out_pipe[1]);
-    result.start_error = std::string("pipe: ") + std::strerror(errno);
-    return finish();
+    error = std::string("pipe: ") + std::strerror(errno);
+    return std::nullopt;
   }
-
   std::unique_lock<std::mutex> forking(g_live_mutex);
   const pid_t pid = ::fork();
   if (pid < 0) {
     for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) ::close(fd);
-    result.start_error = std::string("fork: ") + std::strerror(errno);
-    return finish();
+    error = std::string("fork: ") + std::strerror(errno);
+    return std::nullopt;
   }
   if (pid == 0) {
     ::setpgid(0, 0);
@@ -264,13 +251,15 @@ ProcessResult run_process(const ProcessSpec& spec) {
       (void)!::write(err_pipe[1], &e, sizeof e);
       ::_exit(127);
     }
-    ::execve(program_path.c_str(), argv.data(), envp.data());
+    ::execve(program.c_str(), argv.data(), envp.data());
     const int e = errno;
     (void)!::write(err_pipe[1], &e, sizeof e);
     ::_exit(127);
   }
-  ::setpgid(pid, pid);  // also in the parent: no race with kill(-pid) below
-  const LiveChild live(pid);
+  ::setpgid(pid, pid);  // also in the parent: no race with kill(-pid) later
+  Child child;
+  child.pid = pid;
+  child.live = std::make_unique<LiveChild>(pid);
   forking.unlock();
   ::close(out_pipe[1]);
   ::close(err_pipe[1]);
@@ -282,12 +271,17 @@ ProcessResult run_process(const ProcessSpec& spec) {
     ::close(out_pipe[0]);
     int status = 0;
     ::waitpid(pid, &status, 0);
-    result.start_error = fmt::format("cannot run {}: {}", program_path, std::strerror(child_errno));
-    return finish();
+    error = fmt::format("cannot run {}: {}", program, std::strerror(child_errno));
+    return std::nullopt;
   }
-  result.started = true;
   ::fcntl(out_pipe[0], F_SETFL, ::fcntl(out_pipe[0], F_GETFL) | O_NONBLOCK);
+  child.output = out_pipe[0];
+  return child;
+}
 
+/// Reads the child's output until it exits and its pipe closes, its time limit passes, or its
+/// output passes the cap; then kills its group and reaps it into \p result.
+void wait_for(Child& child, const ProcessSpec& spec, double start, ProcessResult& result) {
   const double deadline = start + spec.timeout_s;
   bool reaped = false, lost = false;
   int status = 0;
@@ -296,9 +290,9 @@ ProcessResult run_process(const ProcessSpec& spec) {
   char buffer[65536];
   while (true) {
     if (!reaped) {
-      const pid_t w = ::waitpid(pid, &status, WNOHANG);
-      if (w == pid || (w < 0 && errno == ECHILD)) {
-        lost = w != pid;  // reaped elsewhere: its exit status is unknown
+      const pid_t w = ::waitpid(child.pid, &status, WNOHANG);
+      if (w == child.pid || (w < 0 && errno == ECHILD)) {
+        lost = w != child.pid;  // reaped elsewhere: its exit status is unknown
         reaped = true;
         drain_until = now_seconds() + 0.5;
       }
@@ -307,12 +301,11 @@ ProcessResult run_process(const ProcessSpec& spec) {
       if (reaped) break;
     } else {
       struct pollfd pfd {
-        out_pipe[0], POLLIN, 0
+        child.output, POLLIN, 0
       };
-      const int ready = ::poll(&pfd, 1, reaped ? 20 : 50);
-      if (ready > 0) {
+      if (::poll(&pfd, 1, reaped ? 20 : 50) > 0) {
         while (true) {
-          const ssize_t n = ::read(out_pipe[0], buffer, sizeof buffer);
+          const ssize_t n = ::read(child.output, buffer, sizeof buffer);
           if (n > 0) {
             const std::size_t room =
                 spec.output_cap - std::min(spec.output_cap, result.output.size());
@@ -335,10 +328,10 @@ ProcessResult run_process(const ProcessSpec& spec) {
       break;
     }
   }
-  kill_group(pid);  // the child's leftovers, or the child itself on timeout or flood
-  ::close(out_pipe[0]);
+  kill_group(child.pid);  // the child's leftovers, or the child itself on timeout or flood
+  ::close(child.output);
   if (!reaped) {
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
   }
   if (result.timed_out || result.output_flood || lost) {
@@ -348,8 +341,37 @@ ProcessResult run_process(const ProcessSpec& spec) {
   } else if (WIFSIGNALED(status)) {
     result.signal = WTERMSIG(status);
   }
-  result.output = sanitize_text(result.output);
-  return finish();
+}
+
+}  // namespace
+
+ProcessResult run_process(const ProcessSpec& spec) {
+  ProcessResult result;
+  result.timeout_s = spec.timeout_s;
+  result.output_cap = spec.output_cap;
+  const double start = now_seconds();
+  const auto program = spec.argv.empty() ? std::nullopt : find_program(spec.argv[0]);
+  if (spec.argv.empty()) {
+    result.start_error = "empty command";
+  } else if (!program) {
+    result.start_error = "program not found: " + spec.argv[0];
+  } else if (std::optional<Child> child =
+                 start_child(spec, program->string(), result.start_error)) {
+    result.started = true;
+    wait_for(*child, spec, start, result);
+    result.output = sanitize_text(result.output);
+  }
+  result.seconds = now_seconds() - start;
+  if (!spec.log_file.empty()) {
+    std::string log = result.output;
+    log += fmt::format("\n[reduce-grade] {}: {} ({:.1f} s)\n",
+                       spec.argv.empty() ? "" : spec.argv[0], result.describe(), result.seconds);
+    try {
+      write_file(spec.log_file, log);
+    } catch (const std::exception&) {
+    }
+  }
+  return result;
 }
 
 }  // namespace reduce::grade
