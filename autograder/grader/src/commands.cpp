@@ -56,25 +56,23 @@ Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_fo
 }  // namespace
 
 int cmd_grade(const Common& common, const GradeArgs& a) {
-  const auto& [submission, labs_spec, seed, out, jobs, pass_mark, build_dir, keep_build, no_gpu,
-               cmake_args] = a;
   rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
+  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
   const Loaded l = load(common, labs);
   rg::GradeOptions o;
-  o.submission = submission.empty() ? l.course.root / "labs" : fs::path(submission);
+  o.submission = a.submission.empty() ? l.course.root / "labs" : fs::path(a.submission);
   std::error_code ec;
   if (!fs::is_directory(o.submission, ec))
     throw rg::ConfigError("submission folder not found: " + o.submission.string());
   o.labs = labs;
-  o.seed = seed;
-  o.out = out;
-  o.jobs = jobs;
-  o.pass_mark = pass_mark;
-  o.build_dir = build_dir;
-  o.keep_build = keep_build;
-  o.no_gpu = no_gpu;
-  o.cmake_args = cmake_args;
+  o.seed = a.seed;
+  o.out = a.out;
+  o.jobs = a.jobs;
+  o.pass_mark = a.pass_mark;
+  o.build_dir = a.build_dir;
+  o.keep_build = a.keep_build;
+  o.no_gpu = a.no_gpu;
+  o.cmake_args = a.cmake_args;
   rg::Progress progress(common.quiet);
   const rg::GradeReport report = rg::grade_submission(l.course, l.rubric, o, progress);
   std::printf("reports: %s (report.json, junit.xml, results.json, summary.txt); exit code %d\n",
@@ -254,10 +252,45 @@ int cmd_release(const Common& common, const std::string& out_dir) {
   return rg::kExitGraded;
 }
 
+namespace {
+
+/// Every lab's benchmark results over the calibration runs.
+struct Calibration {
+  std::map<std::string, std::vector<double>> fractions, gbps;
+  std::map<std::string, std::string> problems;
+};
+
+Calibration measure_references(const Loaded& l, rg::PreparedSubmission& p, int runs,
+                               const fs::path& out, rg::Progress& progress) {
+  Calibration c;
+  for (int run = 0; run < runs; ++run) {
+    const std::uint64_t seed = rg::random_seed();
+    for (const rg::LabFacts& f : p.labs) {
+      if (!f.build.ok || !p.build.benchmark_ok) {
+        c.problems[f.lab] = f.build.ok ? "benchmark did not build" : "did not build";
+        continue;
+      }
+      progress.line(fmt::format("calibrate: run {}/{}: {}", run + 1, runs, f.lab));
+      const rg::PerfFacts perf =
+          rg::run_benchmark(p.course->manifest, p.build.manifest, f.lab,
+                            rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
+                            out / "logs" / fmt::format("run{}", run + 1) / f.lab);
+      if (perf.ran) {
+        c.fractions[f.lab].push_back(perf.fraction);
+        c.gbps[f.lab].push_back(perf.gbps);
+      } else {
+        c.problems[f.lab] = rg::clip(perf.problem, 1, 200);
+      }
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
 int cmd_calibrate(const Common& common, const CalibrateArgs& a) {
-  const auto& [runs, labs_spec, out, jobs, keep_build, cmake_args] = a;
   rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const std::vector<std::string> labs = rg::select_labs(course, labs_spec);
+  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
   const Loaded l = load(common, labs);
   rg::Progress progress(common.quiet);
   const rg::GpuProbe gpu = rg::probe_gpu();
@@ -268,59 +301,32 @@ int cmd_calibrate(const Common& common, const CalibrateArgs& a) {
   rg::GradeOptions o;
   o.submission = l.course.root / "solutions";
   o.labs = labs;
-  o.out = out;
-  o.jobs = jobs;
-  o.keep_build = keep_build;
-  o.cmake_args = cmake_args;
+  o.out = a.out;
+  o.jobs = a.jobs;
+  o.keep_build = a.keep_build;
+  o.cmake_args = a.cmake_args;
   o.label = "calibrate";
   rg::PreparedSubmission p = rg::prepare_submission(l.course, l.rubric, o, gpu, progress);
-  std::map<std::string, std::vector<double>> fractions;
-  std::map<std::string, std::vector<double>> gbps;
-  std::map<std::string, std::string> problems;
-  for (int run = 0; run < runs; ++run) {
-    const std::uint64_t seed = rg::random_seed();
-    for (const rg::LabFacts& f : p.labs) {
-      if (!f.build.ok) {
-        problems[f.lab] = "did not build";
-        continue;
-      }
-      if (!p.build.benchmark_ok) {
-        problems[f.lab] = "benchmark did not build";
-        continue;
-      }
-      progress.line(fmt::format("calibrate: run {}/{}: {}", run + 1, runs, f.lab));
-      const rg::PerfFacts perf =
-          rg::run_benchmark(p.course->manifest, p.build.manifest, f.lab,
-                            rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
-                            fs::path(out) / "logs" / fmt::format("run{}", run + 1) / f.lab);
-      if (perf.ran) {
-        fractions[f.lab].push_back(perf.fraction);
-        gbps[f.lab].push_back(perf.gbps);
-      } else {
-        problems[f.lab] = rg::clip(perf.problem, 1, 200);
-      }
-    }
-  }
-  if (p.temporary_build && !keep_build) rg::remove_all_quietly(p.build_dir);
-  std::string table = fmt::format(
-      "calibrate: {} run(s) of the reference solutions on {}, n = {}, "
-      "ceiling = {}\n\n",
-      runs, gpu.name, l.rubric.performance.size, l.rubric.performance.ceiling);
+  Calibration c = measure_references(l, p, a.runs, a.out, progress);
+  if (p.temporary_build && !a.keep_build) rg::remove_all_quietly(p.build_dir);
+  std::string table =
+      fmt::format("calibrate: {} run(s) of the reference solutions on {}, n = {}, ceiling = {}\n\n",
+                  a.runs, gpu.name, l.rubric.performance.size, l.rubric.performance.ceiling);
   table += fmt::format("{:<26} {:>9} {:>9} {:>9} {:>10} {:>9} {:>9} {:>10}  {}\n", "lab", "min",
                        "median", "max", "GB/s med.", "thresh.", "margin", "suggested", "verdict");
   nlohmann::ordered_json json = nlohmann::ordered_json::array();
   bool below = false;
   for (const std::string& lab : labs) {
     const rg::LabRubric* lr = l.rubric.find(lab);
-    std::vector<double> v = fractions[lab];
+    std::vector<double> v = c.fractions[lab];
     if (v.empty()) {
-      table +=
-          fmt::format("{:<26} {}\n", lab, problems.count(lab) ? problems[lab] : "no measurement");
+      table += fmt::format("{:<26} {}\n", lab,
+                           c.problems.count(lab) ? c.problems[lab] : "no measurement");
       below = true;
       continue;
     }
     std::sort(v.begin(), v.end());
-    std::vector<double> g = gbps[lab];
+    std::vector<double> g = c.gbps[lab];
     std::sort(g.begin(), g.end());
     const double median = v[v.size() / 2];
     const double margin = lr->threshold > 0 ? v.front() / lr->threshold : 0;
@@ -343,29 +349,40 @@ int cmd_calibrate(const Common& common, const CalibrateArgs& a) {
       "\nmargin = slowest run / threshold (above 1: the reference earns full credit every run);\n"
       "suggested = performance.margin x median: copy into [labs.<lab>] threshold to recalibrate.\n";
   std::fputs(table.c_str(), stdout);
-  rg::write_file(fs::path(out) / "calibrate.txt", table);
-  rg::write_file(fs::path(out) / "calibrate.json",
-                 rg::dump_json({{"gpu", gpu.name}, {"runs", runs}, {"labs", json}}));
+  rg::write_file(fs::path(a.out) / "calibrate.txt", table);
+  rg::write_file(fs::path(a.out) / "calibrate.json",
+                 rg::dump_json({{"gpu", gpu.name}, {"runs", a.runs}, {"labs", json}}));
   return below ? rg::kExitBelowPass : rg::kExitGraded;
 }
 
-int cmd_check_planted(const Common& common, const PlantedArgs& a) {
-  const auto& [dir, cases_spec, out, jobs, seed, no_gpu, require_gpu, build_ahead, gpus,
-               cmake_args] = a;
-  const Loaded l = load(common);
-  if (require_gpu && !rg::probe_gpu().present) {
-    std::printf("check-planted: no GPU here (--require-gpu): nothing checked\n");
-    return rg::kExitNoGpu;
-  }
-  const fs::path planted = dir.empty() ? l.course.root / "autograder" / "planted" : fs::path(dir);
+namespace {
+
+/// The expectation of a planted case as the table shows it ("= 0", ">= 7, <= 8.5").
+std::string expected_text(const rg::PlantedExpectation& c) {
+  if (c.points) return "= " + rg::points_text(*c.points);
+  std::string t;
+  if (c.min_points) t += ">= " + rg::points_text(*c.min_points);
+  if (c.max_points)
+    t += std::string(t.empty() ? "" : ", ") + "<= " + rg::points_text(*c.max_points);
+  return t;
+}
+
+std::string planted_line(const rg::PlantedExpectation& c, const std::string& points,
+                         const std::string& verdict) {
+  return fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, points, expected_text(c),
+                     verdict);
+}
+
+/// The corpus's cases, or those --cases names; every one with a known lab.
+std::vector<rg::PlantedExpectation> chosen_cases(const rg::Course& course, const fs::path& planted,
+                                                 const std::string& cases_spec) {
   std::vector<rg::PlantedExpectation> cases = rg::load_planted(planted);
   for (const auto& c : cases)
     for (const std::string& w : c.warnings)
       std::fprintf(stderr, "reduce-grade: warning: %s\n", w.c_str());
   if (!cases_spec.empty()) {
-    const std::vector<std::string> wanted = rg::split(cases_spec, ",; ");
     std::vector<rg::PlantedExpectation> chosen;
-    for (const std::string& w : wanted) {
+    for (const std::string& w : rg::split(cases_spec, ",; ")) {
       auto it =
           std::find_if(cases.begin(), cases.end(), [&](const auto& c) { return c.name == w; });
       if (it == cases.end()) throw rg::ConfigError("--cases: no planted case '" + w + "'");
@@ -376,59 +393,18 @@ int cmd_check_planted(const Common& common, const PlantedArgs& a) {
   if (cases.empty())
     throw rg::ConfigError("no planted cases (with expected.toml) in " + planted.string());
   for (const auto& c : cases)
-    if (l.course.find(c.lab) == nullptr)
+    if (course.find(c.lab) == nullptr)
       throw rg::ConfigError(c.name + "/expected.toml: unknown lab " + c.lab);
-  rg::Progress progress(common.quiet);
-  const rg::GpuProbe gpu = no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
-  auto expected_text = [](const rg::PlantedExpectation& c) {
-    if (c.points) return "= " + rg::points_text(*c.points);
-    std::string t;
-    if (c.min_points) t += ">= " + rg::points_text(*c.min_points);
-    if (c.max_points)
-      t += std::string(t.empty() ? "" : ", ") + "<= " + rg::points_text(*c.max_points);
-    return t;
-  };
-  std::vector<rg::PlantedExpectation> runnable;
+  return cases;
+}
+
+/// The verdicts of the graded cases, as the pipeline reports them.
+struct PlantedVerdicts {
   std::vector<std::string> lines;
-  for (const auto& c : cases) {
-    if (c.needs_gpu && !gpu.present) {
-      lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, "-",
-                                  expected_text(c), "skipped: needs a GPU"));
-    } else {
-      runnable.push_back(c);
-    }
-  }
   int failures = 0;
-  const std::uint64_t fixed_seed = seed.value_or(rg::random_seed());
-  rg::GradeOptions course_options;
-  course_options.jobs = jobs;
-  course_options.no_gpu = no_gpu;
-  course_options.cmake_args = cmake_args;
-  std::vector<std::string> case_labs;
-  for (const auto& c : runnable)
-    if (std::find(case_labs.begin(), case_labs.end(), c.lab) == case_labs.end())
-      case_labs.push_back(c.lab);
-  rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, course_options, progress);
-  rg::PipelineCallbacks callbacks;
-  callbacks.options = [&](std::size_t i) {
-    const rg::PlantedExpectation& c = runnable[i];
-    rg::GradeOptions o;
-    // A case holds only the files its bug changes; the rest comes from solutions/.
-    o.submission =
-        rg::materialize_case(c, l.course.root / "solutions", fs::path(out) / "submissions");
-    o.labs = {c.lab};
-    o.seed = fixed_seed;
-    o.out = fs::path(out) / c.name;
-    o.protected_dirs = {fs::path(out)};
-    o.jobs = jobs;
-    o.no_gpu = no_gpu;
-    o.cmake_args = cmake_args;
-    o.print_summary = false;
-    o.label = c.name;
-    return o;
-  };
-  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
-    const rg::PlantedExpectation& c = runnable[i];
+
+  void graded(const rg::PlantedExpectation& c, const rg::GradeReport& report,
+              rg::Progress& progress) {
     std::vector<std::string> problems;
     if (report.labs.empty())
       problems.push_back("no lab graded");
@@ -436,38 +412,93 @@ int cmd_check_planted(const Common& common, const PlantedArgs& a) {
       problems = rg::check_expectation(c, report.labs.front());
     const double got = report.labs.empty() ? 0 : report.labs.front().score.score;
     if (!problems.empty()) ++failures;
-    std::string verdict = problems.empty() ? "ok" : "FAILED: ";
-    for (std::size_t i = 0; i < problems.size(); ++i) verdict += (i ? "; " : "") + problems[i];
-    lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab,
-                                rg::points_text(got), expected_text(c), verdict));
+    const std::string verdict = problems.empty() ? "ok" : "FAILED: " + rg::join(problems, "; ");
+    lines.push_back(planted_line(c, rg::points_text(got), verdict));
     progress.line(fmt::format("{}: {}", c.name, verdict));
-  };
-  callbacks.error = [&](std::size_t i, const std::string& error, bool withheld) {
-    const rg::PlantedExpectation& c = runnable[i];
+  }
+
+  void not_graded(const rg::PlantedExpectation& c, const std::string& error, bool withheld,
+                  rg::Progress& progress) {
     // A case that attacks the grading may be caught by the withheld grade itself.
     const bool expected = withheld && c.may_be_withheld;
     if (!expected) ++failures;
     const std::string verdict =
         (expected ? "ok, grade withheld: " : "FAILED: not graded: ") + rg::clip(error, 1, 300);
-    lines.push_back(fmt::format("{:<24} {:<26} {:>8} {:<22} {}", c.name, c.lab, "-",
-                                expected_text(c), verdict));
+    lines.push_back(planted_line(c, "-", verdict));
     progress.line(fmt::format("{}: {}", c.name, verdict));
+  }
+};
+
+}  // namespace
+
+int cmd_check_planted(const Common& common, const PlantedArgs& a) {
+  const Loaded l = load(common);
+  if (a.require_gpu && !rg::probe_gpu().present) {
+    std::printf("check-planted: no GPU here (--require-gpu): nothing checked\n");
+    return rg::kExitNoGpu;
+  }
+  const fs::path planted =
+      a.dir.empty() ? l.course.root / "autograder" / "planted" : fs::path(a.dir);
+  const std::vector<rg::PlantedExpectation> cases = chosen_cases(l.course, planted, a.cases_spec);
+  rg::Progress progress(common.quiet);
+  const rg::GpuProbe gpu = a.no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
+  PlantedVerdicts verdicts;
+  std::vector<rg::PlantedExpectation> runnable;
+  for (const auto& c : cases) {
+    if (c.needs_gpu && !gpu.present)
+      verdicts.lines.push_back(planted_line(c, "-", "skipped: needs a GPU"));
+    else
+      runnable.push_back(c);
+  }
+  const std::uint64_t seed = a.seed.value_or(rg::random_seed());
+  rg::GradeOptions course_options;
+  course_options.jobs = a.jobs;
+  course_options.no_gpu = a.no_gpu;
+  course_options.cmake_args = a.cmake_args;
+  std::vector<std::string> case_labs;
+  for (const auto& c : runnable)
+    if (std::find(case_labs.begin(), case_labs.end(), c.lab) == case_labs.end())
+      case_labs.push_back(c.lab);
+  rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, course_options, progress);
+  const fs::path out = a.out;
+  rg::PipelineCallbacks callbacks;
+  callbacks.options = [&](std::size_t i) {
+    const rg::PlantedExpectation& c = runnable[i];
+    rg::GradeOptions o;
+    // A case holds only the files its bug changes; the rest comes from solutions/.
+    o.submission = rg::materialize_case(c, l.course.root / "solutions", out / "submissions");
+    o.labs = {c.lab};
+    o.seed = seed;
+    o.out = out / c.name;
+    o.protected_dirs = {out};
+    o.jobs = a.jobs;
+    o.no_gpu = a.no_gpu;
+    o.cmake_args = a.cmake_args;
+    o.print_summary = false;
+    o.label = c.name;
+    return o;
   };
-  rg::grade_pipeline(runnable.size(), build_ahead, gpus, l.course, l.rubric, gpu, progress,
+  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
+    verdicts.graded(runnable[i], report, progress);
+  };
+  callbacks.error = [&](std::size_t i, const std::string& error, bool withheld) {
+    verdicts.not_graded(runnable[i], error, withheld, progress);
+  };
+  rg::grade_pipeline(runnable.size(), a.build_ahead, a.gpus, l.course, l.rubric, gpu, progress,
                      checkers, callbacks);
   std::string table = fmt::format(
       "planted-bug corpus: {} case(s), seed {}, GPU {}\n\n{:<24} {:<26} {:>8} {:<22} {}\n",
-      cases.size(), fixed_seed, gpu.present ? gpu.name : "none", "case", "lab", "points",
-      "expected", "verdict");
-  std::sort(lines.begin(), lines.end());
-  for (const std::string& line : lines) table += line + "\n";
-  table += fmt::format("\n{} failed, {} checked, {} skipped\n", failures, runnable.size(),
+      cases.size(), seed, gpu.present ? gpu.name : "none", "case", "lab", "points", "expected",
+      "verdict");
+  std::sort(verdicts.lines.begin(), verdicts.lines.end());
+  for (const std::string& line : verdicts.lines) table += line + "\n";
+  table += fmt::format("\n{} failed, {} checked, {} skipped\n", verdicts.failures, runnable.size(),
                        cases.size() - runnable.size());
   std::fputs(("\n" + table).c_str(), stdout);
   std::error_code ec;
   fs::create_directories(out, ec);
-  rg::write_file(fs::path(out) / "planted.txt", table);
-  if (failures > 0) return rg::kExitBelowPass;
+  rg::write_file(out / "planted.txt", table);
+  if (verdicts.failures > 0) return rg::kExitBelowPass;
   return gpu.present ? rg::kExitGraded : rg::kExitNoGpu;
 }
 

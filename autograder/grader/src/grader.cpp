@@ -454,6 +454,19 @@ std::size_t timed_size(const Rubric& rubric, std::uint64_t seed) {
   return n - 1 - static_cast<std::size_t>(seed % 4093);
 }
 
+/// Why the benchmark's output holds no row for \p plan.
+std::string missing_row_problem(const OpPlan& plan, const ProcessResult& r,
+                                const BenchResults& results) {
+  if (r.output_flood) return "output flood in the benchmark: " + r.describe();
+  std::string problem =
+      r.timed_out ? fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s))
+                  : fmt::format("no benchmark result for {} ({}{})", plan.bench_name, r.describe(),
+                                results.parsed ? "" : ", " + results.problem);
+  const std::string tail = clip(r.output, 8, 1500);
+  if (!tail.empty()) problem += "\n" + tail;
+  return problem;
+}
+
 PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
                             const BenchResults& results, const Rubric& rubric, const fs::path& log,
                             std::uint64_t seed) {
@@ -475,13 +488,7 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
           (candidate.family.empty() || candidate.family == plan.bench_op))
         row = &candidate;
     if (row == nullptr) {
-      perf.problem = fmt::format("no benchmark result for {} ({}{})", plan.bench_name, r.describe(),
-                                 results.parsed ? "" : ", " + results.problem);
-      if (r.timed_out)
-        perf.problem = fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s));
-      if (r.output_flood) perf.problem = "output flood in the benchmark: " + r.describe();
-      const std::string tail = clip(r.output, 8, 1500);
-      if (!tail.empty() && !r.output_flood) perf.problem += "\n" + tail;
+      perf.problem = missing_row_problem(plan, r, results);
       return perf;
     }
     perf.wrong_results += row->wrong_results;
@@ -594,31 +601,14 @@ PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
                         cuda_device)[lab];
 }
 
-PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric,
-                                      const GradeOptions& options, const GpuProbe& gpu,
-                                      Progress& progress) {
-  PreparedSubmission p;
-  p.options = options;
-  p.started = now_seconds();
-  p.started_at = utc_timestamp();
-  p.seed = options.seed.value_or(random_seed());
-  const std::string tag = options.label.empty() ? "" : options.label + ": ";
+namespace {
+
+/// Which of the requested labs the submission holds; \p plans gets every requested lab's plans.
+void find_labs(PreparedSubmission& p, const Course& course,
+               std::map<std::string, std::vector<OpPlan>>& plans, Progress& progress,
+               const std::string& tag) {
   std::error_code ec;
-
-  const fs::path submission = fs::weakly_canonical(fs::absolute(options.submission, ec), ec);
-  if (!fs::is_directory(submission, ec))
-    throw ConfigError("submission folder not found: " + options.submission.string());
-  p.tree = resolve_submission_tree(course, submission);
-  if (p.tree != submission) p.messages.push_back("graded the lab folders in " + p.tree.string());
-  fs::create_directories(options.out, ec);
-  if (!fs::is_directory(options.out, ec))
-    throw ConfigError("cannot create the report folder " + options.out.string());
-  const fs::path logs = options.out / "logs";
-  fs::create_directories(logs, ec);
-
-  std::vector<std::string> present;
-  std::map<std::string, std::vector<OpPlan>> plans;
-  for (const std::string& lab : options.labs) {
+  for (const std::string& lab : p.options.labs) {
     LabFacts f;
     f.lab = lab;
     const CourseLab* cl = course.find(lab);
@@ -639,33 +629,102 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
         }
       }
     }
-    if (f.present)
-      present.push_back(lab);
-    else
-      progress.line(fmt::format("{}{}: missing {}", tag, lab, f.missing_what));
+    if (!f.present) progress.line(fmt::format("{}{}: missing {}", tag, lab, f.missing_what));
     p.labs.push_back(f);
   }
+}
 
-  if (options.build_dir.empty()) {
+/// The build folder: a fresh temporary one, or --build-dir emptied of everything but the
+/// course's binaries (which never hold anything of a submission).
+void prepare_build_dir(PreparedSubmission& p) {
+  std::error_code ec;
+  if (p.options.build_dir.empty()) {
     p.build_dir = make_temp_dir("reduce-grade-");
     p.temporary_build = true;
-  } else {
-    p.build_dir = fs::absolute(options.build_dir, ec);
-    if (!is_empty_dir(p.build_dir)) {
-      if (!fs::is_regular_file(p.build_dir / "CMakeCache.txt", ec))
-        throw ConfigError("--build-dir " + p.build_dir.string() +
-                          " is not empty and not a build folder: refusing to clear it");
-      // The course's binaries (course/) are kept and brought up to date: they never hold
-      // anything of a submission.
-      for (const auto& entry : fs::directory_iterator(p.build_dir, ec))
-        if (entry.path().filename() != "course") remove_all_quietly(entry.path());
-    }
-    fs::create_directories(p.build_dir, ec);
+    return;
   }
+  p.build_dir = fs::absolute(p.options.build_dir, ec);
+  if (!is_empty_dir(p.build_dir)) {
+    if (!fs::is_regular_file(p.build_dir / "CMakeCache.txt", ec))
+      throw ConfigError("--build-dir " + p.build_dir.string() +
+                        " is not empty and not a build folder: refusing to clear it");
+    for (const auto& entry : fs::directory_iterator(p.build_dir, ec))
+      if (entry.path().filename() != "course") remove_all_quietly(entry.path());
+  }
+  fs::create_directories(p.build_dir, ec);
+}
 
+/// Step "build" (with "inspect": the library check runs as soon as a lab's library exists, and
+/// a lab that uses a library reduction scores nothing, so its tests are not built).
+void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubric,
+                const std::vector<std::string>& present,
+                const std::map<std::string, std::vector<OpPlan>>& plans, bool gpu,
+                Progress& progress, const std::string& tag) {
+  BuildOptions bo;
+  bo.course_root = course.root;
+  bo.submission = p.tree;
+  bo.build_dir = p.build_dir;
+  bo.labs = present;
+  bo.plans = plans;
+  bo.jobs = p.options.jobs;
+  bo.benchmark = gpu;
+  bo.hidden = true;
+  bo.cmake_args = p.options.cmake_args;
+  bo.limits = rubric.limits;
+  bo.log_dir = p.options.out / "logs";
+  bo.progress = [&progress, tag](const std::string& line) { progress.line(tag + line); };
+  bo.keep_lab = [&](const std::string& lab, const BuildManifest& built) {
+    const LibraryCheck check =
+        inspect_built_lab(p.build_dir, built, p.tree, lab, plans.at(lab), rubric);
+    for (LabFacts& f : p.labs)
+      if (f.lab == lab) f.library = check;
+    if (!check.forbidden.empty())
+      progress.line(fmt::format("{}{}: {}", tag, lab, check.describe()));
+    return check.forbidden.empty();
+  };
+  p.build = build_submission(bo);
+  p.build.benchmark_ok = p.course->benchmark_ok;
+  p.build.benchmark_problem = p.course->benchmark_ok ? "" : "not built";
+  if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
+  progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
+  for (LabFacts& f : p.labs) {
+    const auto it = p.build.labs.find(f.lab);
+    if (f.present && it != p.build.labs.end()) f.build = it->second;
+  }
+}
+
+}  // namespace
+
+PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric,
+                                      const GradeOptions& options, const GpuProbe& gpu,
+                                      Progress& progress) {
+  PreparedSubmission p;
+  p.options = options;
+  p.started = now_seconds();
+  p.started_at = utc_timestamp();
+  p.seed = options.seed.value_or(random_seed());
+  const std::string tag = options.label.empty() ? "" : options.label + ": ";
+  std::error_code ec;
+  const fs::path submission = fs::weakly_canonical(fs::absolute(options.submission, ec), ec);
+  if (!fs::is_directory(submission, ec))
+    throw ConfigError("submission folder not found: " + options.submission.string());
+  p.tree = resolve_submission_tree(course, submission);
+  if (p.tree != submission) p.messages.push_back("graded the lab folders in " + p.tree.string());
+  fs::create_directories(options.out, ec);
+  if (!fs::is_directory(options.out, ec))
+    throw ConfigError("cannot create the report folder " + options.out.string());
+  fs::create_directories(options.out / "logs", ec);
+
+  std::map<std::string, std::vector<OpPlan>> plans;
+  find_labs(p, course, plans, progress, tag);
+  std::vector<std::string> present;
+  for (const LabFacts& f : p.labs)
+    if (f.present) present.push_back(f.lab);
+  prepare_build_dir(p);
+  const bool runs = gpu.present && !options.no_gpu;
   if (options.course_build) {
     p.course = options.course_build;
-  } else if (!gpu.present || options.no_gpu || present.empty()) {
+  } else if (!runs || present.empty()) {
     // Nothing will run: the course's binaries are not needed.
     CourseBuild none;
     none.dir = p.build_dir / "course";
@@ -676,46 +735,11 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
     for (const std::string& lab : present)
       for (const OpPlan& plan : plans[lab]) all.push_back(plan);
     p.course = std::make_shared<const CourseBuild>(build_course(course_build_options(
-        course, rubric, all, p.build_dir / "course", options, logs, true,
+        course, rubric, all, p.build_dir / "course", options, options.out / "logs", true,
         [&progress, tag](const std::string& line) { progress.line(tag + line); })));
   }
   if (p.course && !p.course->ok) throw ConfigError(p.course->problem);
-  if (!present.empty()) {
-    BuildOptions bo;
-    bo.course_root = course.root;
-    bo.submission = p.tree;
-    bo.build_dir = p.build_dir;
-    bo.labs = present;
-    bo.plans = plans;
-    bo.jobs = options.jobs;
-    bo.benchmark = gpu.present && !options.no_gpu;
-    bo.hidden = true;
-    bo.cmake_args = options.cmake_args;
-    bo.limits = rubric.limits;
-    bo.log_dir = logs;
-    bo.progress = [&progress, tag](const std::string& line) { progress.line(tag + line); };
-    // The library check runs as soon as a lab's library exists: a lab that uses a library
-    // reduction scores nothing, so its tests are not built.
-    bo.keep_lab = [&](const std::string& lab, const BuildManifest& built) {
-      const LibraryCheck check =
-          inspect_built_lab(p.build_dir, built, p.tree, lab, plans[lab], rubric);
-      for (LabFacts& f : p.labs)
-        if (f.lab == lab) f.library = check;
-      if (!check.forbidden.empty())
-        progress.line(fmt::format("{}{}: {}", tag, lab, check.describe()));
-      return check.forbidden.empty();
-    };
-    p.build = build_submission(bo);
-    p.build.benchmark_ok = p.course->benchmark_ok;
-    p.build.benchmark_problem = p.course->benchmark_ok ? "" : "not built";
-    if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
-    progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
-  }
-  for (LabFacts& f : p.labs) {
-    if (!f.present) continue;
-    const auto it = p.build.labs.find(f.lab);
-    if (it != p.build.labs.end()) f.build = it->second;
-  }
+  if (!present.empty()) build_labs(p, course, rubric, present, plans, runs, progress, tag);
   return p;
 }
 
