@@ -284,24 +284,20 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   return course;
 }
 
-BuildOutcome build_submission(const BuildOptions& o) {
-  BuildOutcome outcome;
-  const double start = now_seconds();
-  const auto say = [&](const std::string& text) {
-    if (o.progress) o.progress(text);
-  };
-  std::error_code ec;
-  fs::create_directories(o.build_dir, ec);
-  fs::create_directories(o.log_dir, ec);
-  for (const std::string& lab : o.labs) outcome.labs[lab].attempted = true;
-  if (o.labs.empty()) {
-    outcome.configure_problem = "no labs to build";
-    return outcome;
-  }
-  const fs::path staged = staging_tree(o.build_dir);
-  const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits};
+namespace {
 
-  // ---- stage: a copy of exactly the lab folders, refusing links and special files
+/// The library targets of one lab, one per operation.
+std::vector<std::string> lab_targets(const BuildOptions& o, const std::string& lab) {
+  std::vector<std::string> targets;
+  for (const OpPlan& plan : o.plans.at(lab))
+    targets.push_back(fmt::format("submission_{}_{}", lab, plan.op));
+  return targets;
+}
+
+/// Stage: a copy of exactly the lab folders, refusing links and special files. Returns the labs
+/// staged.
+std::vector<std::string> stage_labs(const BuildOptions& o, const fs::path& staged,
+                                    BuildOutcome& outcome) {
   std::vector<std::string> labs;
   for (const std::string& lab : o.labs) {
     const StageResult st = stage_lab(o.submission / lab, staged / lab);
@@ -312,17 +308,17 @@ BuildOutcome build_submission(const BuildOptions& o) {
     BuildFacts& b = outcome.labs[lab];
     b.stage = "staging";
     b.errors = "the lab folder was refused: " + st.describe();
-    say(fmt::format("{}: refused: {}", lab, clip(st.describe(), 1, 200)));
+    if (o.progress) o.progress(fmt::format("{}: refused: {}", lab, clip(st.describe(), 1, 200)));
   }
-  if (labs.empty()) {
-    outcome.configure_problem = "no labs to build";
-    outcome.seconds = now_seconds() - start;
-    return outcome;
-  }
+  return labs;
+}
 
-  // ---- configure once for all labs: their libraries only (the checkers are the course's)
-  say(fmt::format("configure: {} lab{} of {}", labs.size(), labs.size() == 1 ? "" : "s",
-                  o.submission.string()));
+/// Configure once for all labs: their libraries only (the checkers are the course's).
+bool configure_labs(const BuildOptions& o, const CMakeRun& cmake, const fs::path& staged,
+                    const std::vector<std::string>& labs, BuildOutcome& outcome) {
+  if (o.progress)
+    o.progress(fmt::format("configure: {} lab{} of {}", labs.size(), labs.size() == 1 ? "" : "s",
+                           o.submission.string()));
   const ProcessResult conf =
       cmake.configure({"-DREDUCE_TREES=" + staged.string(), "-DREDUCE_LABS_ARE_STUBS=OFF",
                        "-DREDUCE_ONLY_LABS=" + join(labs, ";"), "-DREDUCE_BUILD_TESTS=OFF",
@@ -336,30 +332,28 @@ BuildOutcome build_submission(const BuildOptions& o) {
       b.errors = outcome.configure_problem;
       b.log = (o.log_dir / "configure.log").string();
     }
-    outcome.seconds = now_seconds() - start;
-    return outcome;
+    return false;
   }
   try {
     outcome.manifest = read_manifest(o.build_dir);
   } catch (const std::exception& e) {
     outcome.configure_problem = e.what();
-    outcome.seconds = now_seconds() - start;
-    return outcome;
+    return false;
   }
   outcome.configured = true;
+  return true;
+}
 
-  // ---- every lab library, in one ninja run that keeps going past failures
-  const auto lab_targets = [&](const std::string& lab) {
-    std::vector<std::string> targets;
-    for (const OpPlan& plan : o.plans.at(lab))
-      targets.push_back(fmt::format("submission_{}_{}", lab, plan.op));
-    return targets;
-  };
+/// Every lab library in one ninja run that keeps going past failures; a lab that failed is
+/// rebuilt alone, so that its log holds only its own errors.
+void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
+                     const std::vector<std::string>& labs, BuildOutcome& outcome) {
+  std::error_code ec;
   std::vector<std::string> lib_targets;
   for (const std::string& lab : labs)
-    for (const std::string& t : lab_targets(lab)) lib_targets.push_back(t);
-  say(fmt::format("build: lab libraries ({} targets)", lib_targets.size()));
-  const ProcessResult a = cmake.build(lib_targets, o.log_dir / "build-libraries.log", true);
+    for (const std::string& t : lab_targets(o, lab)) lib_targets.push_back(t);
+  if (o.progress) o.progress(fmt::format("build: lab libraries ({} targets)", lib_targets.size()));
+  const ProcessResult all = cmake.build(lib_targets, o.log_dir / "build-libraries.log", true);
   for (const std::string& lab : labs) {
     BuildFacts& b = outcome.labs[lab];
     b.library_ok = true;
@@ -372,20 +366,39 @@ BuildOutcome build_submission(const BuildOptions& o) {
       continue;
     }
     b.stage = "library";
-    if (a.timed_out) {
+    if (all.timed_out) {
       b.timed_out = true;
       b.errors =
           fmt::format("the build timed out after {} s", points_text(o.limits.build_timeout_s));
       continue;
     }
-    // Rebuilt alone, so that its log holds only its own errors.
     const fs::path log = o.log_dir / lab / "build.log";
-    const ProcessResult r = cmake.build(lab_targets(lab), log, false);
+    const ProcessResult r = cmake.build(lab_targets(o, lab), log, false);
     b.log = log.string();
     b.timed_out = r.timed_out;
     b.errors = extract_compiler_errors(r.output, o.submission.string());
     if (b.errors.empty()) b.errors = "(no compiler messages; " + r.describe() + ")";
-    say(fmt::format("{}: does not compile", lab));
+    if (o.progress) o.progress(fmt::format("{}: does not compile", lab));
+  }
+}
+
+}  // namespace
+
+BuildOutcome build_submission(const BuildOptions& o) {
+  BuildOutcome outcome;
+  const double start = now_seconds();
+  std::error_code ec;
+  fs::create_directories(o.build_dir, ec);
+  fs::create_directories(o.log_dir, ec);
+  for (const std::string& lab : o.labs) outcome.labs[lab].attempted = true;
+  const fs::path staged = staging_tree(o.build_dir);
+  const std::vector<std::string> labs =
+      o.labs.empty() ? std::vector<std::string>{} : stage_labs(o, staged, outcome);
+  if (labs.empty()) {
+    outcome.configure_problem = "no labs to build";
+  } else {
+    const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits};
+    if (configure_labs(o, cmake, staged, labs, outcome)) build_libraries(o, cmake, labs, outcome);
   }
   outcome.seconds = now_seconds() - start;
   return outcome;

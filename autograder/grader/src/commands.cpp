@@ -106,54 +106,26 @@ std::vector<std::string> list_students(const std::string& folder, const std::str
 
 }  // namespace
 
-int cmd_batch(const Common& common, const BatchArgs& a) {
-  rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
-  const Loaded l = load(common, labs);
-  const std::vector<std::string> students = list_students(a.folder, a.only);
-  const std::string& folder = a.folder;
-  const std::string& out = a.out;
-  const bool no_gpu = a.no_gpu;
-  std::error_code ec;
-  fs::create_directories(out, ec);
-  const fs::path gradebook =
-      a.gradebook.empty() ? fs::path(out) / "gradebook.csv" : fs::path(a.gradebook);
+namespace {
 
-  rg::Progress progress(common.quiet);
-  const rg::GpuProbe gpu = no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
-  // Rows in the students' order, whatever order the GPUs finish them in.
-  std::vector<std::optional<rg::GradebookRow>> rows(students.size());
+/// The gradebook of a batch: one row per student in the students' order, whatever order the
+/// GPUs finish them in, written again after every submission.
+struct Gradebook {
+  fs::path file;
+  std::vector<std::string> labs;
+  std::vector<std::optional<rg::GradebookRow>> rows;
   bool any_no_gpu = false;
-  auto write_gradebook = [&] {
+
+  void write() const {
     std::vector<rg::GradebookRow> done;
     for (const auto& row : rows)
       if (row) done.push_back(*row);
-    rg::write_file(gradebook, rg::gradebook_csv(labs, done));
-  };
-  rg::GradeOptions course_options;
-  course_options.jobs = a.jobs;
-  course_options.no_gpu = no_gpu;
-  course_options.cmake_args = a.cmake_args;
-  rg::SharedCourse checkers(l.course, l.rubric, labs, gpu.present, course_options, progress,
-                            a.course_build);
-  rg::PipelineCallbacks callbacks;
-  callbacks.options = [&](std::size_t i) {
-    rg::GradeOptions o;
-    o.submission = fs::path(folder) / students[i];
-    o.labs = labs;
-    o.seed = a.seed;
-    o.out = fs::path(out) / students[i];
-    o.protected_dirs = {fs::path(folder), fs::path(out)};
-    o.jobs = a.jobs;
-    o.no_gpu = no_gpu;
-    o.cmake_args = a.cmake_args;
-    o.print_summary = false;
-    o.label = students[i];
-    return o;
-  };
-  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
+    rg::write_file(file, rg::gradebook_csv(labs, done));
+  }
+
+  void graded(std::size_t i, const std::string& student, const rg::GradeReport& report) {
     rg::GradebookRow row;
-    row.student = students[i];
+    row.student = student;
     row.total = report.score;
     row.max = report.max_score;
     for (const rg::LabReport& lab : report.labs) row.lab_points.push_back(lab.score.score);
@@ -161,32 +133,77 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
     row.status = report.gpu_available ? "graded" : "graded (no GPU)";
     any_no_gpu = any_no_gpu || !report.gpu_available;
     rows[i] = row;
-    write_gradebook();
+    write();
+  }
+
+  void not_graded(std::size_t i, const std::string& student, const std::string& error,
+                  const rg::Rubric& rubric) {
+    rg::GradebookRow row;
+    row.student = student;
+    row.status = "error: " + error;
+    for (const std::string& lab : labs) {
+      const rg::LabRubric* lr = rubric.find(lab);
+      row.max += lr != nullptr ? lr->points.total() : 0;
+      row.lab_points.push_back(0);
+    }
+    rows[i] = row;
+    write();
+  }
+};
+
+}  // namespace
+
+int cmd_batch(const Common& common, const BatchArgs& a) {
+  rg::Course course = rg::load_course(rg::find_course_root(common.root));
+  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
+  const Loaded l = load(common, labs);
+  const std::vector<std::string> students = list_students(a.folder, a.only);
+  const fs::path folder = a.folder, out = a.out;
+  std::error_code ec;
+  fs::create_directories(out, ec);
+  Gradebook book{a.gradebook.empty() ? out / "gradebook.csv" : fs::path(a.gradebook), labs,
+                 std::vector<std::optional<rg::GradebookRow>>(students.size())};
+  rg::Progress progress(common.quiet);
+  const rg::GpuProbe gpu = a.no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
+  rg::GradeOptions course_options;
+  course_options.jobs = a.jobs;
+  course_options.no_gpu = a.no_gpu;
+  course_options.cmake_args = a.cmake_args;
+  rg::SharedCourse checkers(l.course, l.rubric, labs, gpu.present, course_options, progress,
+                            a.course_build);
+  rg::PipelineCallbacks callbacks;
+  callbacks.options = [&](std::size_t i) {
+    rg::GradeOptions o;
+    o.submission = folder / students[i];
+    o.labs = labs;
+    o.seed = a.seed;
+    o.out = out / students[i];
+    o.protected_dirs = {folder, out};
+    o.jobs = a.jobs;
+    o.no_gpu = a.no_gpu;
+    o.cmake_args = a.cmake_args;
+    o.print_summary = false;
+    o.label = students[i];
+    return o;
+  };
+  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
+    book.graded(i, students[i], report);
     progress.line(fmt::format("{}: {}/{} points", students[i], rg::points_text(report.score),
                               rg::points_text(report.max_score)));
   };
   callbacks.error = [&](std::size_t i, const std::string& error,
                         bool /*withheld: an error row too*/) {
-    rg::GradebookRow row;
-    row.student = students[i];
-    row.status = "error: " + error;
-    for (const std::string& lab : labs) {
-      const rg::LabRubric* lr = l.rubric.find(lab);
-      row.max += lr != nullptr ? lr->points.total() : 0;
-      row.lab_points.push_back(0);
-    }
-    rows[i] = row;
     try {
-      rg::write_file(fs::path(out) / students[i] / "error.txt", error + "\n");
+      rg::write_file(out / students[i] / "error.txt", error + "\n");
     } catch (const std::exception&) {
     }
-    write_gradebook();
+    book.not_graded(i, students[i], error, l.rubric);
     progress.line(fmt::format("{}: not graded: {}", students[i], error));
   };
   rg::grade_pipeline(students.size(), a.build_ahead, a.gpus, l.course, l.rubric, gpu, progress,
                      checkers, callbacks);
-  std::printf("gradebook: %s (%zu submissions)\n", gradebook.c_str(), students.size());
-  return any_no_gpu ? rg::kExitNoGpu : rg::kExitGraded;
+  std::printf("gradebook: %s (%zu submissions)\n", book.file.c_str(), students.size());
+  return book.any_no_gpu ? rg::kExitNoGpu : rg::kExitGraded;
 }
 
 int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0) {

@@ -96,6 +96,92 @@ const LabRubric* Rubric::find(const std::string& folder) const {
   return nullptr;
 }
 
+namespace {
+
+Limits read_limits(const Reader& r, const toml::table* t, Limits l) {
+  if (t == nullptr) return l;
+  r.only_keys(*t, "limits",
+              {"configure_timeout_s", "build_timeout_s", "test_timeout_s", "hidden_timeout_s",
+               "sanitizer_timeout_s", "bench_timeout_s", "output_cap_bytes", "max_restarts",
+               "parallel_labs", "parallel_checks"});
+  l.configure_timeout_s = r.number(*t, "limits", "configure_timeout_s", l.configure_timeout_s, 1);
+  l.build_timeout_s = r.number(*t, "limits", "build_timeout_s", l.build_timeout_s, 1);
+  l.test_timeout_s = r.number(*t, "limits", "test_timeout_s", l.test_timeout_s, 1);
+  l.hidden_timeout_s = r.number(*t, "limits", "hidden_timeout_s", l.hidden_timeout_s, 1);
+  l.sanitizer_timeout_s = r.number(*t, "limits", "sanitizer_timeout_s", l.sanitizer_timeout_s, 1);
+  l.bench_timeout_s = r.number(*t, "limits", "bench_timeout_s", l.bench_timeout_s, 1);
+  l.output_cap_bytes = static_cast<std::size_t>(
+      r.number(*t, "limits", "output_cap_bytes", static_cast<double>(l.output_cap_bytes), 1024));
+  l.max_restarts = static_cast<int>(r.number(*t, "limits", "max_restarts", l.max_restarts, 0));
+  l.parallel_labs = static_cast<int>(r.number(*t, "limits", "parallel_labs", l.parallel_labs, 1));
+  l.parallel_checks =
+      static_cast<int>(r.number(*t, "limits", "parallel_checks", l.parallel_checks, 1));
+  return l;
+}
+
+SanitizerRules read_sanitizer(const Reader& r, const toml::table* t, SanitizerRules rules) {
+  if (t == nullptr) return rules;
+  r.only_keys(*t, "sanitizer", {"tools", "filter", "filters"});
+  rules.tools = r.strings(*t, "sanitizer", "tools", rules.tools);
+  rules.filter = r.string(*t, "sanitizer", "filter", rules.filter);
+  if (const toml::table* f = r.table(*t, "sanitizer", "filters")) {
+    rules.filters.clear();
+    for (auto&& [key, node] : *f) {
+      if (!node.is_string()) r.fail("sanitizer.filters", "every value must be a string");
+      rules.filters[std::string(key.str())] = *node.value<std::string>();
+    }
+  }
+  for (const std::string& tool : rules.tools) {
+    if (tool != "memcheck" && tool != "racecheck" && tool != "synccheck" && tool != "initcheck")
+      r.fail("sanitizer", fmt::format("unknown tool '{}' (memcheck, racecheck, synccheck, "
+                                      "initcheck)",
+                                      tool));
+  }
+  return rules;
+}
+
+PerformanceRules read_performance(const Reader& r, const toml::table* t, PerformanceRules p) {
+  if (t == nullptr) return p;
+  r.only_keys(*t, "performance", {"size", "ceiling", "floor_ratio", "margin"});
+  p.size = r.string(*t, "performance", "size", p.size);
+  p.ceiling = r.string(*t, "performance", "ceiling", p.ceiling);
+  p.floor_ratio = r.number(*t, "performance", "floor_ratio", p.floor_ratio);
+  p.margin = r.number(*t, "performance", "margin", p.margin);
+  if (p.ceiling != "probe" && p.ceiling != "stream_read")
+    r.fail("performance", "'ceiling' must be \"probe\" or \"stream_read\"");
+  if (p.floor_ratio >= 1) r.fail("performance", "'floor_ratio' must be below 1");
+  if (p.margin <= 0 || p.margin > 1) r.fail("performance", "'margin' must be in (0, 1]");
+  return p;
+}
+
+/// The [labs.<folder>] entries.
+std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const Rubric& rubric) {
+  std::vector<LabRubric> out;
+  if (labs == nullptr || labs->empty()) r.fail("labs", "no [labs.<folder>] entries");
+  for (auto&& [key, node] : *labs) {
+    const std::string name(key.str());
+    const std::string where = "labs." + name;
+    const toml::table* t = node.as_table();
+    if (t == nullptr) r.fail(where, "must be a table");
+    r.only_keys(*t, where, {"threshold", "floor", "measured", "points"});
+    LabRubric lab;
+    lab.lab = name;
+    lab.points = rubric.default_points;
+    if (const toml::table* p = r.table(*t, where, "points"))
+      lab.points = r.points(*p, where + ".points", rubric.default_points);
+    lab.threshold = r.number(*t, where, "threshold", 0);
+    if (lab.points.performance > 0 && (lab.threshold <= 0 || lab.threshold > 1))
+      r.fail(where, "'threshold' (fraction of the ceiling) must be in (0, 1]");
+    lab.floor = r.number(*t, where, "floor", rubric.performance.floor_ratio * lab.threshold);
+    if (lab.floor > lab.threshold) r.fail(where, "'floor' must not exceed 'threshold'");
+    lab.measured = r.number(*t, where, "measured", 0);
+    out.push_back(lab);
+  }
+  return out;
+}
+
+}  // namespace
+
 Rubric parse_rubric(std::string_view text, const std::string& source_name) {
   toml::table root;
   try {
@@ -119,55 +205,10 @@ Rubric parse_rubric(std::string_view text, const std::string& source_name) {
   if (const toml::table* t = r.table(root, "top level", "points"))
     rubric.default_points = r.points(*t, "points", rubric.default_points);
 
-  if (const toml::table* t = r.table(root, "top level", "limits")) {
-    r.only_keys(*t, "limits",
-                {"configure_timeout_s", "build_timeout_s", "test_timeout_s", "hidden_timeout_s",
-                 "sanitizer_timeout_s", "bench_timeout_s", "output_cap_bytes", "max_restarts",
-                 "parallel_labs", "parallel_checks"});
-    Limits& l = rubric.limits;
-    l.configure_timeout_s = r.number(*t, "limits", "configure_timeout_s", l.configure_timeout_s, 1);
-    l.build_timeout_s = r.number(*t, "limits", "build_timeout_s", l.build_timeout_s, 1);
-    l.test_timeout_s = r.number(*t, "limits", "test_timeout_s", l.test_timeout_s, 1);
-    l.hidden_timeout_s = r.number(*t, "limits", "hidden_timeout_s", l.hidden_timeout_s, 1);
-    l.sanitizer_timeout_s = r.number(*t, "limits", "sanitizer_timeout_s", l.sanitizer_timeout_s, 1);
-    l.bench_timeout_s = r.number(*t, "limits", "bench_timeout_s", l.bench_timeout_s, 1);
-    l.output_cap_bytes = static_cast<std::size_t>(
-        r.number(*t, "limits", "output_cap_bytes", static_cast<double>(l.output_cap_bytes), 1024));
-    l.max_restarts = static_cast<int>(r.number(*t, "limits", "max_restarts", l.max_restarts, 0));
-    l.parallel_labs = static_cast<int>(r.number(*t, "limits", "parallel_labs", l.parallel_labs, 1));
-    l.parallel_checks =
-        static_cast<int>(r.number(*t, "limits", "parallel_checks", l.parallel_checks, 1));
-  }
-  if (const toml::table* t = r.table(root, "top level", "sanitizer")) {
-    r.only_keys(*t, "sanitizer", {"tools", "filter", "filters"});
-    rubric.sanitizer.tools = r.strings(*t, "sanitizer", "tools", rubric.sanitizer.tools);
-    rubric.sanitizer.filter = r.string(*t, "sanitizer", "filter", rubric.sanitizer.filter);
-    if (const toml::table* f = r.table(*t, "sanitizer", "filters")) {
-      rubric.sanitizer.filters.clear();
-      for (auto&& [key, node] : *f) {
-        if (!node.is_string()) r.fail("sanitizer.filters", "every value must be a string");
-        rubric.sanitizer.filters[std::string(key.str())] = *node.value<std::string>();
-      }
-    }
-    for (const std::string& tool : rubric.sanitizer.tools) {
-      if (tool != "memcheck" && tool != "racecheck" && tool != "synccheck" && tool != "initcheck")
-        r.fail("sanitizer", fmt::format("unknown tool '{}' (memcheck, racecheck, synccheck, "
-                                        "initcheck)",
-                                        tool));
-    }
-  }
-  if (const toml::table* t = r.table(root, "top level", "performance")) {
-    r.only_keys(*t, "performance", {"size", "ceiling", "floor_ratio", "margin"});
-    PerformanceRules& p = rubric.performance;
-    p.size = r.string(*t, "performance", "size", p.size);
-    p.ceiling = r.string(*t, "performance", "ceiling", p.ceiling);
-    p.floor_ratio = r.number(*t, "performance", "floor_ratio", p.floor_ratio);
-    p.margin = r.number(*t, "performance", "margin", p.margin);
-    if (p.ceiling != "probe" && p.ceiling != "stream_read")
-      r.fail("performance", "'ceiling' must be \"probe\" or \"stream_read\"");
-    if (p.floor_ratio >= 1) r.fail("performance", "'floor_ratio' must be below 1");
-    if (p.margin <= 0 || p.margin > 1) r.fail("performance", "'margin' must be in (0, 1]");
-  }
+  rubric.limits = read_limits(r, r.table(root, "top level", "limits"), rubric.limits);
+  rubric.sanitizer = read_sanitizer(r, r.table(root, "top level", "sanitizer"), rubric.sanitizer);
+  rubric.performance =
+      read_performance(r, r.table(root, "top level", "performance"), rubric.performance);
   if (const toml::table* t = r.table(root, "top level", "library")) {
     r.only_keys(*t, "library", {"forbidden_symbols", "forbidden_needed", "forbidden_includes"});
     LibraryRules& l = rubric.library;
@@ -175,27 +216,7 @@ Rubric parse_rubric(std::string_view text, const std::string& source_name) {
     l.forbidden_needed = r.strings(*t, "library", "forbidden_needed", l.forbidden_needed);
     l.forbidden_includes = r.strings(*t, "library", "forbidden_includes", l.forbidden_includes);
   }
-  const toml::table* labs = r.table(root, "top level", "labs");
-  if (labs == nullptr || labs->empty()) r.fail("labs", "no [labs.<folder>] entries");
-  for (auto&& [key, node] : *labs) {
-    const std::string name(key.str());
-    const std::string where = "labs." + name;
-    const toml::table* t = node.as_table();
-    if (t == nullptr) r.fail(where, "must be a table");
-    r.only_keys(*t, where, {"threshold", "floor", "measured", "points"});
-    LabRubric lab;
-    lab.lab = name;
-    lab.points = rubric.default_points;
-    if (const toml::table* p = r.table(*t, where, "points"))
-      lab.points = r.points(*p, where + ".points", rubric.default_points);
-    lab.threshold = r.number(*t, where, "threshold", 0);
-    if (lab.points.performance > 0 && (lab.threshold <= 0 || lab.threshold > 1))
-      r.fail(where, "'threshold' (fraction of the ceiling) must be in (0, 1]");
-    lab.floor = r.number(*t, where, "floor", rubric.performance.floor_ratio * lab.threshold);
-    if (lab.floor > lab.threshold) r.fail(where, "'floor' must not exceed 'threshold'");
-    lab.measured = r.number(*t, where, "measured", 0);
-    rubric.labs.push_back(lab);
-  }
+  rubric.labs = read_labs(r, r.table(root, "top level", "labs"), rubric);
   return rubric;
 }
 

@@ -100,6 +100,47 @@ SanitizerRun run_sanitizer(const SanitizerSpec& spec) {
   return run;
 }
 
+namespace {
+
+/// Adds up the summaries of the runner logs in \p logs (one per runner the checker started)
+/// into \p summary and their text into \p text; returns how many logs there were.
+int add_runner_logs(const std::string& tool, const fs::path& logs, SanitizerSummary& summary,
+                    std::string& text) {
+  std::error_code ec;
+  int count = 0;
+  for (const auto& entry : fs::directory_iterator(logs, ec)) {
+    const std::string log = read_file(entry.path());
+    const SanitizerSummary one = parse_sanitizer_summary(tool, log);
+    text += log;
+    ++count;
+    if (!one.found) continue;
+    if (!summary.found) {
+      summary = one;
+      continue;
+    }
+    summary.errors += std::max(0, one.errors);
+    if (one.hazards >= 0) summary.hazards = std::max(0, summary.hazards) + one.hazards;
+    if (one.warnings >= 0) summary.warnings = std::max(0, summary.warnings) + one.warnings;
+  }
+  return count;
+}
+
+/// What the student needs to see: the first reported problems (lines of the ========= block).
+std::string first_problems(const std::string& sanitizer_output) {
+  std::string excerpt;
+  int kept = 0;
+  for (const std::string& line : split_lines(sanitizer_output)) {
+    if (!starts_with(line, "=========")) continue;
+    if (contains(line, "SUMMARY") || contains(line, "COMPUTE-SANITIZER")) continue;
+    if (trim(line.substr(9)).empty()) continue;
+    excerpt += line + "\n";
+    if (++kept == 25) break;
+  }
+  return trim(excerpt);
+}
+
+}  // namespace
+
 SanitizerRun run_sanitizer_once(const SanitizerSpec& spec) {
   SanitizerRun run;
   run.tool = spec.tool;
@@ -134,23 +175,8 @@ SanitizerRun run_sanitizer_once(const SanitizerSpec& spec) {
   const ProcessResult r = run_process(ps);
   run.seconds = r.seconds;
   run.no_gpu = contains(r.output, "no CUDA device");
-  // One log per runner: add up their summaries.
   std::string sanitizer_output;
-  int logs_read = 0;
-  for (const auto& entry : fs::directory_iterator(logs, ec)) {
-    const std::string text = read_file(entry.path());
-    const SanitizerSummary one = parse_sanitizer_summary(spec.tool, text);
-    sanitizer_output += text;
-    ++logs_read;
-    if (!one.found) continue;
-    if (!run.summary.found) {
-      run.summary = one;
-      continue;
-    }
-    run.summary.errors += std::max(0, one.errors);
-    if (one.hazards >= 0) run.summary.hazards = std::max(0, run.summary.hazards) + one.hazards;
-    if (one.warnings >= 0) run.summary.warnings = std::max(0, run.summary.warnings) + one.warnings;
-  }
+  const int logs_read = add_runner_logs(spec.tool, logs, run.summary, sanitizer_output);
   const StreamParse tests = parse_gtest_stream(r.output);
   int failed = 0, passed = 0;
   for (const TestOutcome& t : tests.finished) {
@@ -167,17 +193,7 @@ SanitizerRun run_sanitizer_once(const SanitizerSpec& spec) {
     run.problem = "the tests under it did not finish";
   }
   run.ran = run.summary.found && r.exited();
-  // What the student needs to see: the first reported problems (lines of the ========= block).
-  std::string excerpt;
-  int kept = 0;
-  for (const std::string& line : split_lines(sanitizer_output)) {
-    if (!starts_with(line, "=========")) continue;
-    if (contains(line, "SUMMARY") || contains(line, "COMPUTE-SANITIZER")) continue;
-    if (trim(line.substr(9)).empty()) continue;
-    excerpt += line + "\n";
-    if (++kept == 25) break;
-  }
-  run.excerpt = trim(excerpt);
+  run.excerpt = first_problems(sanitizer_output);
   return run;
 }
 
