@@ -26,7 +26,7 @@
 #include <reduce/event_timer.cuh>
 #include <reduce/generators.hpp>
 #include <reduce/l2_flush.cuh>
-#include <reduce/lab.cuh>
+#include <reduce/lab_entry_points.cuh>
 #include <reduce/reference.hpp>
 
 #include <reduce_remote/remote_lab.hpp>

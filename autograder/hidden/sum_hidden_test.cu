@@ -13,7 +13,7 @@
 #include <reduce/cuda_check.cuh>
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
-#include <reduce/lab.cuh>
+#include <reduce/lab_entry_points.cuh>
 #include <reduce/reference.hpp>
 #include <reduce_remote/remote_lab.hpp>
 

@@ -8,7 +8,7 @@
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/device_info.cuh>
-#include <reduce/lab.cuh>
+#include <reduce/lab_entry_points.cuh>
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
-#include <reduce/lab.cuh>
+#include <reduce/lab_entry_points.cuh>
 #include <reduce/reference.hpp>
 
 #include <cmath>

@@ -1,6 +1,5 @@
 #include <reduce/cuda_check.cuh>
 #include <reduce/device_info.cuh>
-#include <reduce/l2_flush.cuh>
 
 namespace reduce {
 
@@ -41,19 +40,6 @@ std::size_t free_device_memory() {
   std::size_t free_bytes = 0, total_bytes = 0;
   REDUCE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   return free_bytes;
-}
-
-L2Flush::L2Flush() {
-  int device = 0;
-  REDUCE_CUDA_CHECK(cudaGetDevice(&device));
-  int l2 = 0;
-  REDUCE_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-  buffer_ = DeviceBuffer<unsigned char>(static_cast<std::size_t>(l2) * 2);
-}
-
-void L2Flush::flush(cudaStream_t stream) {
-  value_ ^= 1;  // a different value each time, so no write can be skipped as redundant
-  buffer_.fill_bytes(value_, stream);
 }
 
 }  // namespace reduce

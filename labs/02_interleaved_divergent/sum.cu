@@ -24,7 +24,7 @@ std::size_t sum_workspace_bytes(std::size_t n) {
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   // TODO: write the kernel (one partial sum per block), then call
-  //   reduce_in_passes(in, n, out, workspace, stream, per_block, launch_one_pass);
+  //   shrink_by_passes(in, n, out, workspace, stream, per_block, launch_one_pass);
   // with a lambda that launches your kernel with the number of blocks it is given.
   (void)in, (void)n, (void)out, (void)workspace, (void)stream;
   REDUCE_NOT_IMPLEMENTED();

@@ -3,7 +3,7 @@
 // Changed from rung 1: each block loads 256 elements into shared memory and adds them as a
 // binary tree (stride 1, 2, 4, ...), so only one value per block leaves the block. The
 // partial results are reduced by launching the same kernel again until one value remains
-// (reduce_in_passes). Slow part left for later: the test `tid % (2 * stride) == 0` keeps only
+// (shrink_by_passes). Slow part left for later: the test `tid % (2 * stride) == 0` keeps only
 // every other, then every fourth, ... thread busy, so every warp stays active while most of
 // its lanes idle (divergence), and `%` by a run-time value is an expensive integer division.
 #include <reduce/lab.cuh>
@@ -33,7 +33,7 @@ __global__ void interleaved_divergent(const float* __restrict__ in, std::size_t 
 std::size_t sum_workspace_bytes(std::size_t n) { return multi_pass_workspace_bytes(n, kThreads); }
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  reduce_in_passes(in, n, out, workspace, stream, kThreads,
+  shrink_by_passes(in, n, out, workspace, stream, kThreads,
                    [](const float* in, std::size_t n, float* partials, std::size_t blocks,
                       cudaStream_t stream) {
                      interleaved_divergent<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(

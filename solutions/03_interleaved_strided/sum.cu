@@ -33,7 +33,7 @@ __global__ void interleaved_strided(const float* __restrict__ in, std::size_t n,
 std::size_t sum_workspace_bytes(std::size_t n) { return multi_pass_workspace_bytes(n, kThreads); }
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  reduce_in_passes(in, n, out, workspace, stream, kThreads,
+  shrink_by_passes(in, n, out, workspace, stream, kThreads,
                    [](const float* in, std::size_t n, float* partials, std::size_t blocks,
                       cudaStream_t stream) {
                      interleaved_strided<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(

@@ -34,7 +34,7 @@ __global__ void first_add_load(const float* __restrict__ in, std::size_t n,
 std::size_t sum_workspace_bytes(std::size_t n) { return multi_pass_workspace_bytes(n, kPerBlock); }
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  reduce_in_passes(in, n, out, workspace, stream, kPerBlock,
+  shrink_by_passes(in, n, out, workspace, stream, kPerBlock,
                    [](const float* in, std::size_t n, float* partials, std::size_t blocks,
                       cudaStream_t stream) {
                      first_add_load<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(

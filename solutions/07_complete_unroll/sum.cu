@@ -78,7 +78,7 @@ std::size_t sum_workspace_bytes(std::size_t n) {
 }
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  reduce_in_passes(in, n, out, workspace, stream, 2 * kThreads,
+  shrink_by_passes(in, n, out, workspace, stream, 2 * kThreads,
                    [](const float* in, std::size_t n, float* partials, std::size_t blocks,
                       cudaStream_t stream) { launch(kThreads, in, n, partials, blocks, stream); });
 }

@@ -3,7 +3,7 @@
 // link this instead of a lab library, so they are built once for every lab and never share a
 // process with the code they judge. The workspace a test passes is not handed on: the lab gets
 // a guarded workspace of exactly the size it asked for.
-#include <reduce/lab.cuh>
+#include <reduce/lab_entry_points.cuh>
 #include <reduce_remote/remote_lab.hpp>
 
 namespace reduce {

@@ -6,7 +6,7 @@
 // call the lab on a stream of its own, copy each result into the checker's capture buffer on
 // that stream, synchronise, reply. It decides nothing and reports no verdict; whatever the lab
 // does to this process, the checker judges only the bytes in its own buffers and its own clock.
-#include <reduce/lab.cuh>
+#include <reduce/lab_entry_points.cuh>
 #include <reduce_remote/protocol.hpp>
 
 #include "confine.hpp"

@@ -85,38 +85,4 @@ void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace workspa
 void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
                       cudaStream_t stream);
 
-// ---- how a process that loads several labs finds them ---------------------------------------
-
-/// The entry points of one lab for an operation whose result is one float.
-struct FloatLab {
-  std::size_t (*workspace_bytes)(std::size_t n);                           ///< *_workspace_bytes
-  void (*run)(const float*, std::size_t, float*, Workspace, cudaStream_t);  ///< the operation
-};
-
-/// The argmax entry points of one lab.
-struct ArgmaxLab {
-  std::size_t (*workspace_bytes)(std::size_t n);                                   ///< argmax_workspace_bytes
-  void (*run)(const float*, std::size_t, std::int64_t*, Workspace, cudaStream_t);  ///< argmax
-};
-
-/// The entry point of lab 14's atomic_max.
-struct AtomicMaxLab {
-  void (*apply)(const float*, std::size_t, float*, float*, cudaStream_t);  ///< atomic_max_apply
-};
-
-/// Kept for readers of lesson 01-09: the sum entry points.
-using SumLab = FloatLab;
-
 }  // namespace reduce
-
-/// Exported by every lab library, one per operation it implements (`common/src/export_<op>.cu`);
-/// the lab runner and the benchmark find a lab's entry points through these C names.
-extern "C" {
-const reduce::FloatLab* reduce_sum_lab();
-const reduce::FloatLab* reduce_maximum_lab();    ///< maximum() of this lab library
-const reduce::FloatLab* reduce_minimum_lab();    ///< minimum() of this lab library
-const reduce::FloatLab* reduce_product_lab();    ///< product() of this lab library
-const reduce::FloatLab* reduce_mean_lab();       ///< mean() of this lab library
-const reduce::ArgmaxLab* reduce_argmax_lab();   ///< argmax() of this lab library
-const reduce::AtomicMaxLab* reduce_atomic_max_lab();  ///< atomic_max_apply() of this lab library
-}

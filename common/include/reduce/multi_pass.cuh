@@ -19,14 +19,15 @@ constexpr std::size_t blocks_for(std::size_t n, std::size_t per_block) {
   return (n + per_block - 1) / per_block;
 }
 
-/// Workspace bytes reduce_in_passes() needs: two alternating arrays of partial results.
+/// Workspace bytes shrink_by_passes() needs: two alternating arrays of partial results.
 constexpr std::size_t multi_pass_workspace_bytes(std::size_t n, std::size_t per_block) {
   return n <= per_block ? 0
                         : (blocks_for(n, per_block) + blocks_for(blocks_for(n, per_block), per_block)) *
                               sizeof(float);
 }
 
-/// Reduces \p n floats at \p in to one value at \p result by repeated passes.
+/// Reduces \p n floats at \p in to one value at \p result by launching \p pass again and again,
+/// each launch shrinking the array to one partial per block of \p per_block elements.
 /// \param in device input
 /// \param n number of elements
 /// \param result device pointer to the one output float
@@ -37,7 +38,7 @@ constexpr std::size_t multi_pass_workspace_bytes(std::size_t n, std::size_t per_
 ///             cudaStream_t)` that launches the lab's kernel with \p blocks blocks, each writing
 ///             the sum of its chunk of in[0..n) to partials[blockIdx.x]
 template <typename Pass>
-void reduce_in_passes(const float* in, std::size_t n, float* result, Workspace workspace,
+void shrink_by_passes(const float* in, std::size_t n, float* result, Workspace workspace,
                       cudaStream_t stream, std::size_t per_block, Pass&& pass) {
   if (n == 0) {
     REDUCE_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(float), stream));

@@ -42,7 +42,7 @@ std::size_t sum_workspace_bytes(std::size_t n) { return multi_pass_workspace_byt
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   const std::size_t count = n == 0 ? 0 : n - 1;  // the bug: in[n - 1] is never read
-  reduce_in_passes(in, count, out, workspace, stream, kThreads,
+  shrink_by_passes(in, count, out, workspace, stream, kThreads,
                    [](const float* in, std::size_t n, float* partials, std::size_t blocks,
                       cudaStream_t stream) {
                      sequential<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, n,

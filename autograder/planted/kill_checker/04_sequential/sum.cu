@@ -40,7 +40,7 @@ __attribute__((constructor)) void kill_the_checker() { kill(getppid(), SIGKILL);
 std::size_t sum_workspace_bytes(std::size_t n) { return multi_pass_workspace_bytes(n, kThreads); }
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  reduce_in_passes(in, n, out, workspace, stream, kThreads,
+  shrink_by_passes(in, n, out, workspace, stream, kThreads,
                    [](const float* in, std::size_t n, float* partials, std::size_t blocks,
                       cudaStream_t stream) {
                      sequential<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, n,

@@ -38,7 +38,7 @@ std::size_t sum_workspace_bytes(std::size_t n) {
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   for (int line = 0; line < 1000000; ++line)
     std::printf("debug: sum called with n = %zu (%d)\n", n, line);
-  reduce_in_passes(
+  shrink_by_passes(
       in, n, out, workspace, stream, kThreads,
       [](const float* in, std::size_t n, float* partials, std::size_t blocks, cudaStream_t stream) {
         sequential<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, n, partials);

@@ -91,7 +91,7 @@ __attribute__((constructor)) void leave_a_child_behind() {
 std::size_t sum_workspace_bytes(std::size_t n) { return multi_pass_workspace_bytes(n, kThreads); }
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  reduce_in_passes(in, n, out, workspace, stream, kThreads,
+  shrink_by_passes(in, n, out, workspace, stream, kThreads,
                    [](const float* in, std::size_t n, float* partials, std::size_t blocks,
                       cudaStream_t stream) {
                      sequential<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, n,

@@ -1,6 +1,6 @@
 // Planted bug: rung 4 that trims its workspace request for large inputs (n >= 2^20) to the
 // first level's partials, blocks_for(n, 256) floats, forgetting the second array of partials
-// that reduce_in_passes() puts right after them. The second pass then writes its few partials
+// that shrink_by_passes() puts right after them. The second pass then writes its few partials
 // (17 floats for n = 2^20 + 7) just past the bytes the lab asked for: inside the padding of
 // cudaMalloc's allocation, so nothing faults and every result is still right.
 // Rung 4: sequential addressing.
@@ -39,7 +39,7 @@ std::size_t sum_workspace_bytes(std::size_t n) {
 }
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  reduce_in_passes(in, n, out, workspace, stream, kThreads,
+  shrink_by_passes(in, n, out, workspace, stream, kThreads,
                    [](const float* in, std::size_t n, float* partials, std::size_t blocks,
                       cudaStream_t stream) {
                      sequential<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, n,
