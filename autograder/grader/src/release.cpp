@@ -45,7 +45,7 @@ bool excluded_from_release(const std::string& relative_path) {
                                                              "autograder/gradescope",
                                                              "autograder/ci",
                                                              ".git",
-                                                             "tools/gpu_check.sh"};
+                                                             "tools/maint"};
   for (const std::string& prefix : kExcludedPrefixes) {
     if (relative_path == prefix || starts_with(relative_path, prefix + "/")) return true;
   }

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Draws the course's bandwidth charts from benchmark JSON files.
 
-  python3 tools/make_charts.py                      # every chart in docs/images/ from docs/results/
-  python3 tools/make_charts.py --report grade-out/report.json [-o grade-out/ladder.png]
-  python3 tools/make_charts.py --table              # the GB/s columns of docs/course_map.md
+  python3 tools/maint/make_charts.py                      # every chart in docs/images/ from docs/results/
+  python3 tools/maint/make_charts.py --report grade-out/report.json [-o grade-out/ladder.png]
+  python3 tools/maint/make_charts.py --table              # the GB/s columns of docs/course_map.md
 
 Run it from the repository root after copying a new run's JSON into docs/results/ (the same step
-as tools/update_results.py), and commit the PNG files it writes:
+as tools/maint/update_results.py), and commit the PNG files it writes:
 
   docs/images/ladder.png  GB/s of every rung at 2^28 floats (and of the capstone, where measured),
                           one bar per GPU, with that GPU's ceiling probe and cub::DeviceReduce::Sum
@@ -18,7 +18,7 @@ Inputs (Google Benchmark JSON written by reduce_bench with --benchmark_out):
   docs/results/ladder_*.json   every rung at 2^26 and 2^28 (benchmark names "<op>/<impl>/<n>/...")
   docs/results/capstone/capstone_auto_*.json   the capstone (both modes, default strategy), rung
                                09, cub and stream_read from 2^10 to 2^30, all from one run (the
-                               capstone step of tools/gpu_check.sh); several files of one GPU: the
+                               capstone step of tools/maint/gpu_check.sh); several files of one GPU: the
                                median of each row. The other capstone_<strategy>_*.json files force
                                one strategy and are not drawn.
   docs/results/sweep_*.json    (optional) a ladder run over the sizes, for rows the above lacks
@@ -55,7 +55,7 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from update_results import read_run  # noqa: E402  (one reader of benchmark JSON)
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 LADDER_SIZE = 1 << 28
 CAPSTONE = "15_capstone"
 

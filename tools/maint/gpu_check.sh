@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/gpu_check.sh [build] [test] [stubs] [bench] [ops] [sweep] [capstone] [grade] [planted]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [sweep] [capstone] [grade] [planted]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -21,7 +21,7 @@
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
 #        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 OUT=${OUT:-$PWD/out}
 BUILD=${BUILD:-build-gpu}
 JOBS=${JOBS:-$(nproc)}
@@ -134,7 +134,7 @@ if want capstone; then
     CAPSTONE_ROWS='^sum/(cub|15_capstone[a-z_]*)/' run_capstone "$strategy" \
       "${SMALL_SIZES:-2^10,2^12,2^14,2^15,2^16,2^17}" REDUCE_CAPSTONE_STRATEGY="$strategy"
   done
-  python3 tools/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"
+  python3 tools/maint/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"
   note "capstone: $(( $(stamp) - t0 ))s"
 fi
 

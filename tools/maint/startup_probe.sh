@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Where a checker's first test spends its time: CUDA context creation alone and with 8 or 16
 # processes at once, a checker's first test unconfined and confined, 8 checkers at once.
-#   tools/startup_probe.sh [BUILD]   (BUILD: a grading build folder, default build-gpu-grade)
+#   tools/maint/startup_probe.sh [BUILD]   (BUILD: a grading build folder, default build-gpu-grade)
 set -u
 B=${1:-build-gpu-grade}
 C=$B/course/bin

@@ -2,13 +2,13 @@
 """Writes the measured tables into the lessons from benchmark JSON files.
 
 Every Google Benchmark JSON file in docs/results/ (written by reduce_bench with
---benchmark_out, e.g. by tools/gpu_check.sh) contributes its GPU's rows. Each lesson
+--benchmark_out, e.g. by tools/maint/gpu_check.sh) contributes its GPU's rows. Each lesson
 labs/NN_*/README.md gets, between the lines <!-- measured:begin --> and <!-- measured:end -->,
 a table of its own rows beside the previous rung and cub::DeviceReduce, for every GPU and size
 found; lab 15 gets both of its modes at every size from docs/results/capstone/capstone_auto_*.json.
 Run it after copying a new run's JSON into docs/results/.
 
-usage: tools/update_results.py [--results docs/results] [--labs labs]
+usage: tools/maint/update_results.py [--results docs/results] [--labs labs]
 """
 import argparse
 import json
@@ -22,7 +22,7 @@ BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
 def read_run(path):
     """(gpu, ceiling GB/s, {(op, impl, n): (median_us, median_gbps)}) of one benchmark file.
 
-    Shared with tools/make_charts.py. Rows whose timed runs returned a wrong result are left out:
+    Shared with tools/maint/make_charts.py. Rows whose timed runs returned a wrong result are left out:
     they are no measurement."""
     data = json.loads(pathlib.Path(path).read_text())
     context = data.get("context", {})

@@ -3,10 +3,10 @@
 docs/grader.md that quote them (between <!-- grading:begin --> and <!-- grading:end -->, and
 <!-- planted:begin --> and <!-- planted:end -->).
 
-  tools/grading_results.py add-grade OUT/gradeN.log OUT/grade-solutionsN/report.json \
+  tools/maint/grading_results.py add-grade OUT/gradeN.log OUT/grade-solutionsN/report.json \
       --commit SHA [--parallel-checks 8] [--note TEXT]
-  tools/grading_results.py add-planted OUT/planted.log OUT/planted --commit SHA
-  tools/grading_results.py render
+  tools/maint/grading_results.py add-planted OUT/planted.log OUT/planted --commit SHA
+  tools/maint/grading_results.py render
 
 A grade log is reduce-grade's terminal output (timestamped progress lines); a run cut off before
 its report was written is recorded from the log alone, with its phases so far.
@@ -16,7 +16,7 @@ import json
 import pathlib
 import re
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 RESULTS = ROOT / "docs" / "results" / "grading.json"
 DOC = ROOT / "docs" / "grader.md"
 STAMP = re.compile(r"^\[\s*([0-9.]+)s\] (.*)$")
