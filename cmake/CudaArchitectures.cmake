@@ -1,4 +1,6 @@
-# Default CMAKE_CUDA_ARCHITECTURES: the GPU in this machine when one answers, else Hopper (90).
+# Default CMAKE_CUDA_ARCHITECTURES: the GPU in this machine when one answers. Else (a login node,
+# CI) machine code for Turing (T4), Ampere (A100; also runs on A10, L4 and other 8.x) and Hopper,
+# plus Hopper's PTX, which the driver compiles for any newer GPU when the program loads.
 # Any value given on the command line or in a preset wins.
 if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
   set(_reduce_arch "")
@@ -12,8 +14,8 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
     endif()
   endif()
   if(_reduce_arch STREQUAL "")
-    set(_reduce_arch 90)
-    message(STATUS "No GPU answered: building for CUDA architecture ${_reduce_arch}")
+    set(_reduce_arch "75-real;80-real;90-real;90-virtual")
+    message(STATUS "No GPU answered: building for CUDA architectures ${_reduce_arch}")
   else()
     message(STATUS "Building for the GPU present: CUDA architecture ${_reduce_arch}")
   endif()

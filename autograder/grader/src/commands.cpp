@@ -131,6 +131,7 @@ struct Gradebook {
     for (const rg::LabReport& lab : report.labs) row.lab_points.push_back(lab.score.score);
     row.seed = report.seed;
     row.status = report.gpu_available ? "graded" : "graded (no GPU)";
+    row.reason = rg::gradebook_reason(rg::report_json(report));
     any_no_gpu = any_no_gpu || !report.gpu_available;
     rows[i] = row;
     write();

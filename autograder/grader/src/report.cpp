@@ -342,7 +342,11 @@ json gradescope_json(const GradeReport& r) {
           {"visibility", "visible"},
           {"stdout_visibility", "hidden"},
           {"tests", tests},
-          {"extra_data", {{"seed", r.seed}, {"gpu", r.gpu}, {"isolation", r.isolation}, {"grader_version", r.grader_version}}}};
+          {"extra_data",
+           {{"seed", r.seed},
+            {"gpu", r.gpu},
+            {"isolation", r.isolation},
+            {"grader_version", r.grader_version}}}};
 }
 
 std::string summary_text(const GradeReport& r) {
@@ -381,16 +385,31 @@ std::string csv_field(const std::string& text) {
   return "\"" + replace_all(text, "\"", "\"\"") + "\"";
 }
 
+std::string gradebook_reason(const nlohmann::ordered_json& report) {
+  std::vector<std::string> parts;
+  for (const auto& lab : report.value("labs", nlohmann::ordered_json::array())) {
+    if (lab.value("score", 0.0) + 1e-9 >= lab.value("max_score", 0.0)) continue;
+    const auto messages = lab.value("messages", nlohmann::ordered_json::array());
+    const std::string first = !messages.empty() && messages.front().is_string()
+                                  ? messages.front().get<std::string>()
+                                  : "";
+    parts.push_back(lab.value("lab", std::string()) + ": " +
+                    (first.empty() ? "points lost" : clip(first, 1, 200)));
+  }
+  return clip(join(parts, "; "), 1, 400);
+}
+
 std::string gradebook_csv(const std::vector<std::string>& labs,
                           const std::vector<GradebookRow>& rows) {
   std::string out = "student,total,max";
   for (const std::string& lab : labs) out += "," + csv_field(lab);
-  out += ",seed,status\n";
+  out += ",seed,status,reason\n";
   for (const GradebookRow& row : rows) {
     out += csv_field(row.student) + "," + points_text(row.total) + "," + points_text(row.max);
     for (std::size_t i = 0; i < labs.size(); ++i)
       out += "," + (i < row.lab_points.size() ? points_text(row.lab_points[i]) : std::string("0"));
-    out += "," + std::to_string(row.seed) + "," + csv_field(sanitize_text(row.status)) + "\n";
+    out += "," + std::to_string(row.seed) + "," + csv_field(sanitize_text(row.status)) + "," +
+           csv_field(sanitize_text(row.reason)) + "\n";
   }
   return out;
 }

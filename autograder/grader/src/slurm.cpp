@@ -90,14 +90,16 @@ std::optional<GradebookRow> read_student_row(const fs::path& student_dir,
   row.student = student;
   if (fs::is_regular_file(student_dir / "report.json", ec)) {
     try {
-      const nlohmann::json r = nlohmann::json::parse(read_file(student_dir / "report.json"));
+      const nlohmann::ordered_json r =
+          nlohmann::ordered_json::parse(read_file(student_dir / "report.json"));
       row.total = r.value("score", 0.0);
       row.max = r.value("max_score", 0.0);
       row.seed = r.value("seed", std::uint64_t{0});
       row.status = r.value("gpu_available", false) ? "graded" : "graded (no GPU)";
+      row.reason = gradebook_reason(r);
       for (const std::string& lab : labs) {
         double points = 0;
-        for (const nlohmann::json& l : r.at("labs"))
+        for (const auto& l : r.at("labs"))
           if (l.value("lab", std::string()) == lab) points = l.value("score", 0.0);
         row.lab_points.push_back(points);
       }

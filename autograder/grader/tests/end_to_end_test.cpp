@@ -174,9 +174,11 @@ TEST(GraderCli, BatchWritesAGradebookAndGradesEveryone) {
                                  300);
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_EQ(read_file(dir / "out" / "gradebook.csv"),
-            "student,total,max,05_first_add_load,seed,status\n"
-            "alice,0,10,0,9,graded (no GPU)\n"
-            "bob,0,10,0,9,graded (no GPU)\n");
+            "student,total,max,05_first_add_load,seed,status,reason\n"
+            "alice,0,10,0,9,graded (no GPU),05_first_add_load: missing: 05_first_add_load/ (the "
+            "lab folder) is not in the submission\n"
+            "bob,0,10,0,9,graded (no GPU),05_first_add_load: missing: 05_first_add_load/ (the lab "
+            "folder) is not in the submission\n");
   EXPECT_TRUE(fs::exists(dir / "out" / "alice" / "report.json"));
   EXPECT_TRUE(fs::exists(dir / "out" / "bob" / "results.json"));
   remove_all_quietly(dir);
@@ -198,7 +200,8 @@ TEST(GraderCli, BatchOnSeveralGpusWritesTheSameGradebook) {
   };
   const std::string serial = run({}, "serial");
   EXPECT_EQ(run({"--gpus", "0,1,0"}, "parallel"), serial);
-  EXPECT_NE(serial.find("alice,0,10,0,9,graded (no GPU)\nbob,"), std::string::npos) << serial;
+  EXPECT_NE(serial.find("submission\nbob,0,10,0,9,graded (no GPU),"), std::string::npos) << serial;
+  EXPECT_LT(serial.find("\nalice,"), serial.find("\nbob,")) << serial;
   remove_all_quietly(dir);
 }
 

@@ -155,12 +155,22 @@ TEST_F(ReportTest, SummaryTableAndGradebook) {
   EXPECT_TRUE(contains(summary, "16.17/20"));
   EXPECT_TRUE(contains(summary, "reproduce: reduce-grade grade"));
   const std::string csv = gradebook_csv({"04_sequential", "09_warp_shuffle"},
-                                        {{"alice", 16.17, 20, {10, 6.17}, 42, "graded"},
+                                        {{"alice", 16.17, 20, {10, 6.17}, 42, "graded",
+                                          "09_warp_shuffle: performance: 0.5 of the ceiling"},
                                          {"bob, jr", 0, 20, {0, 0}, 43, "error: \"bad\" folder"}});
   EXPECT_EQ(csv,
-            "student,total,max,04_sequential,09_warp_shuffle,seed,status\n"
-            "alice,16.17,20,10,6.17,42,graded\n"
-            "\"bob, jr\",0,20,0,0,43,\"error: \"\"bad\"\" folder\"\n");
+            "student,total,max,04_sequential,09_warp_shuffle,seed,status,reason\n"
+            "alice,16.17,20,10,6.17,42,graded,09_warp_shuffle: performance: 0.5 of the ceiling\n"
+            "\"bob, jr\",0,20,0,0,43,\"error: \"\"bad\"\" folder\",\n");
+}
+
+TEST_F(ReportTest, GradebookReasonNamesEveryLabBelowItsMaximum) {
+  const std::string reason = gradebook_reason(report_json(report_));
+  EXPECT_FALSE(reason.empty());
+  for (const LabReport& lab : report_.labs) {
+    const bool lost = lab.score.score + 1e-9 < lab.score.max_score;
+    EXPECT_EQ(contains(reason, lab.facts.lab + ": "), lost) << reason;
+  }
 }
 
 }  // namespace

@@ -75,9 +75,15 @@ struct GradebookRow {
   std::vector<double> lab_points;  ///< per lab, in the column order
   std::uint64_t seed = 0;          ///< seed of the student's run
   std::string status;              ///< "graded", "graded (no GPU)", "error: ..."
+  std::string reason;              ///< where points were lost (gradebook_reason())
 };
 
-/// The gradebook CSV: `student,total,max,<lab>`...,seed,status.
+/// Where a graded submission lost points, in one line for the gradebook: every lab below its
+/// maximum with its first message ("04_sequential: public tests: passed 38 of 40 ..."), from a
+/// report.json object; empty for full marks.
+std::string gradebook_reason(const nlohmann::ordered_json& report);
+
+/// The gradebook CSV: `student,total,max,<lab>`...,seed,status,reason.
 std::string gradebook_csv(const std::vector<std::string>& labs,
                           const std::vector<GradebookRow>& rows);
 
