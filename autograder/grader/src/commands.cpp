@@ -72,6 +72,7 @@ int cmd_grade(const Common& common, const GradeArgs& a) {
   o.build_dir = a.build_dir;
   o.keep_build = a.keep_build;
   o.no_gpu = a.no_gpu;
+  o.verbose = a.verbose;
   o.cmake_args = a.cmake_args;
   rg::Progress progress(common.quiet);
   const rg::GradeReport report = rg::grade_submission(l.course, l.rubric, o, progress);

@@ -281,6 +281,7 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
     const char* which = hidden ? "hidden" : "public";
     c.progress.line(fmt::format("{}{}: {} tests ({})", c.tag, f.lab, which, step.plan.op));
     SuiteRun run = run_gtest_suite(suite_options(c, f.lab, step.plan, hidden));
+    run.op = step.plan.op;
     c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, which, suite_line(run)));
     (hidden ? f.hidden : f.tests)[step.slot] = std::move(run);
     return;
@@ -399,6 +400,7 @@ void rerun_skipped_suites(LabFacts& f, const LabRunContext& c) {
                                   c.tag, f.lab, hidden ? "hidden" : "public", plan.op,
                                   run.skipped()));
       run = run_gtest_suite(suite_options(c, f.lab, plan, hidden));
+      run.op = plan.op;
       c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, hidden ? "hidden" : "public",
                                   suite_line(run)));
     }
@@ -987,7 +989,7 @@ void write_submission_reports(GradeRun& g) {
     r.exit_code = kExitUsage;
   }
   if (o.print_summary) {
-    std::fputs(("\n" + summary_text(r)).c_str(), stdout);
+    std::fputs(("\n" + summary_text(r, o.verbose)).c_str(), stdout);
     std::fflush(stdout);
   }
   if (g.p.temporary_build && !o.keep_build) {

@@ -338,7 +338,7 @@ json gradescope_json(const GradeReport& r) {
   return {{"score", r.score},
           {"max_score", r.max_score},
           {"execution_time", static_cast<long>(std::lround(r.seconds))},
-          {"output", sanitize_text(summary_text(r))},
+          {"output", sanitize_text(summary_text(r, true))},
           {"visibility", "visible"},
           {"stdout_visibility", "hidden"},
           {"tests", tests},
@@ -349,7 +349,29 @@ json gradescope_json(const GradeReport& r) {
             {"grader_version", r.grader_version}}}};
 }
 
-std::string summary_text(const GradeReport& r) {
+/// What a student reads first about a lab that lost points: "not started" for the untouched
+/// stub; else its first note, and its first failing public test with the command that reruns it.
+std::vector<std::string> first_notes(const LabReport& lab) {
+  if (lab.score.messages.empty()) return {};
+  if (lab.score.status == "stub") return {"not started (complete the TODOs in its .cu files)"};
+  std::vector<std::string> notes = {clip(lab.score.messages.front(), 1, 240)};
+  for (const SuiteRun& suite : lab.facts.tests) {
+    const auto failed =
+        std::find_if(suite.tests.begin(), suite.tests.end(),
+                     [](const TestOutcome& t) { return t.result == TestResult::kFailed; });
+    if (failed == suite.tests.end()) continue;
+    notes.push_back(
+        fmt::format("first failing test {}: {}", failed->name, clip(failed->message, 1, 200)));
+    const std::string op =
+        lab.facts.tests.size() > 1 && !suite.op.empty() ? " --op " + suite.op : "";
+    notes.push_back(fmt::format("rerun it: tools/lab-test {}{} -- --gtest_filter='{}'",
+                                lab.facts.lab.substr(0, 2), op, failed->name));
+    break;
+  }
+  return notes;
+}
+
+std::string summary_text(const GradeReport& r, bool verbose) {
   std::string out = fmt::format("reduce-grade {}: {}\n", r.grader_version, r.submission);
   out += fmt::format("seed {} | GPU {} | ceiling {} | {}\n", r.seed,
                      r.gpu_available ? r.gpu : "none (build only)",
@@ -363,12 +385,14 @@ std::string summary_text(const GradeReport& r) {
                                  r.max_score > 0 ? fixed(100.0 * r.score / r.max_score, 1) : "0"));
   bool header = false;
   for (const LabReport& lab : r.labs) {
-    for (const std::string& m : lab.score.messages) {
+    const std::vector<std::string> notes = verbose ? lab.score.messages : first_notes(lab);
+    for (const std::string& m : notes) {
       if (!header) out += "\nnotes (T: timed out, F: output flood, C: crashed):\n";
       header = true;
-      out += fmt::format("  {}: {}\n", lab.facts.lab, clip(m, 1, 240));
+      out += fmt::format("  {}: {}\n", lab.facts.lab, verbose ? clip(m, 1, 240) : m);
     }
   }
+  if (header && !verbose) out += "(every note: report.json, summary.txt, or --verbose)\n";
   if (!r.reproduce.empty()) out += "\nreproduce: " + r.reproduce + "\n";
   return out;
 }
@@ -377,7 +401,7 @@ void write_reports(const GradeReport& r, const fs::path& out_dir) {
   write_file(out_dir / "report.json", dump_json(report_json(r)));
   write_file(out_dir / "junit.xml", junit_xml(r));
   write_file(out_dir / "results.json", dump_json(gradescope_json(r)));
-  write_file(out_dir / "summary.txt", summary_text(r));
+  write_file(out_dir / "summary.txt", summary_text(r, true));
 }
 
 std::string csv_field(const std::string& text) {

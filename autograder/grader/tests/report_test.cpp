@@ -155,13 +155,51 @@ TEST_F(ReportTest, SummaryTableAndGradebook) {
   EXPECT_TRUE(contains(summary, "16.17/20"));
   EXPECT_TRUE(contains(summary, "reproduce: reduce-grade grade"));
   const std::string csv = gradebook_csv({"04_sequential", "09_warp_shuffle"},
-                                        {{"alice", 16.17, 20, {10, 6.17}, 42, "graded",
+                                        {{"alice",
+                                          16.17,
+                                          20,
+                                          {10, 6.17},
+                                          42,
+                                          "graded",
                                           "09_warp_shuffle: performance: 0.5 of the ceiling"},
                                          {"bob, jr", 0, 20, {0, 0}, 43, "error: \"bad\" folder"}});
   EXPECT_EQ(csv,
             "student,total,max,04_sequential,09_warp_shuffle,seed,status,reason\n"
             "alice,16.17,20,10,6.17,42,graded,09_warp_shuffle: performance: 0.5 of the ceiling\n"
             "\"bob, jr\",0,20,0,0,43,\"error: \"\"bad\"\" folder\",\n");
+}
+
+TEST_F(ReportTest, TerminalSummaryGivesOneNoteAndARerunCommandPerLab) {
+  GradeReport r = report_;
+  LabReport& bad = r.labs[1];
+  bad.score.messages.push_back("sanitizer: racecheck: 5 hazards");
+  SuiteRun suite;
+  suite.op = "sum";
+  suite.tests = {
+      {"SumTest.EmptyInputIsPositiveZero", TestResult::kPassed, ""},
+      {"Sizes/SumExact.MatchesBitwise/33", TestResult::kFailed, "got 31, want 33\nmore"}};
+  bad.facts.tests = {suite};
+  LabReport stub = r.labs[0];
+  stub.facts.lab = "05_first_add_load";
+  stub.score.status = "stub";
+  stub.score.messages = {"not implemented: the lab is still the stub", "public tests: 0 of 40"};
+  r.labs.push_back(stub);
+
+  const std::string quiet = summary_text(r, false);
+  EXPECT_TRUE(contains(quiet, "09_warp_shuffle: public tests: passed 28 of 32")) << quiet;
+  EXPECT_FALSE(contains(quiet, "racecheck: 5 hazards")) << quiet;
+  EXPECT_TRUE(
+      contains(quiet, "first failing test Sizes/SumExact.MatchesBitwise/33: got 31, want 33"))
+      << quiet;
+  EXPECT_TRUE(contains(
+      quiet, "rerun it: tools/lab-test 09 -- --gtest_filter='Sizes/SumExact.MatchesBitwise/33'"))
+      << quiet;
+  EXPECT_EQ(count(quiet, "05_first_add_load: "), 1u) << quiet;
+  EXPECT_TRUE(contains(quiet, "05_first_add_load: not started")) << quiet;
+
+  const std::string verbose = summary_text(r, true);
+  EXPECT_TRUE(contains(verbose, "racecheck: 5 hazards")) << verbose;
+  EXPECT_TRUE(contains(verbose, "public tests: 0 of 40")) << verbose;
 }
 
 TEST_F(ReportTest, GradebookReasonNamesEveryLabBelowItsMaximum) {

@@ -55,6 +55,7 @@ struct GradeArgs {
   std::string build_dir;                ///< --build-dir (default: a temporary one)
   bool keep_build = false;              ///< --keep-build
   bool no_gpu = false;                  ///< --no-gpu
+  bool verbose = false;                 ///< -v: every note in the terminal summary
   std::vector<std::string> cmake_args;  ///< --cmake-arg
 };
 

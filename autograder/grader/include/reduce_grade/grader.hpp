@@ -66,6 +66,7 @@ struct GradeOptions {
   /// this submission's report folder: in a batch, every submission and every report.
   std::vector<std::filesystem::path> protected_dirs;
   bool print_summary = true;  ///< print the table at the end
+  bool verbose = false;        ///< print every note (else: the first one per lab)
   std::string label;          ///< prefix of progress lines (e.g. the student)
 };
 

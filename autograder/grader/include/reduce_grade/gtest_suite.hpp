@@ -33,6 +33,7 @@ struct TestOutcome {
 
 /// What one test binary did, over all its attempts.
 struct SuiteRun {
+  std::string op;       ///< the operation whose suite this is (set by the grader)
   bool ran = false;     ///< the binary was found, listed its tests and ran
   std::string problem;  ///< why it did not run, or how it stopped abnormally (else empty)
   std::vector<TestOutcome> tests;  ///< every listed test, in the binary's order

@@ -59,7 +59,7 @@ std::string junit_xml(const GradeReport& report);
 nlohmann::ordered_json gradescope_json(const GradeReport& report);
 
 /// The terminal table with a header (GPU, seed) and the notable messages below it.
-std::string summary_text(const GradeReport& report);
+std::string summary_text(const GradeReport& report, bool verbose = true);
 
 /// Writes report.json, junit.xml, results.json and summary.txt into \p out_dir.
 void write_reports(const GradeReport& report, const std::filesystem::path& out_dir);
