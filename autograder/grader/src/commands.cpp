@@ -188,10 +188,19 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
     o.label = students[i];
     return o;
   };
+  // "student k of N, eta": the callbacks run one at a time, under the pipeline's lock.
+  const double started = rg::now_seconds();
+  std::size_t finished = 0;
+  const auto count_line = [&] {
+    ++finished;
+    const double per = (rg::now_seconds() - started) / static_cast<double>(finished);
+    const double left = per * static_cast<double>(students.size() - finished);
+    return fmt::format("student {} of {}, eta {:.0f} min", finished, students.size(), left / 60);
+  };
   callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
     book.graded(i, students[i], report);
-    progress.line(fmt::format("{}: {}/{} points", students[i], rg::points_text(report.score),
-                              rg::points_text(report.max_score)));
+    progress.line(fmt::format("{}: {}/{} points ({})", students[i], rg::points_text(report.score),
+                              rg::points_text(report.max_score), count_line()));
   };
   callbacks.error = [&](std::size_t i, const std::string& error,
                         bool /*withheld: an error row too*/) {
@@ -200,7 +209,7 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
     } catch (const std::exception&) {
     }
     book.not_graded(i, students[i], error, l.rubric);
-    progress.line(fmt::format("{}: not graded: {}", students[i], error));
+    progress.line(fmt::format("{}: not graded ({}): {}", students[i], count_line(), error));
   };
   rg::grade_pipeline(students.size(), a.build_ahead, a.gpus, l.course, l.rubric, gpu, progress,
                      checkers, callbacks);
