@@ -268,15 +268,15 @@ int cmd_merge(const std::string& out) {
   return m.failed_tasks.empty() ? rg::kExitGraded : rg::kExitBelowPass;
 }
 
-int cmd_release(const Common& common, const std::string& out_dir) {
-  const rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const rg::ReleaseResult r = rg::write_release(course, out_dir);
+int cmd_release(const Common& common, const std::string& out_dir, const std::string& ref) {
+  const rg::ReleaseResult r =
+      rg::write_release_from_git(rg::find_course_root(common.root), ref, out_dir);
   for (const std::string& w : r.warnings)
     std::fprintf(stderr, "reduce-grade: warning: %s\n", w.c_str());
   std::printf(
-      "release: %zu files written to %s (no solutions/, hidden tests or planted bugs; the "
+      "release: %zu files of %s written to %s (no solutions/, hidden tests or planted bugs; the "
       "grader and its rubric are included so students can see their score)\n",
-      r.files.size(), out_dir.c_str());
+      r.files.size(), ref.c_str(), out_dir.c_str());
   return rg::kExitGraded;
 }
 

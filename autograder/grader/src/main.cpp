@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
   SlurmArgs slurm_args;
   CalibrateArgs calibrate_args;
   PlantedArgs planted_args;
-  std::string merge_out, release_out;
+  std::string merge_out, release_out, release_ref = "HEAD";
   auto* grade = add_grade(app, grade_args);
   auto* batch = add_batch(app, batch_args);
   auto* slurm = add_slurm(app, slurm_args);
@@ -171,6 +171,9 @@ int main(int argc, char** argv) {
   merge->add_option("out", merge_out, "the class's report folder given to slurm")->required();
   auto* release = app.add_subcommand("release", "write the student release into an empty folder");
   release->add_option("out_dir", release_out, "new or empty folder")->required();
+  release->add_option("--ref", release_ref,
+                      "the commit to release (default HEAD): committed history only, never the "
+                      "working tree");
   auto* calibrate = add_calibrate(app, calibrate_args);
   auto* planted = add_check_planted(app, planted_args);
   try {
@@ -184,7 +187,7 @@ int main(int argc, char** argv) {
     if (*batch) return cmd_batch(common, batch_args);
     if (*slurm) return cmd_slurm(common, slurm_args, argv[0]);
     if (*merge) return cmd_merge(merge_out);
-    if (*release) return cmd_release(common, release_out);
+    if (*release) return cmd_release(common, release_out, release_ref);
     if (*calibrate) return cmd_calibrate(common, calibrate_args);
     if (*planted) return cmd_check_planted(common, planted_args);
   } catch (const rg::ConfigError& e) {

@@ -1,3 +1,4 @@
+#include <reduce_grade/process.hpp>
 #include <reduce_grade/release.hpp>
 #include <reduce_grade/util.hpp>
 
@@ -54,7 +55,8 @@ bool excluded_from_release(const std::string& relative_path) {
     const std::string s = part.string();
     // Build folders (build, build-student, ...), not files such as src/build.cpp.
     const bool build_folder = s == "build" || starts_with(s, "build-");
-    if (s == "solutions" || build_folder || s == ".git" || s == "out") return true;
+    if (s == "solutions" || build_folder || s == ".git" || s == "out" || s == "__pycache__")
+      return true;
   }
   // No solution code in docs/: CUDA sources there are not released.
   if (starts_with(relative_path, "docs/")) {
@@ -157,6 +159,55 @@ ReleaseResult write_release(const Course& course, const fs::path& out_dir) {
     if (excluded_from_release(rel))
       throw ConfigError("release: internal error, " + rel + " must not be released");
   return result;
+}
+
+ReleaseResult write_release_from_git(const fs::path& course_root, const std::string& ref,
+                                     const fs::path& out_dir) {
+  ProcessSpec check;
+  check.argv = {"git", "-C", course_root.string(), "rev-parse", "--verify", ref + "^{commit}"};
+  check.timeout_s = 60;
+  check.output_cap = 1 << 16;
+  const ProcessResult commit = run_process(check);
+  if (!commit.succeeded())
+    throw ConfigError(fmt::format(
+        "release: {} is not a commit of a git repository at {} ({}); the release is made from "
+        "committed history only",
+        ref, course_root.string(), clip(commit.output, 2, 400)));
+  const fs::path work = make_temp_dir("reduce-grade-release-");
+  const fs::path tree = work / "course";
+  fs::create_directories(tree);
+  ProcessSpec archive;
+  archive.argv = {"git",          "-C", course_root.string(),           "archive",
+                  "--format=tar", "-o", (work / "course.tar").string(), trim(commit.output)};
+  archive.timeout_s = 300;
+  archive.output_cap = 1 << 16;
+  ProcessSpec untar;
+  untar.argv = {"tar", "-xf", (work / "course.tar").string(), "-C", tree.string()};
+  untar.timeout_s = 300;
+  untar.output_cap = 1 << 16;
+  try {
+    for (const ProcessSpec& step : {archive, untar}) {
+      const ProcessResult r = run_process(step);
+      if (!r.succeeded())
+        throw ConfigError("release: " + step.argv[0] + " failed: " + clip(r.output, 4, 800));
+    }
+    const Course course = load_course(tree);
+    for (const CourseLab& lab : course.labs)
+      for (const std::string& op : lab.ops) {
+        const fs::path stub = tree / "labs" / lab.folder / (op + ".cu");
+        if (!contains(read_file(stub), "REDUCE_NOT_IMPLEMENTED("))
+          throw ConfigError(fmt::format(
+              "release: labs/{}/{}.cu at {} no longer throws NotImplemented (no "
+              "REDUCE_NOT_IMPLEMENTED() left): it is not a stub; refusing to release it",
+              lab.folder, op, ref));
+      }
+    ReleaseResult result = write_release(course, out_dir);
+    remove_all_quietly(work);
+    return result;
+  } catch (...) {
+    remove_all_quietly(work);
+    throw;
+  }
 }
 
 }  // namespace reduce::grade

@@ -133,5 +133,62 @@ TEST(ReleaseRules, RewritesAndExclusions) {
   EXPECT_FALSE(excluded_from_release("labs/04_sequential/README.md"));
 }
 
+/// A clone of the course's repository to change and commit in (skips where the course is not a
+/// git checkout, e.g. an unpacked release).
+class GitReleaseTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = make_temp_dir("reduce-grade-git-release-");
+    if (!git({"-C", REDUCE_GRADE_TEST_ROOT, "rev-parse", "HEAD"}).succeeded())
+      GTEST_SKIP() << "the course is not a git checkout";
+    ASSERT_TRUE(
+        git({"clone", "-q", REDUCE_GRADE_TEST_ROOT, (dir_ / "course").string()}).succeeded());
+  }
+  void TearDown() override { remove_all_quietly(dir_); }
+
+  static ProcessResult git(std::vector<std::string> args) {
+    ProcessSpec spec;
+    spec.argv = {"git", "-c", "user.name=course", "-c", "user.email=course@example.org"};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.timeout_s = 300;
+    spec.output_cap = 1 << 20;
+    return run_process(spec);
+  }
+  fs::path course() const { return dir_ / "course"; }
+
+  fs::path dir_;
+};
+
+TEST_F(GitReleaseTest, ReleasesTheCommitNotTheWorkingTree) {
+  const fs::path stub = course() / "labs" / "04_sequential" / "sum.cu";
+  const std::string committed = read_file(stub);
+  write_file(stub,
+             read_file(course() / "solutions" / "04_sequential" / "sum.cu"));  // not committed
+  write_file(course() / "labs" / "04_sequential" / "notes.txt", "untracked");
+  const ReleaseResult r = write_release_from_git(course(), "HEAD", dir_ / "release");
+  EXPECT_EQ(read_file(dir_ / "release" / "labs" / "04_sequential" / "sum.cu"), committed);
+  EXPECT_FALSE(fs::exists(dir_ / "release" / "labs" / "04_sequential" / "notes.txt"));
+  EXPECT_FALSE(r.files.empty());
+}
+
+TEST_F(GitReleaseTest, RefusesACommittedLabThatIsNoLongerAStub) {
+  const fs::path stub = course() / "labs" / "04_sequential" / "sum.cu";
+  write_file(stub, replace_all(read_file(stub), "REDUCE_NOT_IMPLEMENTED()", "return"));
+  ASSERT_TRUE(git({"-C", course().string(), "commit", "-qam", "a lab completed"}).succeeded());
+  try {
+    write_release_from_git(course(), "HEAD", dir_ / "release");
+    FAIL() << "a completed lab was released";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(contains(e.what(), "labs/04_sequential/sum.cu")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "not a stub")) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "release" / "labs"));
+}
+
+TEST_F(GitReleaseTest, RefusesWhatIsNotACommit) {
+  EXPECT_THROW(write_release_from_git(course(), "no-such-branch", dir_ / "release"), ConfigError);
+  EXPECT_THROW(write_release_from_git(dir_, "HEAD", dir_ / "release2"), ConfigError);
+}
+
 }  // namespace
 }  // namespace reduce::grade

@@ -95,8 +95,8 @@ int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0);
 /// `merge`: the reports of a job array in one gradebook.
 int cmd_merge(const std::string& out);
 
-/// `release`: the student release.
-int cmd_release(const Common& common, const std::string& out_dir);
+/// `release`: the student release, from the commit \p ref of the course's repository.
+int cmd_release(const Common& common, const std::string& out_dir, const std::string& ref);
 
 /// `calibrate`: the reference solutions' fractions of the ceiling.
 int cmd_calibrate(const Common& common, const CalibrateArgs& a);

@@ -21,6 +21,14 @@ struct ReleaseResult {
 /// ConfigError for a non-empty \p out_dir or when a released lab is identical to its solution.
 ReleaseResult write_release(const Course& course, const std::filesystem::path& out_dir);
 
+/// Writes the release of the course as committed at \p ref (git archive) of the repository at
+/// \p course_root, not of its working tree: uncommitted work never reaches students. Refuses a
+/// lab stub that no longer throws NotImplemented (no REDUCE_NOT_IMPLEMENTED() left in it), and a
+/// \p course_root that is not a git repository.
+ReleaseResult write_release_from_git(const std::filesystem::path& course_root,
+                                     const std::string& ref,
+                                     const std::filesystem::path& out_dir);
+
 /// The top-level CMakeLists.txt text with the release's cache defaults: REDUCE_TREES "labs"
 /// and REDUCE_LABS_ARE_STUBS OFF. Throws ConfigError when either default is not found.
 std::string release_cmakelists(const std::string& text);
