@@ -234,7 +234,8 @@ std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRun
       steps.push_back({CheckStep::Kind::kPublic, index, plan, "", steps.size()});
   f.tests.resize(steps.size());
   if (steps.empty())
-    f.tests_skipped = "the course has no public test suite for this lab's operations";
+    f.tests_step = StepOutcome::not_applicable(
+        "the course has no public test suite for this lab's operations");
   return steps;
 }
 
@@ -250,7 +251,8 @@ std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunC
     if (plan.hidden_tests) steps.push_back({CheckStep::Kind::kHidden, index, plan, "", slot++});
   f.hidden.resize(slot);
   if (c.sanitizer.empty()) {
-    f.sanitizer_skipped = "compute-sanitizer not found on the grading machine (a grading problem)";
+    f.sanitizer_step = StepOutcome::skipped(
+        "compute-sanitizer not found on the grading machine (a grading problem)");
     return steps;
   }
   slot = 0;
@@ -267,9 +269,10 @@ std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunC
 void drop_after_hang(LabFacts& f) {
   const LabState state = assess(f);
   if (!state.hung) return;
-  if (f.hidden_exists) f.hidden_skipped = state.hung_why + "; the hidden tests were not run";
+  if (f.hidden_exists)
+    f.hidden_step = StepOutcome::skipped(state.hung_why + "; the hidden tests were not run");
   f.hidden.clear();
-  f.sanitizer_skipped = state.hung_why;
+  f.sanitizer_step = StepOutcome::skipped(state.hung_why);
   f.sanitizer.clear();
 }
 
@@ -834,8 +837,8 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
       f.tests.clear();
       f.hidden.clear();
       f.sanitizer.clear();
-      f.hidden_skipped.clear();
-      f.sanitizer_skipped.clear();
+      f.hidden_step = {};
+      f.sanitizer_step = {};
     }
     g.report.messages.push_back(
         "the test binaries report \"no CUDA device\" although nvidia-smi "
@@ -850,7 +853,7 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   return runnable;
 }
 
-/// The labs of \p runnable that earn a benchmark; the others get the reason in perf_skipped.
+/// The labs of \p runnable that earn a benchmark; the others get the reason in perf_step.
 std::vector<BenchTarget> bench_targets(GradeRun& g, const std::vector<std::size_t>& runnable) {
   std::vector<BenchTarget> targets;
   for (std::size_t i : runnable) {
@@ -861,14 +864,14 @@ std::vector<BenchTarget> bench_targets(GradeRun& g, const std::vector<std::size_
     const LabState state = assess(f);
     if (std::none_of(plans.begin(), plans.end(),
                      [](const OpPlan& pl) { return !pl.bench_op.empty(); })) {
-      f.perf_skipped = "no benchmark for this lab's operations";
+      f.perf_step = StepOutcome::not_applicable("no benchmark for this lab's operations");
     } else if (state.hung) {
-      f.perf_skipped = state.hung_why;
+      f.perf_step = StepOutcome::skipped(state.hung_why);
     } else if (state.tests_failed) {
-      f.perf_skipped = "the lab fails tests, so the benchmark was not run";
+      f.perf_step = StepOutcome::skipped("the lab fails tests, so the benchmark was not run");
     } else if (!g.p.build.benchmark_ok) {
-      f.perf_skipped =
-          "the benchmark did not build (a grading problem): " + g.p.build.benchmark_problem;
+      f.perf_step = StepOutcome::skipped("the benchmark did not build (a grading problem): " +
+                                         g.p.build.benchmark_problem);
     } else {
       targets.push_back({f.lab, plans});
     }

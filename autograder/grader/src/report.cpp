@@ -112,15 +112,19 @@ json lab_json(const LabReport& lab) {
         {"forbidden", library_findings}}},
       {"gpu", f.gpu},
       {"tests", tests},
-      {"tests_skipped", f.tests_skipped},
+      {"tests_step", f.tests_step.name()},
+      {"tests_skipped", f.tests_step.reason},
       {"hidden", hidden},
-      {"hidden_skipped", f.hidden_skipped},
+      {"hidden_step", f.hidden_step.name()},
+      {"hidden_skipped", f.hidden_step.reason},
       {"sanitizer", sanitizer},
-      {"sanitizer_skipped", f.sanitizer_skipped},
+      {"sanitizer_step", f.sanitizer_step.name()},
+      {"sanitizer_skipped", f.sanitizer_step.reason},
       {"performance",
        {{"ran", f.perf.ran},
         {"problem", f.perf.problem},
-        {"skipped", f.perf_skipped},
+        {"step", f.perf_step.name()},
+        {"skipped", f.perf_step.reason},
         {"n", f.perf.n},
         {"median_us", f.perf.median_us},
         {"gbps", f.perf.gbps},
@@ -150,8 +154,8 @@ std::string table_row(const LabReport& lab) {
             lab.score.items[0].score == 0 && lab.score.items[0].max_score > 0))
     build = "stub";
   auto suite_cell = [](const std::vector<SuiteRun>& suites,
-                       const std::string& skipped) -> std::string {
-    if (suites.empty()) return skipped.empty() ? "-" : "skip";
+                       const StepOutcome& step) -> std::string {
+    if (suites.empty()) return step.state == StepOutcome::State::kSkipped ? "skip" : "-";
     int passed = 0, counted = 0;
     bool timed_out = false, flood = false, crashed = false;
     for (const SuiteRun& s : suites) {
@@ -177,13 +181,13 @@ std::string table_row(const LabReport& lab) {
     san = clean == static_cast<int>(f.sanitizer.size())
               ? "clean"
               : fmt::format("{}/{} clean", clean, f.sanitizer.size());
-  } else if (!f.sanitizer_skipped.empty()) {
+  } else if (!f.sanitizer_step.ran()) {
     san = "skip";
   }
   const bool perf = f.perf.ran && f.perf.gbps > 0;
   return fmt::format(
       "{:<26} {:<8} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>12}", f.lab, build,
-      suite_cell(f.tests, f.tests_skipped), suite_cell(f.hidden, f.hidden_skipped), san,
+      suite_cell(f.tests, f.tests_step), suite_cell(f.hidden, f.hidden_step), san,
       perf ? fixed(f.perf.gbps, 1) : "-", perf ? fraction_text(f.perf.fraction) : "-",
       fraction_text(lab.threshold),
       fmt::format("{}/{}", points_text(lab.score.score), points_text(lab.score.max_score)));

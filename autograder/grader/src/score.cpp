@@ -209,10 +209,10 @@ class LabScorer {
   void public_tests() {
     const int counted = pub_.passed + pub_.failed;
     std::string out;
-    if (f_.tests.empty() && f_.tests_skipped.empty()) {
+    if (f_.tests.empty() && f_.tests_step.ran()) {
       out = "the course has no public tests for this lab's operations";
-    } else if (!f_.tests_skipped.empty()) {
-      out = "not run: " + f_.tests_skipped;
+    } else if (!f_.tests_step.ran()) {
+      out = "not run: " + f_.tests_step.reason;
     } else {
       out = fmt::format("passed {} of {} public tests", pub_.passed, counted);
       if (pub_.skipped > 0)
@@ -235,8 +235,8 @@ class LabScorer {
     }
     const int counted = hid_.passed + hid_.failed;
     std::string out, details;
-    if (!f_.hidden_skipped.empty()) {
-      out = "not run: " + f_.hidden_skipped;
+    if (!f_.hidden_step.ran()) {
+      out = "not run: " + f_.hidden_step.reason;
     } else {
       out = fmt::format("passed {} of {} hidden tests", hid_.passed, counted);
       if (hid_.skipped > 0) out += fmt::format(" ({} skipped, not counted)", hid_.skipped);
@@ -253,9 +253,9 @@ class LabScorer {
   /// One equal share per tool; a tool earns it when every run of it (one per tested operation)
   /// was clean with its tests passing.
   void sanitizer() {
-    if (!f_.sanitizer_skipped.empty() || f_.sanitizer.empty()) {
+    if (!f_.sanitizer_step.ran() || f_.sanitizer.empty()) {
       const std::string why =
-          f_.sanitizer_skipped.empty() ? "no sanitizer tools configured" : f_.sanitizer_skipped;
+          f_.sanitizer_step.ran() ? "no sanitizer tools configured" : f_.sanitizer_step.reason;
       add(Item::kSanitizer, 0, p_.sanitizer, ItemStatus::kFailed, "not run: " + why);
       s_.messages.push_back("sanitizer: not run: " + why);
       return;
@@ -298,7 +298,7 @@ class LabScorer {
     const int hcounted = hid_.passed + hid_.failed;
     if (counted == 0 || pub_.failed > 0) return "the lab fails public tests";
     if (f_.hidden_exists && (hcounted == 0 || hid_.failed > 0)) return "the lab fails hidden tests";
-    if (!f_.perf_skipped.empty()) return f_.perf_skipped;
+    if (!f_.perf_step.ran()) return f_.perf_step.reason;
     if (!f_.perf.ran) return "the benchmark did not run: " + f_.perf.problem;
     if (f_.perf.wrong_results > 0)
       return fmt::format("{} timed benchmark runs returned a wrong sum", f_.perf.wrong_results);

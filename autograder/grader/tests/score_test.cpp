@@ -120,7 +120,7 @@ TEST_F(ScoreTest, UntouchedStubScoresZero) {
   f.hidden[0].not_implemented = true;
   for (SanitizerRun& r : f.sanitizer) r.tests_passed = false;
   f.perf = PerfFacts{};
-  f.perf_skipped = "the lab fails tests";
+  f.perf_step = StepOutcome::skipped("the lab fails tests");
   const LabScore s = score_lab(f, lab_, rubric_);
   EXPECT_EQ(s.status, "stub");
   EXPECT_DOUBLE_EQ(s.score, 0);

@@ -7,6 +7,7 @@
 #include <reduce_grade/sanitizer.hpp>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reduce::grade {
@@ -41,6 +42,28 @@ struct PerfFacts {
   std::string log;              ///< log file
 };
 
+/// Whether one step of a lab's grading (public tests, hidden tests, sanitizer, benchmark) ran,
+/// and if not, why.
+struct StepOutcome {
+  enum class State {
+    kRan,            ///< it ran (its results are in the facts)
+    kSkipped,        ///< it could have run but did not (the lab hung, failed tests, ...)
+    kNotApplicable,  ///< the course has nothing to run for this lab
+  };
+  State state = State::kRan;
+  std::string reason;  ///< why it did not run (empty when it ran)
+
+  static StepOutcome skipped(std::string why) { return {State::kSkipped, std::move(why)}; }
+  static StepOutcome not_applicable(std::string why) {
+    return {State::kNotApplicable, std::move(why)};
+  }
+  bool ran() const { return state == State::kRan; }
+  /// "ran", "skipped" or "not applicable", as report.json writes it.
+  const char* name() const {
+    return state == State::kRan ? "ran" : state == State::kSkipped ? "skipped" : "not applicable";
+  }
+};
+
 /// Everything observed about one lab.
 struct LabFacts {
   std::string lab;                      ///< lab folder
@@ -53,11 +76,11 @@ struct LabFacts {
   std::vector<SuiteRun> hidden;         ///< hidden suites (one per op, when hidden tests exist)
   bool hidden_exists = true;            ///< the course has hidden tests for the lab's ops
   std::vector<SanitizerRun> sanitizer;  ///< one per tool and tested operation
-  std::string sanitizer_skipped;        ///< why the sanitizer was not run (else empty)
+  StepOutcome sanitizer_step;           ///< whether the sanitizer ran
   PerfFacts perf;                       ///< the benchmark
-  std::string perf_skipped;             ///< why the benchmark was not run (else empty)
-  std::string tests_skipped;            ///< why the tests were not run (else empty)
-  std::string hidden_skipped;           ///< why the hidden tests were not run (else empty)
+  StepOutcome perf_step;                ///< whether the benchmark ran
+  StepOutcome tests_step;               ///< whether the public tests ran
+  StepOutcome hidden_step;              ///< whether the hidden tests ran
 };
 
 }  // namespace reduce::grade
