@@ -73,6 +73,7 @@ int cmd_grade(const Common& common, const GradeArgs& a) {
   o.keep_build = a.keep_build;
   o.no_gpu = a.no_gpu;
   o.verbose = a.verbose;
+  o.submission_name = a.submission_name;
   o.cmake_args = a.cmake_args;
   rg::Progress progress(common.quiet);
   const rg::GradeReport report = rg::grade_submission(l.course, l.rubric, o, progress);

@@ -766,7 +766,7 @@ void start_report(GradeRun& g, const GpuProbe& gpu_probe) {
   const GradeOptions& o = g.p.options;
   GradeReport& r = g.report;
   r.grader_version = grader_version();
-  r.submission = g.p.tree.string();
+  r.submission = o.submission_name.empty() ? g.p.tree.string() : o.submission_name;
   r.course_root = g.course.root.string();
   r.rubric = g.rubric.source.string();
   r.seed = g.p.seed;

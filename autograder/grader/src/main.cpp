@@ -59,6 +59,9 @@ CLI::App* add_grade(CLI::App& app, GradeArgs& a) {
   c->add_option("--build-dir", a.build_dir, "build folder (default: a fresh temporary one)");
   c->add_flag("--keep-build", a.keep_build, "keep the build folder");
   c->add_flag("--no-gpu", a.no_gpu, "build only, even where a GPU is present (exit code 3)");
+  c->add_option("--submission-name", a.submission_name,
+                "the submission's path in the reports and their reproduce command (default: the "
+                "folder graded; Gradescope: /autograder/submission, not its temporary copy)");
   c->add_flag("-v,--verbose", a.verbose,
               "every note in the summary (default: the first per lab; all are in summary.txt)");
   c->add_option("--cmake-arg", a.cmake_args,

@@ -164,6 +164,23 @@ TEST(GraderCli, MissingLabNeedsNoBuild) {
   remove_all_quietly(dir);
 }
 
+TEST(GraderCli, SubmissionNameReplacesTheGradedCopyInTheReports) {
+  // Gradescope grades a temporary copy; the reports and the reproduce command name the upload.
+  const fs::path dir = make_temp_dir("reduce-grade-cli-");
+  fs::create_directories(dir / "copy");
+  const ProcessResult r =
+      grader({"grade", (dir / "copy").string(), "--labs", "5", "--no-gpu", "--out",
+              (dir / "out").string(), "--submission-name", "/autograder/submission", "--seed", "7"},
+             120);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  const auto report = nlohmann::json::parse(read_file(dir / "out" / "report.json"));
+  EXPECT_EQ(report["submission"], "/autograder/submission");
+  EXPECT_EQ(report["reproduce"],
+            "reduce-grade grade /autograder/submission --labs 05_first_add_load --seed 7");
+  EXPECT_FALSE(contains(read_file(dir / "out" / "results.json"), (dir / "copy").string()));
+  remove_all_quietly(dir);
+}
+
 TEST(GraderCli, BatchWritesAGradebookAndGradesEveryone) {
   const fs::path dir = make_temp_dir("reduce-grade-batch-");
   fs::create_directories(dir / "subs" / "alice");
@@ -191,8 +208,9 @@ TEST(GraderCli, BatchOnSeveralGpusWritesTheSameGradebook) {
   for (const char* student : {"carol", "alice", "bob", "dave"})
     fs::create_directories(dir / "subs" / student);
   const auto run = [&](const std::vector<std::string>& extra, const std::string& out) {
-    std::vector<std::string> args = {"batch", (dir / "subs").string(), "--labs", "5",
-                                     "--no-gpu", "--seed", "9", "--out", (dir / out).string()};
+    std::vector<std::string> args = {
+        "batch", (dir / "subs").string(), "--labs", "5", "--no-gpu", "--seed", "9",
+        "--out", (dir / out).string()};
     args.insert(args.end(), extra.begin(), extra.end());
     const ProcessResult r = grader(args, 300);
     EXPECT_EQ(r.exit_code, 3) << r.output;

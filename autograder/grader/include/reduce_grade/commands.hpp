@@ -56,6 +56,7 @@ struct GradeArgs {
   bool keep_build = false;              ///< --keep-build
   bool no_gpu = false;                  ///< --no-gpu
   bool verbose = false;                 ///< -v: every note in the terminal summary
+  std::string submission_name;          ///< --submission-name: the path the reports give
   std::vector<std::string> cmake_args;  ///< --cmake-arg
 };
 

@@ -66,8 +66,11 @@ struct GradeOptions {
   /// this submission's report folder: in a batch, every submission and every report.
   std::vector<std::filesystem::path> protected_dirs;
   bool print_summary = true;  ///< print the table at the end
-  bool verbose = false;        ///< print every note (else: the first one per lab)
+  bool verbose = false;       ///< print every note (else: the first one per lab)
   std::string label;          ///< prefix of progress lines (e.g. the student)
+  /// How the reports name the submission, and the path their reproduce command uses (empty:
+  /// the folder graded). Gradescope grades a temporary copy of /autograder/submission.
+  std::string submission_name;
 };
 
 /// The submission's code changed what grades it (the course's checkers): no grade is given.
