@@ -138,7 +138,8 @@ ClassMerge merge_class(const fs::path& out) {
         m.missing.push_back(student);
         row = GradebookRow{student, 0,
                            0,       std::vector<double>(m.labs.size(), 0),
-                           0,       fmt::format("missing: task {} did not finish", task)};
+                           0,       fmt::format("missing: task {} did not finish", task),
+                           ""};
       }
       if (starts_with(row->status, "error") || starts_with(row->status, "missing")) {
         failed = true;

@@ -45,18 +45,22 @@ struct PerfFacts {
 /// Whether one step of a lab's grading (public tests, hidden tests, sanitizer, benchmark) ran,
 /// and if not, why.
 struct StepOutcome {
+  /// What happened to the step.
   enum class State {
     kRan,            ///< it ran (its results are in the facts)
     kSkipped,        ///< it could have run but did not (the lab hung, failed tests, ...)
     kNotApplicable,  ///< the course has nothing to run for this lab
   };
-  State state = State::kRan;
-  std::string reason;  ///< why it did not run (empty when it ran)
+  State state = State::kRan;  ///< what happened to the step
+  std::string reason;         ///< why it did not run (empty when it ran)
 
+  /// A step that could have run but did not, because of \p why.
   static StepOutcome skipped(std::string why) { return {State::kSkipped, std::move(why)}; }
+  /// A step the course has nothing to run for, because of \p why.
   static StepOutcome not_applicable(std::string why) {
     return {State::kNotApplicable, std::move(why)};
   }
+  /// Whether the step ran.
   bool ran() const { return state == State::kRan; }
   /// "ran", "skipped" or "not applicable", as report.json writes it.
   const char* name() const {
