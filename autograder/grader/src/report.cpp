@@ -57,6 +57,22 @@ json suite_json(const SuiteRun& s) {
           {"tests", tests}};
 }
 
+json sanitizer_json(const SanitizerRun& r) {
+  return {{"tool", r.tool},
+          {"ran", r.ran},
+          {"errors", r.summary.errors},
+          {"hazards", r.summary.hazards},
+          {"warnings", r.summary.warnings},
+          {"problems", r.summary.problems()},
+          {"tests_passed", r.tests_passed},
+          {"clean", r.clean()},
+          {"problem", r.problem},
+          {"excerpt", r.excerpt},
+          {"unconfined", r.unconfined},
+          {"seconds", std::round(r.seconds * 10) / 10},
+          {"log", r.log}};
+}
+
 json lab_json(const LabReport& lab) {
   const LabFacts& f = lab.facts;
   json items = json::array();
@@ -76,21 +92,7 @@ json lab_json(const LabReport& lab) {
   json tests = json::array(), hidden = json::array(), sanitizer = json::array();
   for (const SuiteRun& s : f.tests) tests.push_back(suite_json(s));
   for (const SuiteRun& s : f.hidden) hidden.push_back(suite_json(s));
-  for (const SanitizerRun& r : f.sanitizer) {
-    sanitizer.push_back({{"tool", r.tool},
-                         {"ran", r.ran},
-                         {"errors", r.summary.errors},
-                         {"hazards", r.summary.hazards},
-                         {"warnings", r.summary.warnings},
-                         {"problems", r.summary.problems()},
-                         {"tests_passed", r.tests_passed},
-                         {"clean", r.clean()},
-                         {"problem", r.problem},
-                         {"excerpt", r.excerpt},
-                         {"unconfined", r.unconfined},
-                         {"seconds", std::round(r.seconds * 10) / 10},
-                         {"log", r.log}});
-  }
+  for (const SanitizerRun& r : f.sanitizer) sanitizer.push_back(sanitizer_json(r));
   return {
       {"lab", f.lab},
       {"status", lab.score.status},
