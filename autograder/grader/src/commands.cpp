@@ -33,21 +33,26 @@ namespace reduce::grade::cli {
 
 namespace {
 
+/// The course and its rubric, read once per command, and the labs it was asked for.
 struct Loaded {
   rg::Course course;
   rg::Rubric rubric;
+  std::vector<std::string> labs;  ///< --labs resolved (every lab without it)
 };
 
-Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_for_check = {}) {
+/// Reads the course and the rubric; with \p labs_spec, selects those labs and requires a rubric
+/// entry for each.
+Loaded load(const Common& common, const std::optional<std::string>& labs_spec = std::nullopt) {
   Loaded l;
   l.course = rg::load_course(rg::find_course_root(common.root));
+  if (labs_spec) l.labs = rg::select_labs(l.course, *labs_spec);
   l.rubric = rg::load_rubric(common.rubric.empty() ? l.course.root / "autograder" / "rubric.toml"
                                                    : fs::path(common.rubric));
   std::vector<std::string> all;
   for (const rg::CourseLab& lab : l.course.labs) all.push_back(lab.folder);
   for (const std::string& problem : rg::check_rubric_against_labs(l.rubric, all))
     std::fprintf(stderr, "reduce-grade: warning: %s\n", problem.c_str());
-  for (const std::string& lab : chosen_labs_for_check)
+  for (const std::string& lab : l.labs)
     if (l.rubric.find(lab) == nullptr)
       throw rg::ConfigError("the rubric has no entry for lab " + lab + " ([labs." + lab + "])");
   return l;
@@ -56,9 +61,8 @@ Loaded load(const Common& common, const std::vector<std::string>& chosen_labs_fo
 }  // namespace
 
 int cmd_grade(const Common& common, const GradeArgs& a) {
-  rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
-  const Loaded l = load(common, labs);
+  const Loaded l = load(common, a.labs_spec);
+  const std::vector<std::string>& labs = l.labs;
   rg::GradeOptions o;
   o.submission = a.submission.empty() ? l.course.root / "labs" : fs::path(a.submission);
   std::error_code ec;
@@ -157,9 +161,8 @@ struct Gradebook {
 }  // namespace
 
 int cmd_batch(const Common& common, const BatchArgs& a) {
-  rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
-  const Loaded l = load(common, labs);
+  const Loaded l = load(common, a.labs_spec);
+  const std::vector<std::string>& labs = l.labs;
   const std::vector<std::string> students = list_students(a.folder, a.only);
   const fs::path folder = a.folder, out = a.out;
   std::error_code ec;
@@ -219,9 +222,8 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
 }
 
 int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0) {
-  rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
-  const Loaded l = load(common, labs);
+  const Loaded l = load(common, a.labs_spec);
+  const std::vector<std::string>& labs = l.labs;
   std::error_code ec;
   rg::SlurmPlan plan;
   plan.grader = fs::canonical("/proc/self/exe", ec);
@@ -318,9 +320,8 @@ Calibration measure_references(const Loaded& l, rg::PreparedSubmission& p, int r
 }  // namespace
 
 int cmd_calibrate(const Common& common, const CalibrateArgs& a) {
-  rg::Course course = rg::load_course(rg::find_course_root(common.root));
-  const std::vector<std::string> labs = rg::select_labs(course, a.labs_spec);
-  const Loaded l = load(common, labs);
+  const Loaded l = load(common, a.labs_spec);
+  const std::vector<std::string>& labs = l.labs;
   rg::Progress progress(common.quiet);
   const rg::GpuProbe gpu = rg::probe_gpu();
   if (!gpu.present) {
