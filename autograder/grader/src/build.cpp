@@ -108,6 +108,7 @@ struct CMakeRun {
   int jobs = 0;
   std::vector<std::string> cmake_args;
   Limits limits;
+  std::size_t memory_limit = 0;  ///< per build process (RLIMIT_AS); 0: none
 
   ProcessResult configure(const std::vector<std::string>& defines, const fs::path& log) const {
     ProcessSpec spec;
@@ -142,6 +143,7 @@ struct CMakeRun {
     spec.timeout_s = limits.build_timeout_s;
     spec.output_cap = std::size_t{32} << 20;
     spec.log_file = log;
+    spec.memory_limit_bytes = memory_limit;
     return run_process(spec);
   }
 };
@@ -397,7 +399,11 @@ BuildOutcome build_submission(const BuildOptions& o) {
   if (labs.empty()) {
     outcome.configure_problem = "no labs to build";
   } else {
-    const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits};
+    // The submission's own code is compiled with every process held to 8 GiB of address space
+    // (a lab compiles in well under 1 GiB): a source that makes the compiler read without end
+    // fails there, instead of exhausting the grading host.
+    const CMakeRun cmake{o.course_root, o.build_dir, o.jobs,
+                         o.cmake_args,  o.limits,    std::size_t{8} << 30};
     if (configure_labs(o, cmake, staged, labs, outcome)) build_libraries(o, cmake, labs, outcome);
   }
   outcome.seconds = now_seconds() - start;

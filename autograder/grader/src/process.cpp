@@ -17,6 +17,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -246,6 +247,10 @@ std::optional<Child> start_child(const ProcessSpec& spec, const std::string& pro
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
+    if (spec.memory_limit_bytes > 0) {
+      const struct rlimit limit { spec.memory_limit_bytes, spec.memory_limit_bytes };
+      ::setrlimit(RLIMIT_AS, &limit);
+    }
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
       const int e = errno;
       (void)!::write(err_pipe[1], &e, sizeof e);

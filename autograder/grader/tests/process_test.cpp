@@ -105,6 +105,14 @@ TEST(Process, StrayKillerSparesChildrenOfOtherThreads) {
   EXPECT_EQ(strays, 0);
 }
 
+TEST(Process, MemoryLimitHoldsTheChild) {
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "ulimit -v"};
+  spec.memory_limit_bytes = std::size_t{1} << 30;
+  const ProcessResult r = run_process(spec);
+  EXPECT_EQ(trim(r.output), "1048576");  // KiB
+}
+
 TEST(Process, OutputCapStopsYes) {
   ProcessSpec spec;
   spec.argv = {"yes"};

@@ -30,6 +30,9 @@ struct ProcessSpec {
   std::size_t output_cap = std::size_t{8} << 20;
   /// When set, the captured output is also written to this file.
   std::filesystem::path log_file;
+  /// Address-space limit of the child and everything it starts (RLIMIT_AS; 0: none). A compiler
+  /// told to `#include "/dev/zero"` then fails at once instead of filling the host's memory.
+  std::size_t memory_limit_bytes = 0;
 };
 
 /// What happened to the child.
