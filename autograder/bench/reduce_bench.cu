@@ -11,7 +11,8 @@
 //   REDUCE_SEED=n                    inputs from this seed (default: fresh each run)
 //   --benchmark_filter=^sum/         Google Benchmark flags select rows and write JSON
 //
-// Method: four inputs with different contents rotate, and before every sample random positions
+// Method: four inputs with different contents, made on the GPU from the run's seed, rotate; the
+// operations differ only in the rows of kOperations. Before every graded sample random positions
 // of each input change (the expected results follow), so no call can return a cached answer.
 // Trusted rows: each sample poisons the output and the workspace and flushes L2 outside the
 // timed region, times one call with CUDA events, and checks the result. Graded rows: each
@@ -48,6 +49,7 @@
 #include <map>
 #include <memory>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -59,36 +61,273 @@ using reduce::Workspace;
 
 // ---- operations --------------------------------------------------------------------------
 
-enum class Op { kSum, kMaximum, kMinimum, kProduct, kMean, kArgmax };
-const Op kOps[] = {Op::kSum, Op::kMaximum, Op::kMinimum, Op::kProduct, Op::kMean, Op::kArgmax};
+/// What a correct call returns for one input, and where the extreme of maximum, minimum and
+/// argmax sits (so that it can be moved).
+struct Expected {
+  double value = 0;  // the result (argmax: the index)
+  std::size_t extreme_at = 0;
+};
 
-const char* op_name(Op op) {
-  switch (op) {
-    case Op::kSum:
-      return "sum";
-    case Op::kMaximum:
-      return "maximum";
-    case Op::kMinimum:
-      return "minimum";
-    case Op::kProduct:
-      return "product";
-    case Op::kMean:
-      return "mean";
-    case Op::kArgmax:
-      return "argmax";
-  }
-  return "?";
+/// A cub::DeviceReduce call: with null storage it only sets the bytes it needs. \p extra is
+/// scratch the row keeps for itself in front of CUB's storage (ArgMax's maximum goes there).
+using CubCall = cudaError_t (*)(void* storage, std::size_t& bytes, void* extra, const float* in,
+                                std::size_t n, void* out, cudaStream_t stream);
+
+/// One operation of the course: all the benchmark knows about it. Adding an operation adds a
+/// row to kOperations below, and nothing else in this file.
+struct Operation {
+  const char* name;   ///< row family; a lab exports it as reduce_<name>_lab
+  bool index_result;  ///< argmax: an int64 index; the others: a float
+  float identity;     ///< where the CPU loop starts (argmax: the best value so far)
+  /// Fills x[0, n) on the device, from \p seed, with an input whose result is known exactly.
+  Expected (*make)(float* x, std::size_t n, std::uint64_t seed);
+  /// Changes a few elements of x on the device, and \p e with them (\p generation counts calls).
+  void (*change)(float* x, std::size_t n, Expected& e, std::mt19937_64& rng,
+                 std::uint64_t generation);
+  /// Whether a result (a float's value, or an index) is the expected one.
+  bool (*check)(double got, double expected);
+  /// The single-thread CPU loop a student would write first, in float.
+  double (*cpu_loop)(const std::vector<float>& x, float identity);
+  CubCall cub;  ///< the cub::DeviceReduce counterpart
+};
+
+__global__ void divide_by(float* value, double n) {
+  *value = static_cast<float>(*value / n);
 }
 
-/// A result as the benchmark compares it: a float's bits, or an index.
-using Result = std::int64_t;
+// Input makers run on the device: a 1 GiB input takes milliseconds, not a second of host time.
+constexpr unsigned kFillBlocks = 1024, kFillThreads = 256;
+
+__global__ void fill_exact_integers(float* x, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    x[i] = reduce::exact_integer_at(n, seed, i);
+}
+
+__global__ void fill_uniform(float* x, std::size_t n, std::uint64_t seed, float lo, float hi) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    x[i] = reduce::uniform_at(seed, i, lo, hi);
+}
+
+__global__ void fill_value(float* x, std::size_t n, float value) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    x[i] = value;
+}
+
+float read_at(const float* x, std::size_t i) {
+  float v = 0;
+  REDUCE_CUDA_CHECK(cudaMemcpy(&v, x + i, sizeof v, cudaMemcpyDeviceToHost));
+  return v;
+}
+
+void write_at(float* x, std::size_t i, float v) {
+  REDUCE_CUDA_CHECK(cudaMemcpy(x + i, &v, sizeof v, cudaMemcpyHostToDevice));
+}
+
+// Sum and mean: exact integers (reduce::exact_integers), whose every partial sum is exact.
+double make_integers(float* x, std::size_t n, std::uint64_t seed) {
+  fill_exact_integers<<<kFillBlocks, kFillThreads>>>(x, n, seed);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  return reduce::exact_integers_sum(n, seed);
+}
+
+/// Eight random elements get new integers no larger than max(|old|, 1): the sum stays exact.
+void change_integers(float* x, std::size_t n, double& sum, std::mt19937_64& rng) {
+  for (int k = 0; k < 8; ++k) {
+    const std::size_t at = rng() % n;
+    const float old = read_at(x, at);
+    const int m = std::max(1, static_cast<int>(std::fabs(old)));
+    float v = old;
+    while (v == old) v = static_cast<float>(static_cast<int>(rng() % (2 * m + 1)) - m);
+    write_at(x, at, v);
+    sum += static_cast<double>(v) - old;
+  }
+}
+
+// Maximum, minimum and argmax: uniform in [-1, 1) with one clear extreme (+-2 and more) at a
+// random place; a change moves it to a new place with a new value.
+Expected make_with_extreme(float* x, std::size_t n, std::uint64_t seed, float sign) {
+  fill_uniform<<<kFillBlocks, kFillThreads>>>(x, n, seed, -1.0f, 1.0f);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  const std::size_t at = reduce::mix(seed, 99) % n;
+  write_at(x, at, 2.0f * sign);
+  return {2.0 * sign, at};
+}
+
+void move_extreme(float* x, std::size_t n, Expected& e, std::mt19937_64& rng,
+                  std::uint64_t generation, float sign) {
+  write_at(x, e.extreme_at, 0.25f * sign);
+  e.extreme_at = rng() % n;
+  e.value = sign * (2.0f + static_cast<float>(generation % 1024) / 1024.0f);
+  write_at(x, e.extreme_at, static_cast<float>(e.value));
+}
+
+// Product: ones, with a few 2s, halves and -1s: exact in any order (the exponent stays within
+// +-60); a change gains or loses one factor.
+Expected make_factors(float* x, std::size_t n, std::uint64_t seed) {
+  fill_value<<<kFillBlocks, kFillThreads>>>(x, n, 1.0f);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  double product = 1.0;
+  const float factors[] = {2.0f, 2.0f, 0.5f, -1.0f};
+  std::set<std::size_t> placed;
+  for (std::size_t k = 0; k < std::min<std::size_t>(n, 60); ++k) {
+    const std::size_t at = reduce::mix(seed, k) % n;
+    if (!placed.insert(at).second) continue;
+    write_at(x, at, factors[k % 4]);
+    product *= factors[k % 4];
+  }
+  return {product, 0};
+}
+
+void change_factor(float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
+  const std::size_t at = rng() % n;
+  const float old = read_at(x, at);
+  float v = 1.0f;
+  if (old == 1.0f) {  // gain a factor, steering the exponent back towards zero
+    const int exponent = std::ilogb(e.value);
+    v = rng() % 3 == 0 ? -1.0f : exponent > 0 ? 0.5f : 2.0f;
+  }
+  write_at(x, at, v);
+  e.value = e.value / old * v;
+}
+
+bool same_float(double got, double expected) {
+  return static_cast<float>(got) == static_cast<float>(expected);
+}
+
+template <typename Combine>
+float fold(const std::vector<float>& x, float acc, Combine combine) {
+  for (float v : x) acc = combine(acc, v);
+  return acc;
+}
+
+using I = std::int64_t;
+
+const Operation kOperations[] = {
+    {"sum", false, 0.0f,
+     [](float* x, std::size_t n, std::uint64_t seed) {
+       return Expected{make_integers(x, n, seed)};
+     },
+     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
+       change_integers(x, n, e.value, rng);
+     },
+     same_float,
+     [](const std::vector<float>& x, float id) -> double {
+       return fold(x, id, [](float a, float v) { return a + v; });
+     },
+     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
+       return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+     }},
+    {"maximum", false, -INFINITY,
+     [](float* x, std::size_t n, std::uint64_t seed) {
+       return make_with_extreme(x, n, seed, 1.0f);
+     },
+     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t g) {
+       move_extreme(x, n, e, rng, g, 1.0f);
+     },
+     same_float,
+     [](const std::vector<float>& x, float id) -> double {
+       return fold(x, id, [](float a, float v) { return v > a ? v : a; });
+     },
+     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
+       return cub::DeviceReduce::Max(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+     }},
+    {"minimum", false, INFINITY,
+     [](float* x, std::size_t n, std::uint64_t seed) {
+       return make_with_extreme(x, n, seed, -1.0f);
+     },
+     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t g) {
+       move_extreme(x, n, e, rng, g, -1.0f);
+     },
+     same_float,
+     [](const std::vector<float>& x, float id) -> double {
+       return fold(x, id, [](float a, float v) { return v < a ? v : a; });
+     },
+     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
+       return cub::DeviceReduce::Min(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+     }},
+    {"product", false, 1.0f, make_factors, change_factor, same_float,
+     [](const std::vector<float>& x, float id) -> double {
+       return fold(x, id, [](float a, float v) { return a * v; });
+     },
+     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
+       return cub::DeviceReduce::Reduce(t, b, in, static_cast<float*>(out), static_cast<I>(n),
+                                        cuda::std::multiplies<float>{}, 1.0f, s);
+     }},
+    {"mean", false, 0.0f,
+     [](float* x, std::size_t n, std::uint64_t seed) {
+       return Expected{make_integers(x, n, seed) / static_cast<double>(n)};
+     },
+     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
+       double sum = e.value * static_cast<double>(n);
+       change_integers(x, n, sum, rng);
+       e.value = sum / static_cast<double>(n);
+     },
+     [](double got, double expected) {  // one rounding of the division: allow 2 ulp
+       return std::fabs(got - expected) <=
+              2.0 * std::numeric_limits<float>::epsilon() * std::fabs(expected);
+     },
+     [](const std::vector<float>& x, float id) -> double {
+       return fold(x, id, [](float a, float v) { return a + v; }) / static_cast<float>(x.size());
+     },
+     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
+       cudaError_t status =
+           cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+       if (t == nullptr || status != cudaSuccess) return status;
+       divide_by<<<1, 1, 0, s>>>(static_cast<float*>(out), static_cast<double>(n));
+       return cudaGetLastError();
+     }},
+    {"argmax", true, -INFINITY,
+     [](float* x, std::size_t n, std::uint64_t seed) {
+       Expected e = make_with_extreme(x, n, seed, 1.0f);
+       e.value = static_cast<double>(e.extreme_at);
+       return e;
+     },
+     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t g) {
+       move_extreme(x, n, e, rng, g, 1.0f);
+       e.value = static_cast<double>(e.extreme_at);
+     },
+     [](double got, double expected) { return got == expected; },
+     [](const std::vector<float>& x, float best) -> double {
+       std::size_t at = 0;
+       for (std::size_t i = 0; i < x.size(); ++i)
+         if (x[i] > best) best = x[i], at = i;
+       return static_cast<double>(at);
+     },
+     // CUB writes the maximum too: it goes into the row's extra scratch.
+     [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n, void* out,
+        cudaStream_t s) {
+       return cub::DeviceReduce::ArgMax(t, b, in, static_cast<float*>(extra), static_cast<I*>(out),
+                                        static_cast<I>(n), s);
+     }},
+};
+
+const Operation* find_operation(const std::string& name) {
+  for (const Operation& op : kOperations)
+    if (name == op.name) return &op;
+  return nullptr;
+}
+
+/// A result as the process reads it back (a float's bits, or an index) as a number.
+double decode(const Operation& op, std::int64_t bits) {
+  if (op.index_result) return static_cast<double>(bits);
+  float f;
+  const auto word = static_cast<std::uint32_t>(bits);
+  std::memcpy(&f, &word, sizeof f);
+  return f;
+}
 
 /// Type-erased call of one implementation: the output is a float or an int64 index.
 using RunFn = std::function<void(const float*, std::size_t, void*, Workspace, cudaStream_t)>;
 
 /// One row: something that computes an operation on the device (or, for "cpu", the host).
 struct Impl {
-  Op op;
+  const Operation* op;
   std::string name;
   std::function<std::size_t(std::size_t)> workspace_bytes;
   RunFn run;
@@ -98,14 +337,12 @@ struct Impl {
 };
 
 /// Rotating inputs for one (operation, size) with their expected results.
-constexpr int kRotation = 4;  // host-made inputs per (operation, size)
+constexpr int kRotation = 4;  // inputs per (operation, size)
 struct Inputs {
-  Op op;
+  const Operation* op = nullptr;
   std::size_t n = 0;
   std::vector<DeviceBuffer<float>> device;
-  std::vector<double> expected;         // value (float ops) or index (argmax)
-  std::vector<std::size_t> extreme_at;  // maximum, minimum, argmax: where the extreme is
-  std::vector<float> host0;             // the CPU baseline reads this copy of input 0
+  std::vector<Expected> expected;
 };
 
 std::uint64_t run_seed() {
@@ -116,144 +353,33 @@ std::uint64_t run_seed() {
   return seed;
 }
 
-/// Inputs whose exact result is known, so that every timed run can be checked.
-std::vector<float> make_input(Op op, std::size_t n, std::uint64_t seed, double& expected) {
-  switch (op) {
-    case Op::kSum:
-    case Op::kMean: {
-      std::vector<float> x = reduce::exact_integers(n, seed);
-      const double sum = reduce::reference_sum(x);
-      expected = op == Op::kSum ? sum : sum / static_cast<double>(n);
-      return x;
-    }
-    case Op::kMaximum:
-    case Op::kMinimum:
-    case Op::kArgmax: {
-      std::vector<float> x = reduce::mixed_sign(n, seed);
-      const std::size_t at = reduce::mix(seed, 99) % n;  // one clear extreme at a random place
-      x[at] = op == Op::kMinimum ? -2.0f : 2.0f;
-      expected = op == Op::kArgmax ? static_cast<double>(at) : x[at];
-      return x;
-    }
-    case Op::kProduct: {
-      // Ones, with a few 2s, halves and -1s: exact in any order (the exponent stays within +-60).
-      std::vector<float> x(n, 1.0f);
-      double product = 1.0;
-      const float factors[] = {2.0f, 2.0f, 0.5f, -1.0f};
-      for (std::size_t k = 0; k < std::min<std::size_t>(n, 60); ++k) {
-        const std::size_t at = reduce::mix(seed, k) % n;
-        if (x[at] != 1.0f) continue;
-        x[at] = factors[k % 4];
-        product *= x[at];
-      }
-      expected = product;
-      return x;
-    }
-  }
-  return {};
-}
-
 /// Changes a few random elements of every input before a sample, and the expected results with
-/// them, so that no result can be remembered from an earlier call. Sums stay exact (a changed
-/// element never grows in magnitude beyond max(|old|, 1)); the extreme of maximum, minimum and
-/// argmax moves to a new place with a new value; the product gains or loses a factor.
-void mutate(Op op, std::size_t n, const std::vector<float*>& xs, std::vector<double>& expected_all,
-            std::vector<std::size_t>& extreme_at, std::mt19937_64& rng) {
+/// them, so that no result can be remembered from an earlier call.
+void change_all(const Operation& op, std::size_t n, const std::vector<float*>& xs,
+                std::vector<Expected>& expected, std::mt19937_64& rng) {
   if (n == 0) return;
-  auto read = [](const float* p) {
-    float v = 0;
-    REDUCE_CUDA_CHECK(cudaMemcpy(&v, p, sizeof v, cudaMemcpyDeviceToHost));
-    return v;
-  };
-  auto write = [](float* p, float v) {
-    REDUCE_CUDA_CHECK(cudaMemcpy(p, &v, sizeof v, cudaMemcpyHostToDevice));
-  };
   static std::uint64_t generation = 0;
   ++generation;
-  for (std::size_t b = 0; b < xs.size(); ++b) {
-    float* x = xs[b];
-    double& expected = expected_all[b];
-    switch (op) {
-      case Op::kSum:
-      case Op::kMean: {
-        double sum = op == Op::kSum ? expected : expected * static_cast<double>(n);
-        for (int k = 0; k < 8; ++k) {
-          const std::size_t at = rng() % n;
-          const float old = read(x + at);
-          const int m = std::max(1, static_cast<int>(std::fabs(old)));
-          float v = old;
-          while (v == old) v = static_cast<float>(static_cast<int>(rng() % (2 * m + 1)) - m);
-          write(x + at, v);
-          sum += static_cast<double>(v) - old;
-        }
-        expected = op == Op::kSum ? sum : sum / static_cast<double>(n);
-        break;
-      }
-      case Op::kMaximum:
-      case Op::kMinimum:
-      case Op::kArgmax: {
-        const float sign = op == Op::kMinimum ? -1.0f : 1.0f;
-        const std::size_t old_at = extreme_at[b];
-        write(x + old_at, 0.25f * sign);
-        const std::size_t at = rng() % n;
-        const float value = sign * (2.0f + static_cast<float>(generation % 1024) / 1024.0f);
-        write(x + at, value);
-        extreme_at[b] = at;
-        expected = op == Op::kArgmax ? static_cast<double>(at) : value;
-        break;
-      }
-      case Op::kProduct: {
-        const std::size_t at = rng() % n;
-        const float old = read(x + at);
-        float v = 1.0f;
-        if (old == 1.0f) {  // gain a factor, steering the exponent back towards zero
-          const int exponent = std::ilogb(expected);
-          v = rng() % 3 == 0 ? -1.0f : exponent > 0 ? 0.5f : 2.0f;
-        }
-        write(x + at, v);
-        expected = expected / old * v;
-        break;
-      }
-    }
-  }
+  for (std::size_t b = 0; b < xs.size(); ++b) op.change(xs[b], n, expected[b], rng, generation);
   REDUCE_CUDA_CHECK(cudaDeviceSynchronize());  // the changes have landed before any call
 }
 
-Inputs& inputs_for(Op op, std::size_t n) {
+Inputs& inputs_for(const Operation& op, std::size_t n) {
   static std::unique_ptr<Inputs> current;
-  if (!current || current->n != n || current->op != op) {
+  if (!current || current->n != n || current->op != &op) {
     current.reset();  // free the previous inputs first
     auto fresh = std::make_unique<Inputs>();
-    fresh->op = op;
+    fresh->op = &op;
     fresh->n = n;
     for (int k = 0; k < kRotation; ++k) {
-      double expected = 0;
-      std::vector<float> host = make_input(op, n, run_seed() + 1000 * k + n, expected);
-      fresh->expected.push_back(expected);
-      fresh->extreme_at.push_back(n > 0 ? reduce::mix(run_seed() + 1000 * k + n, 99) % n : 0);
-      fresh->device.emplace_back(host);
-      if (k == 0) fresh->host0 = std::move(host);
+      fresh->device.emplace_back(std::max<std::size_t>(n, 1));
+      fresh->expected.push_back(
+          n > 0 ? op.make(fresh->device.back().data(), n, run_seed() + 1000 * k + n) : Expected{});
     }
+    REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
     current = std::move(fresh);
   }
   return *current;
-}
-
-/// Whether \p got (float bits or index) is the expected result of \p op.
-bool correct(Op op, std::int64_t got_bits, double expected, double& got_value) {
-  if (op == Op::kArgmax) {
-    got_value = static_cast<double>(got_bits);
-    return got_bits == static_cast<std::int64_t>(expected);
-  }
-  float f;
-  const auto bits = static_cast<std::uint32_t>(got_bits);
-  std::memcpy(&f, &bits, sizeof f);
-  got_value = f;
-  if (op == Op::kMean) {  // one rounding of the division: allow 2 ulp
-    return std::fabs(f - expected) <=
-           2.0 * std::numeric_limits<float>::epsilon() * std::fabs(expected);
-  }
-  return f == static_cast<float>(expected);
 }
 
 // ---- measuring ---------------------------------------------------------------------------
@@ -265,7 +391,7 @@ struct Row {
   double median_us = 0, gbps = 0, result = NAN, error = NAN;
   std::string status = "ok";
 };
-std::map<std::tuple<Op, std::size_t, std::string>, Row> g_rows;
+std::map<std::tuple<std::string, std::size_t, std::string>, Row> g_rows;  // op, n, row
 double g_ceiling_gbps = 0;
 std::size_t g_ceiling_n = 0;
 
@@ -274,10 +400,28 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+/// Bytes of one result as a call writes it.
+std::size_t result_bytes(const Operation& op) {
+  return op.index_result ? sizeof(std::int64_t) : sizeof(float);
+}
+
+/// Checks one call's result (\p bits as read back) and keeps it for the table: the first
+/// wrong one, else the latest. Returns whether it was right.
+bool check_result(const Operation& op, std::int64_t bits, double expected, Row& row, int& wrong) {
+  const double got = decode(op, bits);
+  const bool ok = op.check(got, expected);
+  if (!ok) ++wrong;
+  if (!ok || wrong == 0) {
+    row.result = got;
+    row.error = std::fabs(got - expected);
+  }
+  return ok;
+}
+
 void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
-  Row& row = g_rows[{impl.op, n, impl.name}];
+  Row& row = g_rows[{impl.op->name, n, impl.name}];
   try {
-    Inputs& in = inputs_for(impl.op, n);
+    Inputs& in = inputs_for(*impl.op, n);
     reduce::Stream stream;
     reduce::L2Flush l2;
     reduce::EventTimer timer;
@@ -303,15 +447,9 @@ void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
       samples.push_back(ms);
       if (!impl.checks_result) continue;
       std::int64_t got = 0;
-      const std::size_t bytes = impl.op == Op::kArgmax ? sizeof(std::int64_t) : sizeof(float);
-      REDUCE_CUDA_CHECK(cudaMemcpy(&got, out.data(), bytes, cudaMemcpyDeviceToHost));
-      double value = 0;
-      const bool ok = correct(impl.op, got, in.expected[b], value);
-      if (!ok) ++wrong;
-      if (!ok || wrong == 0) {
-        row.result = value;
-        row.error = std::fabs(value - in.expected[b]);
-      }
+      REDUCE_CUDA_CHECK(
+          cudaMemcpy(&got, out.data(), result_bytes(*impl.op), cudaMemcpyDeviceToHost));
+      check_result(*impl.op, got, in.expected[b].value, row, wrong);
     }
     const double bytes = static_cast<double>(n) * sizeof(float);
     row.median_us = median(samples) * 1e3;
@@ -350,25 +488,28 @@ constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.5;
 /// by this process's clock; every call's result is the copy captured in stream order right
 /// after it. One benchmark iteration holds all samples, so the runner starts once per row.
 void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
-  Row& row = g_rows[{impl.op, n, impl.name}];
+  Row& row = g_rows[{impl.op->name, n, impl.name}];
+  const Operation& op = *impl.op;
+  const auto started = std::chrono::steady_clock::now();
+  const auto seconds_since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
   try {
-    Inputs& in = inputs_for(impl.op, n);
+    Inputs& in = inputs_for(op, n);
     // The lab reads arrays its own process allocated; this process fills and changes them.
-    // Arrays beyond the host-made ones start as copies and differ after the first mutate().
+    // Arrays beyond the rotating ones start as copies and differ after the first change.
     const int count = timed_input_count(n);
     const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(n, count);
-    std::vector<double> expected;
-    std::vector<std::size_t> extreme_at;
+    std::vector<Expected> expected;
     for (int b = 0; b < count; ++b) {
       REDUCE_CUDA_CHECK(cudaMemcpy(inputs[b], in.device[b % kRotation].data(), n * sizeof(float),
                                    cudaMemcpyDeviceToDevice));
       expected.push_back(in.expected[b % kRotation]);
-      extreme_at.push_back(in.extreme_at[b % kRotation]);
     }
     std::mt19937_64 rng(run_seed() ^ 0x6A09E667F3BCC909ull ^ n);
-    mutate(impl.op, n, inputs, expected, extreme_at, rng);
+    change_all(op, n, inputs, expected, rng);
     DeviceBuffer<std::int64_t> capture(count);
-    const std::string entry = op_name(impl.op);
+    const std::string entry = op.name;
     // Warm-up: one call tells how many fit in a request; a fast lab then reads every input once.
     const double one_ms = impl.remote->run_timed(entry, 1, n, 1, capture.data()).host_ms;
     const int calls = static_cast<int>(std::clamp(std::ceil(kRequestMs / std::max(one_ms, 1e-3)),
@@ -378,11 +519,13 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
 
     std::vector<double> samples, events;
     int wrong = 0;
-    const std::size_t rb = impl.op == Op::kArgmax ? sizeof(std::int64_t) : sizeof(float);
+    const std::size_t rb = result_bytes(op);
     double seconds = 0;
+    const double setup_s = seconds_since(started);
+    const auto sampling = std::chrono::steady_clock::now();
     for (auto _ : state) {
       while (samples.size() < static_cast<std::size_t>(kMaxSamples)) {
-        mutate(impl.op, n, used, expected, extreme_at, rng);  // outside the clock
+        change_all(op, n, used, expected, rng);  // outside the clock
         const reduce::remote::TimedRun t =
             impl.remote->run_timed(entry, calls, n, calls, capture.data());
         seconds += t.host_ms * 1e-3;
@@ -394,13 +537,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
         for (int b = 0; b < calls; ++b) {
           std::int64_t bits = 0;
           std::memcpy(&bits, got.data() + b * rb, rb);
-          double value = 0;
-          const bool ok = correct(impl.op, bits, expected[b], value);
-          if (!ok) ++wrong;
-          if (!ok || wrong == 0) {
-            row.result = value;
-            row.error = std::fabs(value - expected[b]);
-          }
+          check_result(op, bits, expected[b].value, row, wrong);
         }
         const std::size_t k = samples.size();
         if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))
@@ -408,7 +545,13 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
       }
       state.SetIterationTime(median(samples) * 1e-3);
     }
+    const double sampling_s = seconds_since(sampling);
+    const auto stopping = std::chrono::steady_clock::now();
     impl.remote->stop();  // frees the runner's inputs
+    // Where a row's wall time goes: runner start, allocation and warm-up; samples; stop.
+    state.counters["setup_s"] = setup_s;
+    state.counters["sampling_s"] = sampling_s;
+    state.counters["stop_s"] = seconds_since(stopping);
     const double bytes = static_cast<double>(n) * sizeof(float);
     row.median_us = median(samples) * 1e3;
     row.gbps = bytes / (row.median_us * 1e-6) / 1e9;
@@ -440,46 +583,15 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
   }
 }
 
-/// The single-thread CPU loop a student would write first, in float.
-double cpu_loop(Op op, const std::vector<float>& x) {
-  switch (op) {
-    case Op::kSum:
-      return reduce::serial_float_sum(x.data(), x.size());
-    case Op::kMean:
-      return reduce::serial_float_sum(x.data(), x.size()) / static_cast<float>(x.size());
-    case Op::kMaximum: {
-      float m = -INFINITY;
-      for (float v : x) m = v > m ? v : m;
-      return m;
-    }
-    case Op::kMinimum: {
-      float m = INFINITY;
-      for (float v : x) m = v < m ? v : m;
-      return m;
-    }
-    case Op::kProduct: {
-      float p = 1.0f;
-      for (float v : x) p *= v;
-      return p;
-    }
-    case Op::kArgmax: {
-      std::size_t at = 0;
-      for (std::size_t i = 1; i < x.size(); ++i)
-        if (x[i] > x[at]) at = i;
-      return static_cast<double>(at);
-    }
-  }
-  return 0;
-}
-
-void bench_host(benchmark::State& state, Op op, std::size_t n) {
-  Row& row = g_rows[{op, n, "cpu"}];
+void bench_host(benchmark::State& state, const Operation& op, std::size_t n) {
+  Row& row = g_rows[{op.name, n, "cpu"}];
   Inputs& in = inputs_for(op, n);
+  const std::vector<float> host = in.device[0].to_host();  // outside the clock
   std::vector<double> samples;
   double got = 0;
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    got = cpu_loop(op, in.host0);
+    got = op.cpu_loop(host, op.identity);
     benchmark::DoNotOptimize(got);
     const std::chrono::duration<double> seconds = std::chrono::steady_clock::now() - start;
     state.SetIterationTime(seconds.count());
@@ -488,7 +600,7 @@ void bench_host(benchmark::State& state, Op op, std::size_t n) {
   row.median_us = median(samples) * 1e3;
   row.gbps = n * sizeof(float) / (row.median_us * 1e-6) / 1e9;
   row.result = got;
-  row.error = std::fabs(got - in.expected[0]);  // a float loop may be inexact
+  row.error = std::fabs(got - in.expected[0].value);  // a float loop may be inexact
   state.counters["median_us"] = row.median_us;
   state.counters["median_gbps"] = row.gbps;
 }
@@ -533,13 +645,13 @@ std::vector<Impl> load_labs() {
       std::fprintf(stderr, "cannot load lab %s: %s\n", name.c_str(), dlerror());
       continue;
     }
-    for (Op op : kOps) {
-      const std::string symbol = std::string("reduce_") + op_name(op) + "_lab";
+    for (const Operation& op : kOperations) {
+      const std::string symbol = std::string("reduce_") + op.name + "_lab";
       void* getter = dlsym(handle, symbol.c_str());
       if (getter == nullptr) continue;
-      if (op == Op::kArgmax) {
+      if (op.index_result) {
         const auto* lab = reinterpret_cast<const reduce::ArgmaxLab* (*)()>(getter)();
-        labs.push_back({op, name, lab->workspace_bytes,
+        labs.push_back({&op, name, lab->workspace_bytes,
                         [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
                                          cudaStream_t s) {
                           run(in, n, static_cast<std::int64_t*>(out), ws, s);
@@ -547,7 +659,7 @@ std::vector<Impl> load_labs() {
       } else {
         const auto* lab = reinterpret_cast<const reduce::FloatLab* (*)()>(getter)();
         labs.push_back(
-            {op, name, lab->workspace_bytes,
+            {&op, name, lab->workspace_bytes,
              [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
                               cudaStream_t s) { run(in, n, static_cast<float*>(out), ws, s); }});
       }
@@ -569,32 +681,26 @@ std::vector<Impl> remote_labs() {
       std::fprintf(stderr, "REDUCE_REMOTE_LABS: expected name=op:path, got %s\n", entry.c_str());
       continue;
     }
-    const std::string op = entry.substr(eq + 1, colon - eq - 1);
+    const Operation* op = find_operation(entry.substr(eq + 1, colon - eq - 1));
+    if (op == nullptr) {
+      std::fprintf(stderr, "REDUCE_REMOTE_LABS: no operation in %s\n", entry.c_str());
+      continue;
+    }
     reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
     options.library = entry.substr(colon + 1);
-    for (Op candidate : kOps) {
-      if (op != op_name(candidate)) continue;
-      Impl impl{candidate, entry.substr(0, eq), nullptr, nullptr};
-      impl.remote = std::make_shared<reduce::remote::RemoteLab>(options);
-      labs.push_back(impl);
-    }
+    Impl impl{op, entry.substr(0, eq), nullptr, nullptr};
+    impl.remote = std::make_shared<reduce::remote::RemoteLab>(options);
+    labs.push_back(impl);
   }
   return labs;
 }
 
-__global__ void divide_by(float* value, double n) {
-  *value = static_cast<float>(*value / n);
-}
-
-/// A cub::DeviceReduce call: with null storage it only sets the bytes it needs. \p extra is
-/// scratch the row keeps for itself in front of CUB's storage (ArgMax's maximum goes there).
-using CubCall = cudaError_t (*)(void* storage, std::size_t& bytes, void* extra, const float* in,
-                                std::size_t n, void* out, cudaStream_t stream);
-
 constexpr std::size_t kExtraBytes = 256;  // keeps CUB's storage 256-byte aligned
 
-Impl cub_row(Op op, CubCall call) {
-  return {op, "cub",
+/// The cub::DeviceReduce row of \p op.
+Impl cub_impl(const Operation& op) {
+  const CubCall call = op.cub;
+  return {&op, "cub",
           [call](std::size_t n) {
             std::size_t bytes = 0;
             REDUCE_CUDA_CHECK(call(nullptr, bytes, nullptr, nullptr, n, nullptr, nullptr));
@@ -606,55 +712,8 @@ Impl cub_row(Op op, CubCall call) {
           }};
 }
 
-Impl cub_impl(Op op) {
-  using I = std::int64_t;
-  switch (op) {
-    case Op::kSum:
-      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
-                            void* out, cudaStream_t s) {
-        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-      });
-    case Op::kMean: {
-      Impl impl = cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in,
-                                 std::size_t n, void* out, cudaStream_t s) {
-        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-      });
-      impl.run = [sum = impl.run](const float* in, std::size_t n, void* out, Workspace ws,
-                                  cudaStream_t s) {
-        sum(in, n, out, ws, s);
-        divide_by<<<1, 1, 0, s>>>(static_cast<float*>(out), static_cast<double>(n));
-        REDUCE_CUDA_CHECK_LAUNCH();
-      };
-      return impl;
-    }
-    case Op::kMaximum:
-      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
-                            void* out, cudaStream_t s) {
-        return cub::DeviceReduce::Max(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-      });
-    case Op::kMinimum:
-      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
-                            void* out, cudaStream_t s) {
-        return cub::DeviceReduce::Min(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-      });
-    case Op::kProduct:
-      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
-                            void* out, cudaStream_t s) {
-        return cub::DeviceReduce::Reduce(t, b, in, static_cast<float*>(out), static_cast<I>(n),
-                                         cuda::std::multiplies<float>{}, 1.0f, s);
-      });
-    case Op::kArgmax:  // CUB writes the maximum too: it goes into the row's extra scratch
-      return cub_row(op, [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n,
-                            void* out, cudaStream_t s) {
-        return cub::DeviceReduce::ArgMax(t, b, in, static_cast<float*>(extra), static_cast<I*>(out),
-                                         static_cast<I>(n), s);
-      });
-  }
-  return {};
-}
-
-Impl probe_impl(Op op) {
-  return {op, "stream_read", [](std::size_t) { return std::size_t{0}; },
+Impl probe_impl(const Operation& op) {
+  return {&op, "stream_read", [](std::size_t) { return std::size_t{0}; },
           [](const float* in, std::size_t n, void* out, Workspace, cudaStream_t stream) {
             reduce::stream_read(in, n, static_cast<float*>(out), stream);
           },
@@ -682,26 +741,27 @@ void print_tables(const std::vector<std::size_t>& sizes, const std::vector<Impl>
   for (const reduce::ProbeTiming& t : reduce::probe_timings())
     std::printf(" [%s] %.0f", t.name, t.gbps);
   std::printf(" GB/s\n");
-  for (Op op : kOps) {
+  for (const Operation& operation : kOperations) {
+    const Operation* op = &operation;
     for (std::size_t n : sizes) {
       const auto find = [&](const std::string& name) -> const Row* {
-        const auto it = g_rows.find({op, n, name});
+        const auto it = g_rows.find({op->name, n, name});
         return it == g_rows.end() || it->second.median_us <= 0 ? nullptr : &it->second;
       };
       bool any = false;
-      for (const Impl& impl : impls) any |= impl.op == op && g_rows.count({op, n, impl.name});
+      for (const Impl& impl : impls) any |= impl.op == op && g_rows.count({op->name, n, impl.name});
       if (!any) continue;
       const Row* cpu = find("cpu");
       const Row* cub = find("cub");
       const Row* first = nullptr;  // rung 1, the naive atomic, when it is in this run
       for (const Impl& impl : impls)
         if (impl.op == op && impl.name.rfind("01_", 0) == 0) first = find(impl.name);
-      std::printf("\n%s, n = %zu floats (%.1f MB)\n", op_name(op), n, n * 4 / 1e6);
+      std::printf("\n%s, n = %zu floats (%.1f MB)\n", op->name, n, n * 4 / 1e6);
       std::printf("%-26s %11s %9s %8s %9s %9s %7s %14s %10s  %s\n", "rung", "time_us", "GB/s",
                   "ceil%", "x_cpu", "x_rung1", "t/CUB", "result", "|error|", "status");
       for (const Impl& impl : impls) {
         if (impl.op != op) continue;
-        const auto it = g_rows.find({op, n, impl.name});
+        const auto it = g_rows.find({op->name, n, impl.name});
         if (it == g_rows.end()) continue;
         const Row* r = find(impl.name);
         if (r == nullptr) {
@@ -752,26 +812,25 @@ int main(int argc, char** argv) {
   std::vector<Impl> labs = load_labs();
   for (Impl& remote : remote_labs()) labs.push_back(remote);
   std::vector<Impl> impls;
-  for (Op op : kOps) {
+  for (const Operation& op : kOperations) {
     const bool present =
-        std::any_of(labs.begin(), labs.end(), [op](const Impl& i) { return i.op == op; });
+        std::any_of(labs.begin(), labs.end(), [&op](const Impl& i) { return i.op == &op; });
     if (!present) continue;
     impls.push_back(probe_impl(op));
     impls.push_back(cub_impl(op));
     for (const Impl& lab : labs)
-      if (lab.op == op) impls.push_back(lab);
-    impls.push_back({op, "cpu", nullptr, nullptr, true, /*on_host=*/true});
+      if (lab.op == &op) impls.push_back(lab);
+    impls.push_back({&op, "cpu", nullptr, nullptr, true, /*on_host=*/true});
   }
 
-  for (Op op : kOps) {
+  for (const Operation& op : kOperations) {
     for (std::size_t n : sizes) {
       for (const Impl& impl : impls) {
-        if (impl.op != op) continue;
-        const std::string name =
-            std::string(op_name(op)) + "/" + impl.name + "/" + std::to_string(n);
+        if (impl.op != &op) continue;
+        const std::string name = std::string(op.name) + "/" + impl.name + "/" + std::to_string(n);
         auto* b = impl.on_host
                       ? benchmark::RegisterBenchmark(
-                            name.c_str(), [op, n](benchmark::State& s) { bench_host(s, op, n); })
+                            name.c_str(), [&op, n](benchmark::State& s) { bench_host(s, op, n); })
                       : benchmark::RegisterBenchmark(name.c_str(), [impl, n](benchmark::State& s) {
                           if (impl.remote)
                             bench_remote(s, impl, n);

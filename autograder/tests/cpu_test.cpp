@@ -109,6 +109,16 @@ TEST(Generators, UniformStaysInItsInterval) {
   EXPECT_NEAR(mean, 0.5, 0.02);
 }
 
+TEST(Generators, FloatBelowIsTheNextFloatTowardsMinusInfinity) {
+  for (float x : {1.0f, -1.0f, 0.0f, -0.0f, 3.0f, 1e-40f, -1e30f, 0x1p-149f})
+    EXPECT_EQ(float_below(x), std::nextafter(x, -INFINITY)) << x;
+}
+
+TEST(Generators, UniformAtIsElementIOfUniform) {
+  const std::vector<float> x = uniform(4096, 17, -1.0f, 1.0f);
+  for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(uniform_at(17, i, -1.0f, 1.0f), x[i]) << i;
+}
+
 TEST(Generators, WideRangeSpansFortyBinades) {
   const std::vector<float> x = wide_range(100000, 5);
   int lo = 100, hi = -100, negative = 0;

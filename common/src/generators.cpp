@@ -64,10 +64,7 @@ std::vector<float> sentinel(std::size_t n, std::size_t position, float value) {
 
 std::vector<float> uniform(std::size_t n, std::uint64_t seed, float lo, float hi) {
   std::vector<float> x(n);
-  parallel_fill(x, [=](std::size_t i) {
-    const float v = static_cast<float>(lo + (hi - lo) * unit(mix(seed, i)));
-    return std::min(v, std::nextafter(hi, lo));  // keep hi excluded after rounding
-  });
+  parallel_fill(x, [=](std::size_t i) { return uniform_at(seed, i, lo, hi); });
   return x;
 }
 

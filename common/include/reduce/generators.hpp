@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 /// Marks the few generator functions that device code may call too (inputs filled on the GPU).
@@ -59,6 +60,30 @@ double exact_integers_sum(std::size_t n, std::uint64_t seed);
 /// Zeros with one \p value at \p position.
 std::vector<float> sentinel(std::size_t n, std::size_t position, float value);
 
+/// The largest float below \p x (x finite): std::nextafter(x, -inf), callable on the device.
+REDUCE_HOST_DEVICE inline float float_below(float x) noexcept {
+  std::uint32_t bits = 0;
+  std::memcpy(&bits, &x, sizeof bits);
+  if (x > 0.0f)
+    --bits;
+  else if (x < 0.0f)
+    ++bits;
+  else
+    bits = 0x80000001u;  // -0 and +0: the negative denormal closest to zero
+  float below = 0;
+  std::memcpy(&below, &bits, sizeof below);
+  return below;
+}
+
+/// Element \p i of uniform(n, seed, lo, hi), computed alone (GPU fills use it too).
+REDUCE_HOST_DEVICE inline float uniform_at(std::uint64_t seed, std::size_t i, float lo,
+                                           float hi) noexcept {
+  const double unit = static_cast<double>(mix(seed, i) >> 11) * 0x1.0p-53;  // [0, 1)
+  const float v = static_cast<float>(lo + (hi - lo) * unit);
+  const float below = float_below(hi);  // keeps hi excluded after rounding
+  return below < v ? below : v;
+}
+
 /// Uniform in [lo, hi).
 std::vector<float> uniform(std::size_t n, std::uint64_t seed, float lo, float hi);
 
@@ -67,7 +92,6 @@ std::vector<float> mixed_sign(std::size_t n, std::uint64_t seed);
 
 /// Random sign, magnitude 2^e with e uniform in [-20, 20]: a spread of 12 decades.
 std::vector<float> wide_range(std::size_t n, std::uint64_t seed);
-
 
 /// A fresh seed from the clock and the process, for runs that must not repeat their inputs.
 std::uint64_t fresh_seed() noexcept;
