@@ -2,6 +2,7 @@
 #include <reduce_grade/commands.hpp>
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/grader.hpp>
+#include <reduce_grade/gradescope.hpp>
 #include <reduce_grade/pipeline.hpp>
 #include <reduce_grade/planted.hpp>
 #include <reduce_grade/process.hpp>
@@ -280,6 +281,24 @@ int cmd_release(const Common& common, const std::string& out_dir, const std::str
       "release: %zu files of %s written to %s (no solutions/, hidden tests or planted bugs; the "
       "grader and its rubric are included so students can see their score)\n",
       r.files.size(), ref.c_str(), out_dir.c_str());
+  return rg::kExitGraded;
+}
+
+int cmd_gradescope(const Common& common, const GradescopeArgs& a) {
+  rg::GradescopeOptions o;
+  o.course_root = rg::find_course_root(common.root);
+  o.ref = a.ref;
+  o.labs_spec = a.labs_spec;
+  o.out_zip = a.out;
+  const rg::GradescopeZip z = rg::write_gradescope_zip(o);
+  std::printf(
+      "gradescope: %s written by %s: %zu files of commit %.12s with setup.sh and run_autograder "
+      "at its top level; labs graded: %s\n"
+      "Upload it as the assignment's autograder. Base image: Ubuntu 22.04 or 24.04, variant "
+      "Base (setup.sh installs the CUDA toolkit where the image has none). Without a GPU, "
+      "Gradescope gives build points only (docs/grader.md, \"Gradescope\").\n",
+      a.out.c_str(), z.tool.c_str(), z.files, z.commit.c_str(),
+      z.labs.empty() ? "all" : z.labs.c_str());
   return rg::kExitGraded;
 }
 

@@ -5,6 +5,7 @@
 //   reduce-grade batch FOLDER [--out DIR] [--gpus 0,1] ...
 //   reduce-grade slurm FOLDER --out DIR [--per-task N] ...   then   reduce-grade merge DIR
 //   reduce-grade release OUT_DIR
+//   reduce-grade gradescope OUT.zip [--labs 04]
 //   reduce-grade calibrate [--runs 3]
 //   reduce-grade check-planted [PLANTED_DIR] [--cases a,b]
 //
@@ -109,6 +110,18 @@ CLI::App* add_slurm(CLI::App& app, SlurmArgs& a) {
   return c;
 }
 
+CLI::App* add_gradescope(CLI::App& app, GradescopeArgs& a) {
+  auto* c = app.add_subcommand("gradescope",
+                               "write the Gradescope autograder zip (setup.sh and run_autograder "
+                               "at its top level, the course of a commit below them)");
+  c->add_option("out", a.out, "the zip to write, e.g. autograder.zip")->required();
+  c->add_option("--ref", a.ref, "the commit to zip (default HEAD): committed history only");
+  c->add_option("--labs", a.labs_spec,
+                "labs the assignment grades, e.g. 04 or 01,02 (default: the commit's "
+                "autograder/gradescope/labs, else all)");
+  return c;
+}
+
 CLI::App* add_calibrate(CLI::App& app, CalibrateArgs& a) {
   auto* c =
       app.add_subcommand("calibrate", "measure the reference solutions' fraction of the ceiling");
@@ -165,6 +178,7 @@ int main(int argc, char** argv) {
   SlurmArgs slurm_args;
   CalibrateArgs calibrate_args;
   PlantedArgs planted_args;
+  GradescopeArgs gradescope_args;
   std::string merge_out, release_out, release_ref = "HEAD";
   auto* grade = add_grade(app, grade_args);
   auto* batch = add_batch(app, batch_args);
@@ -177,6 +191,7 @@ int main(int argc, char** argv) {
   release->add_option("--ref", release_ref,
                       "the commit to release (default HEAD): committed history only, never the "
                       "working tree");
+  auto* gradescope = add_gradescope(app, gradescope_args);
   auto* calibrate = add_calibrate(app, calibrate_args);
   auto* planted = add_check_planted(app, planted_args);
   try {
@@ -191,6 +206,7 @@ int main(int argc, char** argv) {
     if (*slurm) return cmd_slurm(common, slurm_args, argv[0]);
     if (*merge) return cmd_merge(merge_out);
     if (*release) return cmd_release(common, release_out, release_ref);
+    if (*gradescope) return cmd_gradescope(common, gradescope_args);
     if (*calibrate) return cmd_calibrate(common, calibrate_args);
     if (*planted) return cmd_check_planted(common, planted_args);
   } catch (const rg::ConfigError& e) {

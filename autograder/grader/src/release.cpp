@@ -50,18 +50,26 @@ bool excluded_from_release(const std::string& relative_path) {
   for (const std::string& prefix : kExcludedPrefixes) {
     if (relative_path == prefix || starts_with(relative_path, prefix + "/")) return true;
   }
+  if (generated_path(relative_path)) return true;
   const fs::path p(relative_path);
-  for (const auto& part : p) {
-    const std::string s = part.string();
-    // Build folders (build, build-student, ...), not files such as src/build.cpp.
-    const bool build_folder = s == "build" || starts_with(s, "build-");
-    if (s == "solutions" || build_folder || s == ".git" || s == "out" || s == "__pycache__")
-      return true;
-  }
+  for (const auto& part : p)
+    if (part == "solutions" || part == "out") return true;
   // No solution code in docs/: CUDA sources there are not released.
   if (starts_with(relative_path, "docs/")) {
     const std::string ext = p.extension().string();
     if (ext == ".cu" || ext == ".cuh") return true;
+  }
+  return false;
+}
+
+bool generated_path(const std::string& relative_path) {
+  const fs::path p(relative_path);
+  if (p.extension() == ".pyc") return true;
+  for (const auto& part : p) {
+    const std::string s = part.string();
+    // Build folders (build, build-student, ...), not files such as src/build.cpp.
+    const bool build_folder = s == "build" || starts_with(s, "build-");
+    if (build_folder || s == ".git" || s == "__pycache__") return true;
   }
   return false;
 }
@@ -161,8 +169,8 @@ ReleaseResult write_release(const Course& course, const fs::path& out_dir) {
   return result;
 }
 
-ReleaseResult write_release_from_git(const fs::path& course_root, const std::string& ref,
-                                     const fs::path& out_dir) {
+std::string unpack_commit(const fs::path& course_root, const std::string& ref, const fs::path& dest,
+                          const std::string& what) {
   ProcessSpec check;
   check.argv = {"git", "-C", course_root.string(), "rev-parse", "--verify", ref + "^{commit}"};
   check.timeout_s = 60;
@@ -170,27 +178,35 @@ ReleaseResult write_release_from_git(const fs::path& course_root, const std::str
   const ProcessResult commit = run_process(check);
   if (!commit.succeeded())
     throw ConfigError(fmt::format(
-        "release: {} is not a commit of a git repository at {} ({}); the release is made from "
-        "committed history only",
-        ref, course_root.string(), clip(commit.output, 2, 400)));
+        "{}: {} is not a commit of a git repository at {} ({}); it is made from committed "
+        "history only",
+        what, ref, course_root.string(), clip(commit.output, 2, 400)));
+  const std::string hash = trim(commit.output);
+  const fs::path tar = dest.parent_path() / (dest.filename().string() + ".tar");
+  fs::create_directories(dest);
+  ProcessSpec archive;
+  archive.argv = {"git",          "-C", course_root.string(), "archive",
+                  "--format=tar", "-o", tar.string(),         hash};
+  ProcessSpec untar;
+  untar.argv = {"tar", "-xf", tar.string(), "-C", dest.string()};
+  for (ProcessSpec* step : {&archive, &untar}) {
+    step->timeout_s = 300;
+    step->output_cap = 1 << 16;
+    const ProcessResult r = run_process(*step);
+    if (!r.succeeded())
+      throw ConfigError(what + ": " + step->argv[0] + " failed: " + clip(r.output, 4, 800));
+  }
+  std::error_code ec;
+  fs::remove(tar, ec);
+  return hash;
+}
+
+ReleaseResult write_release_from_git(const fs::path& course_root, const std::string& ref,
+                                     const fs::path& out_dir) {
   const fs::path work = make_temp_dir("reduce-grade-release-");
   const fs::path tree = work / "course";
-  fs::create_directories(tree);
-  ProcessSpec archive;
-  archive.argv = {"git",          "-C", course_root.string(),           "archive",
-                  "--format=tar", "-o", (work / "course.tar").string(), trim(commit.output)};
-  archive.timeout_s = 300;
-  archive.output_cap = 1 << 16;
-  ProcessSpec untar;
-  untar.argv = {"tar", "-xf", (work / "course.tar").string(), "-C", tree.string()};
-  untar.timeout_s = 300;
-  untar.output_cap = 1 << 16;
   try {
-    for (const ProcessSpec& step : {archive, untar}) {
-      const ProcessResult r = run_process(step);
-      if (!r.succeeded())
-        throw ConfigError("release: " + step.argv[0] + " failed: " + clip(r.output, 4, 800));
-    }
+    unpack_commit(course_root, ref, tree, "release");
     const Course course = load_course(tree);
     for (const CourseLab& lab : course.labs)
       for (const std::string& op : lab.ops) {

@@ -1,5 +1,6 @@
 // The student release: what is in it, what is not, and that its cache defaults build labs/ as
 // the student's own tree.
+#include <reduce_grade/gradescope.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/release.hpp>
 #include <reduce_grade/util.hpp>
@@ -134,7 +135,8 @@ TEST(ReleaseRules, RewritesAndExclusions) {
 }
 
 /// A clone of the course's repository to change and commit in (skips where the course is not a
-/// git checkout, e.g. an unpacked release).
+/// git checkout, e.g. an unpacked release): the release and the Gradescope zip, both made from a
+/// commit.
 class GitReleaseTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -188,6 +190,50 @@ TEST_F(GitReleaseTest, RefusesACommittedLabThatIsNoLongerAStub) {
 TEST_F(GitReleaseTest, RefusesWhatIsNotACommit) {
   EXPECT_THROW(write_release_from_git(course(), "no-such-branch", dir_ / "release"), ConfigError);
   EXPECT_THROW(write_release_from_git(dir_, "HEAD", dir_ / "release2"), ConfigError);
+}
+
+TEST_F(GitReleaseTest, GradescopeZipIsTheCommitWithItsEntryPointsOnTop) {
+  write_file(course() / "labs" / "04_sequential" / "notes.txt", "untracked");
+  fs::create_directories(course() / "build-x" / "__pycache__");
+  write_file(course() / "build-x" / "__pycache__" / "m.pyc", "built");
+  GradescopeOptions o;
+  o.course_root = course();
+  o.labs_spec = "4,9";
+  o.out_zip = dir_ / "out" / "autograder.zip";
+  const GradescopeZip z = write_gradescope_zip(o);
+  EXPECT_EQ(z.labs, "04_sequential,09_warp_shuffle");
+  EXPECT_EQ(z.commit.size(), 40u);
+  const fs::path unpacked = dir_ / "unpacked";
+  fs::create_directories(unpacked);
+  ProcessSpec unzip;
+  unzip.argv = {"python3", "-m", "zipfile", "-e", o.out_zip.string(), unpacked.string()};
+  unzip.timeout_s = 120;
+  ASSERT_TRUE(run_process(unzip).succeeded());
+  for (const char* path : {"setup.sh", "run_autograder", "CMakeLists.txt", "README.md",
+                           "docs/CMakeLists.txt", "autograder/hidden/sum_hidden_test.cu",
+                           "autograder/grader/src/main.cpp", "labs/04_sequential/sum.cu"})
+    EXPECT_TRUE(fs::is_regular_file(unpacked / path)) << path;
+  EXPECT_EQ(read_file(unpacked / "run_autograder"),
+            read_file(course() / "autograder" / "gradescope" / "run_autograder"));
+  EXPECT_EQ(trim(read_file(unpacked / "autograder" / "gradescope" / "labs")),
+            "04_sequential,09_warp_shuffle");
+  for (const char* path :
+       {"solutions", "autograder/planted", "build-x", ".git", "labs/04_sequential/notes.txt"})
+    EXPECT_FALSE(fs::exists(unpacked / path)) << path;
+  EXPECT_THROW(write_gradescope_zip({course(), "HEAD", "99", dir_ / "z.zip"}), ConfigError);
+  EXPECT_THROW(write_gradescope_zip({course(), "no-such-ref", "", dir_ / "z.zip"}), ConfigError);
+  EXPECT_FALSE(fs::exists(dir_ / "z.zip"));
+}
+
+TEST(GradescopeRules, Exclusions) {
+  EXPECT_TRUE(excluded_from_gradescope("solutions/04_sequential/sum.cu"));
+  EXPECT_TRUE(excluded_from_gradescope("autograder/planted/cub_call/expected.toml"));
+  EXPECT_TRUE(excluded_from_gradescope("tools/maint/__pycache__/x.cpython-311.pyc"));
+  EXPECT_TRUE(excluded_from_gradescope("build-grader/CMakeCache.txt"));
+  EXPECT_FALSE(excluded_from_gradescope("autograder/hidden/sum_hidden_test.cu"));
+  EXPECT_FALSE(excluded_from_gradescope("autograder/grader/src/build.cpp"));
+  EXPECT_FALSE(excluded_from_gradescope("docs/CMakeLists.txt"));
+  EXPECT_FALSE(excluded_from_gradescope("README.md"));
 }
 
 }  // namespace

@@ -84,6 +84,13 @@ struct PlantedArgs {
   std::vector<std::string> cmake_args;  ///< --cmake-arg
 };
 
+/// What `gradescope` was asked.
+struct GradescopeArgs {
+  std::string out;           ///< the zip to write
+  std::string ref = "HEAD";  ///< --ref: the commit zipped
+  std::string labs_spec;     ///< --labs: the labs the assignment grades (default: all)
+};
+
 /// `grade`: one submission.
 int cmd_grade(const Common& common, const GradeArgs& a);
 
@@ -98,6 +105,9 @@ int cmd_merge(const std::string& out);
 
 /// `release`: the student release, from the commit \p ref of the course's repository.
 int cmd_release(const Common& common, const std::string& out_dir, const std::string& ref);
+
+/// `gradescope`: the Gradescope autograder zip, from the commit `a.ref` of the course.
+int cmd_gradescope(const Common& common, const GradescopeArgs& a);
 
 /// `calibrate`: the reference solutions' fractions of the ceiling.
 int cmd_calibrate(const Common& common, const CalibrateArgs& a);

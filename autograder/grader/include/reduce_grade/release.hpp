@@ -26,8 +26,14 @@ ReleaseResult write_release(const Course& course, const std::filesystem::path& o
 /// lab stub that no longer throws NotImplemented (no REDUCE_NOT_IMPLEMENTED() left in it), and a
 /// \p course_root that is not a git repository.
 ReleaseResult write_release_from_git(const std::filesystem::path& course_root,
-                                     const std::string& ref,
-                                     const std::filesystem::path& out_dir);
+                                     const std::string& ref, const std::filesystem::path& out_dir);
+
+/// Unpacks the commit \p ref of the git repository at \p course_root into the new folder
+/// \p dest (git archive: tracked files only, never the working tree) and returns the commit's
+/// full hash. Throws ConfigError, its message starting with \p what (the command's name), where
+/// \p ref is not a commit of a repository at \p course_root or git or tar fails.
+std::string unpack_commit(const std::filesystem::path& course_root, const std::string& ref,
+                          const std::filesystem::path& dest, const std::string& what);
 
 /// The top-level CMakeLists.txt text with the release's cache defaults: REDUCE_TREES "labs"
 /// and REDUCE_LABS_ARE_STUBS OFF. Throws ConfigError when either default is not found.
@@ -39,5 +45,10 @@ std::string release_presets(const std::string& text);
 
 /// True for paths (relative to the course root) that never go into a release.
 bool excluded_from_release(const std::string& relative_path);
+
+/// True for what a build or a run leaves in a course, never part of what is handed out (a
+/// release, the Gradescope zip): build folders (`build`, `build-*`), `.git`, `__pycache__` and
+/// `.pyc` files, at any depth of \p relative_path.
+bool generated_path(const std::string& relative_path);
 
 }  // namespace reduce::grade
