@@ -378,7 +378,10 @@ void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
     const ProcessResult r = cmake.build(lab_targets(o, lab), log, false);
     b.log = log.string();
     b.timed_out = r.timed_out;
-    b.errors = extract_compiler_errors(r.output, o.submission.string());
+    // The compiler names the staged copies; without their folder, paths read
+    // "04_sequential/sum.cu(12)" instead of a temporary path.
+    b.errors = extract_compiler_errors(
+        r.output, fs::weakly_canonical(fs::absolute(staging_tree(o.build_dir)), ec).string());
     if (b.errors.empty()) b.errors = "(no compiler messages; " + r.describe() + ")";
     if (o.progress) o.progress(fmt::format("{}: does not compile", lab));
   }

@@ -714,7 +714,13 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
   if (!fs::is_directory(submission, ec))
     throw ConfigError("submission folder not found: " + options.submission.string());
   p.tree = resolve_submission_tree(course, submission);
-  if (p.tree != submission) p.messages.push_back("graded the lab folders in " + p.tree.string());
+  if (p.tree != submission) {
+    // Named as the reports name the submission (--submission-name), not by a temporary copy.
+    const fs::path shown =
+        options.submission_name.empty() ? submission : fs::path(options.submission_name);
+    p.messages.push_back("graded the lab folders in " +
+                         (shown / p.tree.lexically_relative(submission)).string());
+  }
   fs::create_directories(options.out, ec);
   if (!fs::is_directory(options.out, ec))
     throw ConfigError("cannot create the report folder " + options.out.string());

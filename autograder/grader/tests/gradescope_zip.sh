@@ -67,6 +67,10 @@ if abs(float(r["score"]) - want) > 1e-9:
     sys.exit(f"{path}: score {r['score']}, expected {want}")
 if text.lower() not in said.lower():
     sys.exit(f"{path}: no '{text}' in its output")
+# The upload is named as Gradescope names it, never by a temporary copy or build folder.
+for temporary in ("/tmp/submission.", "/staging/", "/reduce-grade-"):
+    if temporary in said:
+        sys.exit(f"{path}: a temporary path ({temporary}) in its output")
 PY
   echo "$name: exit $rc, score $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["score"])' "$work/$name.results.json")"
 }
@@ -83,7 +87,7 @@ grade stub 0 0 "not implemented"
 rm -rf "$root/submission" && mkdir -p "$root/submission/reduce-course/labs"
 cp -r "$course/labs/04_sequential" "$root/submission/reduce-course/labs/"
 printf 'this is not C++ {\n' >>"$root/submission/reduce-course/labs/04_sequential/sum.cu"
-grade broken 0 0 "error"
+grade broken 0 0 "does not compile"
 
 grade grading_problem 2 0 "could not grade" "--no-gpu --no-such-option"
 echo "0 failed: the Gradescope zip graded 4 uploads as expected (results in $work)"
