@@ -430,6 +430,18 @@ void RemoteLab::check_guards(const std::string& op, std::size_t n) {
   }
 }
 
+/// A guarded workspace of at least \p bytes. The runner maps persistent buffers once and keeps
+/// them, and a new allocation may get the old one's handle: a runner that may hold the old
+/// workspace is stopped. Before any workspace exists it holds none, so the first allocation
+/// never costs a second start.
+void RemoteLab::ensure_workspace(std::size_t bytes) {
+  if (workspace_ && workspace_->fits(bytes)) return;
+  const bool runner_may_hold_it = workspace_ != nullptr && pid_ >= 0;
+  workspace_.reset();
+  workspace_ = std::make_unique<Guarded>(bytes, 0);
+  if (runner_may_hold_it) stop();
+}
+
 void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, void* out,
                        cudaStream_t stream) {
   const int index = op_index(op);
@@ -439,11 +451,7 @@ void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, vo
   const std::size_t rb = result_bytes(kOperations[index].kind);
   if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
   if (!capture_) capture_ = std::make_unique<Guarded>(256, 0);
-  if (!workspace_ || !workspace_->fits(ws)) {
-    workspace_.reset();
-    workspace_ = std::make_unique<Guarded>(ws, 0);
-    stop();  // the runner keeps persistent buffers mapped: forget the old workspace
-  }
+  ensure_workspace(ws);
   out_->arm(rb);
   workspace_->arm(ws);
   // The lab's output starts as the caller's did: a test's own poison (a NaN, or a pattern that
@@ -476,11 +484,7 @@ void RemoteLab::atomic_max_apply(const float* values, std::size_t n, float* addr
   cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
   const std::size_t olds = n * sizeof(float);
   if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
-  if (!workspace_ || !workspace_->fits(olds)) {
-    workspace_.reset();
-    workspace_ = std::make_unique<Guarded>(olds, 0);
-    stop();
-  }
+  ensure_workspace(olds);
   out_->arm(sizeof(float));
   workspace_->arm(olds);
   if (address != nullptr)
@@ -548,7 +552,7 @@ TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, i
   std::lock_guard<std::mutex> lock(mutex_);
   const std::size_t rb = result_bytes(kOperations[index].kind);
   if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
-  if (!workspace_ || !workspace_->fits(ws)) {
+  if (!workspace_ || !workspace_->fits(ws)) {  // no restart: the runner holds the timed inputs
     workspace_.reset();
     workspace_ = std::make_unique<Guarded>(ws, 0);
   }

@@ -111,6 +111,7 @@ class RemoteLab {
   [[noreturn]] void fail(const std::string& what);
   BufferRef ref(const void* device_ptr, std::size_t bytes, bool persistent) const;
   void check_guards(const std::string& op, std::size_t n);
+  void ensure_workspace(std::size_t bytes);
   int op_index(const std::string& op) const;
 
   RunnerOptions options_;
