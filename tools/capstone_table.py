@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints the capstone's strategies beside CUB from reduce_bench JSON files.
 
-usage: tools/maint/capstone_table.py capstone_<strategy>[_<gpu>].json...  (one GPU's files)
+usage: tools/capstone_table.py capstone_<strategy>[_<gpu>].json...  (one GPU's files)
 Each file is one run of reduce_bench (capstone_<config>.json) with REDUCE_CAPSTONE_STRATEGY and
 REDUCE_CAPSTONE_WAVES forced, or "auto" for the defaults;
 columns: median time of each strategy, CUB's (from the auto run) and the ratio to CUB.

@@ -134,7 +134,7 @@ if want capstone; then
     CAPSTONE_ROWS='^sum/(cub|15_capstone[a-z_]*)/' run_capstone "$strategy" \
       "${SMALL_SIZES:-2^10,2^12,2^14,2^15,2^16,2^17}" REDUCE_CAPSTONE_STRATEGY="$strategy"
   done
-  python3 tools/maint/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"
+  python3 tools/capstone_table.py "$OUT"/capstone_*.json >"$OUT/capstone.txt"
   note "capstone: $(( $(stamp) - t0 ))s"
 fi
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <regex>
 #include <system_error>
+#include <utility>
 
 namespace reduce::grade {
 namespace {
@@ -29,12 +30,18 @@ const std::vector<std::string> kReleased = {"labs",
                                             "tools/setup",
                                             "tools/test",
                                             "tools/grade",
+                                            "tools/capstone_table.py",
                                             "docs",
                                             "CMakeLists.txt",
                                             "CMakePresets.json",
-                                            "README.md",
                                             ".clang-format",
                                             ".gitignore"};
+
+/// Files released under another name: the students' own README (the course's README.md is the
+/// instructors'), and their self-check workflow where GitHub looks for workflows.
+const std::vector<std::pair<std::string, std::string>> kRenamed = {
+    {"autograder/release/README.md", "README.md"},
+    {"autograder/ci/self-check.yml", ".github/workflows/self-check.yml"}};
 
 }  // namespace
 
@@ -161,6 +168,12 @@ ReleaseResult write_release(const Course& course, const fs::path& out_dir) {
     } else {
       result.warnings.push_back(entry + " not found in the course: not in the release");
     }
+  }
+  for (const auto& [from, to] : kRenamed) {
+    if (fs::is_regular_file(course.root / from, ec))
+      copy_one(course.root / from, to);
+    else
+      result.warnings.push_back(from + " not found in the course: the release has no " + to);
   }
   // Last line of defence: nothing instructors-only may have slipped in.
   for (const std::string& rel : result.files)

@@ -48,8 +48,11 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
                            "tools/grade",
                            "tools/setup",
                            "tools/test",
+                           "tools/capstone_table.py",
                            "CMakeLists.txt",
                            "CMakePresets.json",
+                           "README.md",
+                           ".github/workflows/self-check.yml",
                            ".clang-format"})
     EXPECT_TRUE(fs::exists(out_ / path)) << path;
   for (const CourseLab& lab : course_.labs)
@@ -60,7 +63,7 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
 TEST_F(ReleaseTest, HasNothingInstructorsOnly) {
   for (const char* path :
        {"solutions", "autograder/hidden", "autograder/planted", "autograder/grader/tests",
-        "autograder/gradescope", "autograder/ci", "tools/maint", ".git"})
+        "autograder/gradescope", "autograder/ci", "autograder/release", "tools/maint", ".git"})
     EXPECT_FALSE(fs::exists(out_ / path)) << path;
   for (auto it = fs::recursive_directory_iterator(out_); it != fs::recursive_directory_iterator();
        ++it) {
@@ -73,6 +76,32 @@ TEST_F(ReleaseTest, HasNothingInstructorsOnly) {
   EXPECT_NE(read_file(out_ / "labs/04_sequential/sum.cu"),
             read_file(course_.root / "solutions/04_sequential/sum.cu"));
   EXPECT_TRUE(contains(read_file(out_ / "labs/04_sequential/sum.cu"), "REDUCE_NOT_IMPLEMENTED"));
+}
+
+TEST_F(ReleaseTest, HasTheStudentsReadmeAndWorkflow) {
+  const std::string readme = read_file(out_ / "README.md");
+  EXPECT_EQ(readme, read_file(course_.root / "autograder" / "release" / "README.md"));
+  EXPECT_NE(readme, read_file(course_.root / "README.md"));  // not the instructors'
+  EXPECT_FALSE(contains(readme, "For instructors"));
+  EXPECT_TRUE(contains(readme, "Grade yourself"));
+  EXPECT_EQ(read_file(out_ / ".github" / "workflows" / "self-check.yml"),
+            read_file(course_.root / "autograder" / "ci" / "self-check.yml"));
+  EXPECT_TRUE(result_.warnings.empty()) << join(result_.warnings, "\n");
+}
+
+TEST_F(ReleaseTest, EveryToolALessonNamesIsReleased) {
+  const std::regex tool(R"(tools/[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*)");
+  int named = 0;
+  for (const CourseLab& lab : course_.labs) {
+    const std::string lesson = read_file(out_ / "labs" / lab.folder / "README.md");
+    for (auto it = std::sregex_iterator(lesson.begin(), lesson.end(), tool);
+         it != std::sregex_iterator(); ++it, ++named) {
+      std::string path = it->str();
+      while (!path.empty() && path.back() == '.') path.pop_back();  // the end of a sentence
+      EXPECT_TRUE(fs::is_regular_file(out_ / path)) << lab.folder << " names " << path;
+    }
+  }
+  EXPECT_GT(named, 15);
 }
 
 TEST_F(ReleaseTest, CacheDefaultsBuildTheStudentsLabs) {
@@ -131,6 +160,9 @@ TEST(ReleaseRules, RewritesAndExclusions) {
   EXPECT_FALSE(excluded_from_release("autograder/tests/sum_test.cu"));
   EXPECT_FALSE(excluded_from_release("autograder/grader/src/build.cpp"));
   EXPECT_TRUE(excluded_from_release("build-student/CMakeCache.txt"));
+  EXPECT_TRUE(excluded_from_release("tools/maint/__pycache__/x.cpython-311.pyc"));
+  EXPECT_TRUE(excluded_from_release("tools/stray.pyc"));
+  EXPECT_TRUE(excluded_from_release("autograder/ci/self-check.yml"));  // released renamed only
   EXPECT_FALSE(excluded_from_release("labs/04_sequential/README.md"));
 }
 
@@ -171,6 +203,20 @@ TEST_F(GitReleaseTest, ReleasesTheCommitNotTheWorkingTree) {
   EXPECT_EQ(read_file(dir_ / "release" / "labs" / "04_sequential" / "sum.cu"), committed);
   EXPECT_FALSE(fs::exists(dir_ / "release" / "labs" / "04_sequential" / "notes.txt"));
   EXPECT_FALSE(r.files.empty());
+}
+
+TEST_F(GitReleaseTest, ReleasesNoPythonCacheEvenWhenCommitted) {
+  write_file(course() / "tools" / "stray.pyc", "cached");
+  fs::create_directories(course() / "labs" / "04_sequential" / "__pycache__");
+  write_file(course() / "labs" / "04_sequential" / "__pycache__" / "x.cpython-311.pyc", "cached");
+  ASSERT_TRUE(git({"-C", course().string(), "add", "-f", "tools/stray.pyc",
+                   "labs/04_sequential/__pycache__"})
+                  .succeeded());
+  ASSERT_TRUE(git({"-C", course().string(), "commit", "-qm", "caches"}).succeeded());
+  const ReleaseResult r = write_release_from_git(course(), "HEAD", dir_ / "release");
+  for (const std::string& rel : r.files) EXPECT_NE(fs::path(rel).extension(), ".pyc") << rel;
+  EXPECT_FALSE(fs::exists(dir_ / "release" / "labs" / "04_sequential" / "__pycache__"));
+  EXPECT_FALSE(fs::exists(dir_ / "release" / "tools" / "stray.pyc"));
 }
 
 TEST_F(GitReleaseTest, RefusesACommittedLabThatIsNoLongerAStub) {

@@ -1,6 +1,7 @@
 /// \file
-/// \brief Writes the student release: the course without solutions, hidden tests, planted
-/// bugs, rubric and grader, with cache defaults that build the student's labs/ tree.
+/// \brief Writes the student release: the course without solutions, hidden tests and planted
+/// bugs, with the students' own README and self-check workflow, and cache defaults that build
+/// the student's labs/ tree. Also unpacks a commit of the course, which `gradescope` uses too.
 #pragma once
 
 #include <reduce_grade/course.hpp>
@@ -17,8 +18,10 @@ struct ReleaseResult {
   std::vector<std::string> warnings;  ///< things worth a look (e.g. a missing README.md)
 };
 
-/// Writes the release of \p course into \p out_dir, which must not exist or be empty. Throws
-/// ConfigError for a non-empty \p out_dir or when a released lab is identical to its solution.
+/// Writes the release of \p course into \p out_dir, which must not exist or be empty. Its
+/// README.md is the students' (autograder/release/README.md), and autograder/ci/self-check.yml
+/// goes to .github/workflows/. Throws ConfigError for a non-empty \p out_dir or when a released
+/// lab is identical to its solution.
 ReleaseResult write_release(const Course& course, const std::filesystem::path& out_dir);
 
 /// Writes the release of the course as committed at \p ref (git archive) of the repository at
