@@ -1,23 +1,72 @@
 #!/usr/bin/env python3
-"""Writes the measured tables into the lessons from benchmark JSON files.
+"""Writes every generated block of the lessons from docs/results and autograder/rubric.toml.
 
-Every Google Benchmark JSON file in docs/results/ (written by reduce_bench with
---benchmark_out, e.g. by tools/maint/gpu_check.sh) contributes its GPU's rows. Each lesson
-labs/NN_*/README.md gets, between the lines <!-- measured:begin --> and <!-- measured:end -->,
-a table of its own rows beside the previous rung and cub::DeviceReduce, for every GPU and size
-found; lab 15 gets both of its modes at every size from docs/results/capstone/capstone_auto_*.json.
-Run it after copying a new run's JSON into docs/results/.
+A lesson (labs/NN_*/README.md) or a page of docs/ states no measured number by hand: each one
+sits in a block this script writes, so a new run's JSON files in docs/results/ change the lessons
+with one command, and tools/maint/check_lessons.py (a ctest test) fails when a block is stale.
 
-usage: tools/maint/update_results.py [--results docs/results] [--labs labs]
+Two kinds of blocks:
+
+  <!-- NAME:begin -->                 a block drawn entirely by the generator NAME:
+  ...                                   measured  the lab's rows beside the previous rung and CUB
+  <!-- NAME:end -->                               (lab 15: both modes at every size)
+                                        graded    what tools/grade demands of the lab: points per
+                                                  part, the performance threshold as a fraction
+                                                  of the ceiling probe and in GB/s per GPU
+                                        harris    Harris's G80 ladder beside this course's
+                                        strategies  lab 15's strategy table (an earlier run)
+
+  <!-- text:begin                     a template kept in the comment, its rendering below it.
+  Rung 05 takes {{us('05', 'H200', 28):.1f}} us on the H200.
+  -->
+  Rung 05 takes 618.4 us on the H200.
+  <!-- text:end -->
+
+A template is text with {{expression:format}} fields. The expression is Python, evaluated with the
+functions below and nothing else (no builtins beyond min, max, abs, round, len, sum, sorted, str,
+int, float, list, range, zip, any, all); the format is a format specification (".1f", ".0f",
+".3f"...), after the last colon. Rows are named by lab folder or its two digits ('05'), or
+'cub', 'cpu', 'stream_read', '15_capstone_sum_deterministic'; GPUs by 'H100' or 'H200'; sizes by
+the power of two (28 for 2^28) or the element count:
+
+  us(impl, gpu, n, op='sum', run=None)     median time in microseconds
+  gbps(impl, gpu, n, op='sum', run=None)   input bandwidth, GB/s (10^9 bytes)
+  pct(impl, gpu, n, op='sum', run=None)    percent of the ceiling probe of the row's run
+  frac(impl, gpu, n, op='sum', run=None)   the same as a fraction (what the grader compares)
+  ratio(a, b, gpu, n, op='sum', run=None)  us(a) / us(b): how many times longer a takes
+  ceiling(gpu, run=None)                   the ceiling probe of a run, GB/s
+  theoretical(gpu, run=None)               the GPU's theoretical bandwidth, GB/s
+  sms(gpu, run=None)                       its SM count
+  runs(pattern)                            the stems of the result files matching a glob
+  rubric(lab)                              {'threshold', 'floor', 'measured', 'points': {...}}
+  lit(source, key)                         a figure of docs/results/literature.json
+  perr(key)                                a figure of docs/results/product_error_cpu.json
+
+run=None reads the main runs (docs/results/ladder_*.json for the sums, ops_*.json for the other
+operations; one run per GPU); run='capstone_auto_h200' reads that one file (a stem of
+docs/results/ or docs/results/capstone/).
+
+usage: tools/maint/update_results.py [ROOT]       (default: the repository holding this script)
+Run it after copying a new run's JSON into docs/results/ (and after editing a template).
 """
 import argparse
+import fnmatch
 import json
 import math
 import pathlib
 import re
+import sys
 
-BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"
+ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"  # the first generator's markers
+LADDER_GPUS = (("H100", "ladder_h100.json"), ("H200", "ladder_h200.json"))
 
+
+class GenerationError(Exception):
+    """A block that cannot be generated: a missing row, file or rubric entry, a bad template."""
+
+
+# ---- reading benchmark results -------------------------------------------------------------------
 
 def read_run(path):
     """(gpu, ceiling GB/s, {(op, impl, n): (median_us, median_gbps)}) of one benchmark file.
@@ -43,54 +92,251 @@ def read_run(path):
 
 
 def load_runs(results):
-    """{(gpu, op, impl, n): row} and {gpu: ceiling GB/s} from every JSON file."""
+    """{(gpu, op, impl, n): row} and {gpu: ceiling GB/s} from every JSON file of a folder."""
     rows, ceilings = {}, {}
-    # Ladder runs last: where a sweep and a ladder run measured the same row, the ladder's wins,
-    # so a rung and the rung before it come from one run.
+    # Ladder runs last: where another run and a ladder run measured the same row, the ladder's
+    # wins, so a rung and the rung before it come from one run.
     for path in sorted(results.glob("*.json"), key=lambda p: (p.name.startswith("ladder"), p.name)):
         gpu, ceiling, run = read_run(path)
         if not gpu:
             continue
         ceilings[gpu] = ceiling
         for (op, impl, n), (us, gbps) in run.items():
-            rows[(gpu, op, impl, n)] = {"us": us, "gbps": gbps, "ceiling": ceiling}
+            rows[(gpu, op, impl, n)] = {"us": us, "gbps": gbps, "ceiling": ceiling,
+                                        "file": path.name}
     return rows, ceilings
 
 
-def table_for(lab, previous, rows, ceilings):
-    keys = sorted({(g, o, n) for (g, o, i, n) in rows if i == lab}, key=lambda k: (k[0], k[1], k[2]))
+def short_gpu(name):
+    """'NVIDIA H100 80GB HBM3' -> 'H100', 'NVIDIA H200' -> 'H200'."""
+    words = name.replace("NVIDIA", "").split()
+    kept = []
+    for word in words:
+        if re.match(r"^\d+GB$", word, re.I) or word.upper() in ("HBM3", "HBM3E", "PCIE", "SXM", "NVL"):
+            break
+        kept.append(word)
+    return " ".join(kept) or name
+
+
+def pow2(n):
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def read_toml(path):
+    try:
+        import tomllib  # Python 3.11
+    except ImportError:
+        try:
+            import tomli as tomllib  # Debian/Ubuntu python3-tomli, for older interpreters
+        except ImportError:
+            raise GenerationError(f"reading {path} needs Python 3.11 (tomllib) or python3-tomli")
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+class Course:
+    """Everything a generated block may read: the results, the rubric, the lab folders."""
+
+    def __init__(self, root):
+        self.root = pathlib.Path(root)
+        self.results = self.root / "docs" / "results"
+        self.rows, self.ceilings = load_runs(self.results)
+        self._files = {}
+        self._rubric = None
+        self._json = {}
+        self.labs = sorted(p.name for p in (self.root / "labs").glob("[0-9][0-9]_*") if p.is_dir())
+
+    # -- names ---------------------------------------------------------------------------------
+
+    def impl(self, name):
+        name = str(name)
+        if re.fullmatch(r"\d\d", name):
+            found = [lab for lab in self.labs if lab.startswith(name + "_")]
+            if not found:
+                raise GenerationError(f"no lab folder labs/{name}_*")
+            return found[0]
+        return name
+
+    @staticmethod
+    def size(n):
+        n = int(n)
+        return 1 << n if n < 64 else n
+
+    def gpu(self, short, names):
+        for name in names:
+            if short_gpu(name) == short or name == short:
+                return name
+        raise GenerationError(f"no GPU named {short!r} in docs/results (have: "
+                              f"{', '.join(sorted(set(short_gpu(g) for g in names))) or 'none'})")
+
+    # -- rows ----------------------------------------------------------------------------------
+
+    def file(self, stem):
+        """(gpu, ceiling, rows, context) of docs/results/<stem>.json or capstone/<stem>.json."""
+        if stem not in self._files:
+            for folder in (self.results, self.results / "capstone"):
+                path = folder / f"{stem}.json"
+                if path.exists():
+                    gpu, ceiling, rows = read_run(path)
+                    context = json.loads(path.read_text()).get("context", {})
+                    self._files[stem] = (gpu, ceiling, rows, context)
+                    break
+            else:
+                raise GenerationError(f"no results file docs/results/[capstone/]{stem}.json")
+        return self._files[stem]
+
+    def row(self, impl, gpu, n, op="sum", run=None):
+        impl, n = self.impl(impl), self.size(n)
+        if run:
+            name, ceiling, rows, _ = self.file(run)
+            if short_gpu(name or "") != gpu and name != gpu:
+                raise GenerationError(f"{run}.json was measured on {name}, not {gpu}")
+            row = rows.get((op, impl, n))
+            if not row:
+                raise GenerationError(f"no row {op}/{impl}/{pow2(n)} in {run}.json")
+            return {"us": row[0], "gbps": row[1], "ceiling": ceiling, "file": run + ".json"}
+        full = self.gpu(gpu, {g for (g, *_rest) in self.rows})
+        row = self.rows.get((full, op, impl, n))
+        if not row:
+            raise GenerationError(f"no row {op}/{impl}/{pow2(n)} on {gpu} in docs/results/*.json")
+        return row
+
+    def context(self, gpu, run=None):
+        if run:
+            return self.file(run)[3]
+        for short, name in LADDER_GPUS:
+            if short == gpu:
+                return self.file(name[:-5])[3]
+        raise GenerationError(f"no ladder run of {gpu}")
+
+    # -- other sources -------------------------------------------------------------------------
+
+    def rubric(self):
+        if self._rubric is None:
+            self._rubric = read_toml(self.root / "autograder" / "rubric.toml")
+        return self._rubric
+
+    def lab_rubric(self, lab):
+        rubric = self.rubric()
+        lab = self.impl(lab)
+        entry = rubric.get("labs", {}).get(lab)
+        if entry is None:
+            raise GenerationError(f"autograder/rubric.toml has no [labs.{lab}]")
+        points = dict(rubric.get("points", {}))
+        points.update(entry.get("points", {}))
+        threshold = float(entry["threshold"])
+        floor_ratio = float(rubric.get("performance", {}).get("floor_ratio", 0.4))
+        return {"threshold": threshold, "measured": entry.get("measured"),
+                "floor": float(entry.get("floor", floor_ratio * threshold)), "points": points}
+
+    def data(self, name):
+        if name not in self._json:
+            path = self.results / name
+            if not path.exists():
+                raise GenerationError(f"no docs/results/{name}")
+            self._json[name] = json.loads(path.read_text())
+        return self._json[name]
+
+    def lit(self, source, key):
+        sources = self.data("literature.json").get("sources", {})
+        if source not in sources or key not in sources[source].get("figures", {}):
+            raise GenerationError(f"docs/results/literature.json has no figure {source}.{key}")
+        return sources[source]["figures"][key]
+
+    def perr(self, key):
+        figures = self.data("product_error_cpu.json").get("figures", {})
+        if key not in figures:
+            raise GenerationError(f"docs/results/product_error_cpu.json has no figure {key}")
+        return figures[key]
+
+    # -- the template namespace ----------------------------------------------------------------
+
+    def namespace(self):
+        def us(impl, gpu, n=28, op="sum", run=None):
+            return self.row(impl, gpu, n, op, run)["us"]
+
+        def gbps(impl, gpu, n=28, op="sum", run=None):
+            return self.row(impl, gpu, n, op, run)["gbps"]
+
+        def frac(impl, gpu, n=28, op="sum", run=None):
+            row = self.row(impl, gpu, n, op, run)
+            return row["gbps"] / row["ceiling"]
+
+        def pct(impl, gpu, n=28, op="sum", run=None):
+            return 100 * frac(impl, gpu, n, op, run)
+
+        def ratio(a, b, gpu, n=28, op="sum", run=None):
+            return us(a, gpu, n, op, run) / us(b, gpu, n, op, run)
+
+        def ceiling(gpu, run=None):
+            if run:
+                return self.file(run)[1]
+            return float(self.context(gpu)["ceiling_gbps"])
+
+        def theoretical(gpu, run=None):
+            return float(self.context(gpu, run)["theoretical_gbps"])
+
+        def sms(gpu, run=None):
+            return int(self.context(gpu, run)["sm_count"])
+
+        def runs(pattern):
+            stems = [p.stem for p in sorted(self.results.rglob("*.json"))
+                     if fnmatch.fnmatch(p.stem, pattern)]
+            if not stems:
+                raise GenerationError(f"no results file matches {pattern}")
+            return stems
+
+        safe = {f.__name__: f for f in (min, max, abs, round, len, sum, sorted, str, int, float,
+                                        list, range, zip, any, all, enumerate)}
+        return dict(safe, us=us, gbps=gbps, frac=frac, pct=pct, ratio=ratio, ceiling=ceiling,
+                    theoretical=theoretical, sms=sms, runs=runs, rubric=self.lab_rubric,
+                    lit=self.lit, perr=self.perr, pow2=pow2)
+
+
+# ---- generators of whole blocks --------------------------------------------------------------
+
+def measured_table(course, lab):
+    """The lab's rows beside the previous rung (labs 02-09) and CUB, every GPU and size."""
+    if lab == "15_capstone":
+        return capstone_table(course)
+    rows = course.rows
+    index = course.labs.index(lab)
+    previous = course.labs[index - 1] if 0 < index and int(lab[:2]) <= 9 else None
+    keys = sorted({(g, o, n) for (g, o, i, n) in rows if i == lab})
     if not keys:
-        return None  # nothing measured: keep what the lesson has
+        raise GenerationError(f"no measured row of {lab} in docs/results/*.json")
     head = "| GPU | op | n | time (us) | GB/s | % of ceiling | CUB (us) | time / CUB |"
     sep = "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"
     if previous:
-        head += f" rung {previous[:2]} (us) |"
-        sep += " ---: |"
+        head += f" rung {previous[:2]} (us) | rung {previous[:2]} / this |"
+        sep += " ---: | ---: |"
     lines = [head, sep]
     for gpu, op, n in keys:
         r = rows[(gpu, op, lab, n)]
         cub = rows.get((gpu, op, "cub", n))
-        line = (f"| {gpu} | {op} | 2^{n.bit_length() - 1} | {r['us']:.1f} | {r['gbps']:.0f} | "
-                f"{100 * r['gbps'] / r['ceiling']:.1f} | "
-                f"{cub['us']:.1f} | {r['us'] / cub['us']:.3f} |" if cub else "- | - |")
+        pct = 100 * r["gbps"] / r["ceiling"]
+        line = (f"| {gpu} | {op} | {pow2(n)} | {r['us']:.1f} | "
+                + (f"{r['gbps']:.1f}" if r["gbps"] < 10 else f"{r['gbps']:.0f}") + " | "
+                + (f"{pct:.2f}" if pct < 1 else f"{pct:.1f}") + " | ")
+        line += f"{cub['us']:.1f} | {r['us'] / cub['us']:.3f} |" if cub else "- | - |"
         if previous:
             p = rows.get((gpu, op, previous, n))
-            line += f" {p['us']:.1f} |" if p else " - |"
+            line += f" {p['us']:.1f} | {p['us'] / r['us']:.2f} |" if p else " - | - |"
         lines.append(line)
-    lines.append("")
-    lines.append("% of ceiling: against the streaming-read probe measured in the same run "
-                 "(docs/results has every run). Times: median of many runs, CUDA events, L2 "
-                 "flushed before each.")
-    return "\n".join(lines) + "\n"
+    files = sorted({rows[(g, o, lab, n)]["file"] for g, o, n in keys})
+    lines += ["", "% of ceiling: against the streaming-read probe measured in the same run ("
+              + ", ".join(f"docs/results/{f}" for f in files) + "). Times: median of many runs, "
+              "CUDA events, L2 flushed before each."]
+    return reflow("\n".join(lines)) + "\n"
 
 
-def capstone_table(folder):
+def capstone_table(course):
     """Lab 15's table: both modes beside CUB at every size, from the capstone step's runs
     (capstone/capstone_auto_*.json: the defaults, one process per GPU, CUB in the same run)."""
     lines = ["| GPU | n | fast (us) | GB/s | % of ceiling | CUB (us) | fast / CUB | "
              "deterministic (us) | determ. / CUB | determ. / fast |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    files = sorted((folder / "capstone").glob("capstone_auto_*.json"))
+    files = sorted((course.results / "capstone").glob("capstone_auto_*.json"))
     for path in files:
         gpu, ceiling, run = read_run(path)
         for n in sorted({n for (op, impl, n) in run if op == "sum" and impl == "15_capstone"}):
@@ -98,42 +344,323 @@ def capstone_table(folder):
             det = run.get(("sum", "15_capstone_sum_deterministic", n))
             if not cub or not det:
                 continue
-            lines.append(f"| {gpu} | 2^{n.bit_length() - 1} | {fast[0]:.1f} | {fast[1]:.0f} | "
+            lines.append(f"| {gpu} | {pow2(n)} | {fast[0]:.1f} | {fast[1]:.0f} | "
                          f"{100 * fast[1] / ceiling:.1f} | {cub[0]:.1f} | {fast[0] / cub[0]:.3f} | "
                          f"{det[0]:.1f} | {det[0] / cub[0]:.3f} | {det[0] / fast[0]:.3f} |")
     if len(lines) == 2:
-        return None
+        raise GenerationError("no docs/results/capstone/capstone_auto_*.json")
     lines.append("")
     lines.append("One process per GPU (" + ", ".join(f"docs/results/capstone/{p.name}" for p in files)
                  + "): both modes with their default strategies, CUB and the ceiling probe "
                  "measured in the same run. Times: median of many runs, CUDA events, L2 flushed "
                  "before each.")
-    return "\n".join(lines) + "\n"
+    return reflow("\n".join(lines)) + "\n"
+
+
+def gbps_text(value):
+    """A bandwidth with three significant figures at most decimals: 2202, 11.6, 1.16."""
+    return f"{value:.0f}" if value >= 100 else f"{value:.1f}" if value >= 10 else f"{value:.2f}"
+
+
+PART_TEXT = {
+    "build": "compiles, links with the course's tests, and is not the untouched stub",
+    "tests": "the public tests, in proportion to the tests passed",
+    "hidden": "the hidden tests (the grader's own), in proportion to the tests passed",
+}
+
+
+def graded_section(course, lab):
+    """What tools/grade demands of one lab, from autograder/rubric.toml and the ladder runs."""
+    rubric = course.rubric()
+    entry = course.lab_rubric(lab)
+    points, threshold, floor = entry["points"], entry["threshold"], entry["floor"]
+    tools = rubric.get("sanitizer", {}).get("tools", [])
+    size = rubric.get("performance", {}).get("size", "2^28")
+    ceiling_kind = rubric.get("performance", {}).get("ceiling", "probe")
+    ops = lab_ops(course, lab)
+    total = sum(points.get(k, 0) for k in ("build", "tests", "hidden", "sanitizer", "performance"))
+    share = (f"{points.get('sanitizer', 0):g}/{len(tools)} point" if len(tools) > 1
+             else f"{points.get('sanitizer', 0):g} point")
+    lines = [f"`tools/grade` scores this lab out of {total:g} points (`autograder/rubric.toml`):",
+             "", "| part | points | what earns them |", "| --- | ---: | --- |"]
+    for part in ("build", "tests", "hidden"):
+        text = PART_TEXT[part]
+        if part == "hidden" and points.get("hidden", 0) == 0:
+            text = "none: this lab has no hidden tests yet, so their points go to the public tests"
+        lines.append(f"| {part} | {points.get(part, 0):g} | {text} |")
+    lines.append(f"| sanitizer | {points.get('sanitizer', 0):g} | {', '.join(tools)}: "
+                 f"{share} each, for a run over small sizes that finds nothing |")
+    judged = (f"the bandwidth of the slower of {' and '.join(ops)}" if len(ops) > 1
+              else f"the bandwidth of {ops[0]}" if ops else "-")
+    lines.append(f"| performance | {points.get('performance', 0):g} | full at {threshold:g} of the "
+                 f"ceiling {ceiling_kind} or above, none at {floor:.3g} or below, linear in between; "
+                 f"only when every public and hidden test passes |")
+    lines += ["", f"Performance is {judged} at {size} elements, as a fraction of the ceiling "
+              f"{ceiling_kind} (a streaming read) measured in the same benchmark process. "
+              "On the two GPUs of the committed runs that means:", "",
+              "| GPU | ceiling probe (GB/s) | full credit from (GB/s) | no credit at or below "
+              "(GB/s) | reference solution (fraction) | reference / threshold |",
+              "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    sources = []
+    for short, name in LADDER_GPUS:
+        stem = name[:-5]
+        try:
+            probe = course.file(stem)[1]
+        except GenerationError:
+            continue
+        sources.append(f"docs/results/{name}")
+        reference = reference_fraction(course, lab, short, ops)
+        ref_text = f"{reference:.3g} | {reference / threshold:.2f}" if reference else "- | -"
+        lines.append(f"| {short} | {probe:.0f} | {gbps_text(threshold * probe)} | "
+                     f"{gbps_text(floor * probe)} | {ref_text} |")
+    lines += ["", f"GB/s: the threshold and floor times the ceiling probe of {' and '.join(sources)}; "
+              "the reference's fraction comes from the run that measured it (the lesson's table). "
+              "Correctness gates performance, and a library reduction (CUB, Thrust, cuBLAS...) "
+              "anywhere in the lab costs the whole lab its points (docs/grader.md)."]
+    return reflow("\n".join(lines)) + "\n"
+
+
+def lab_ops(course, lab):
+    """The benchmarked operations of a lab, from course.json ("apply" entries have no benchmark)."""
+    catalogue = json.loads((course.root / "course.json").read_text())
+    bench = {op["name"]: op.get("bench") for op in catalogue.get("operations", [])}
+    for entry in catalogue.get("labs", []):
+        if entry.get("folder") == lab:
+            return [op for op in entry.get("ops", []) if bench.get(op)]
+    raise GenerationError(f"course.json has no lab {lab}")
+
+
+def reference_fraction(course, lab, gpu, ops):
+    """The reference solution's fraction of the probe at 2^28 on one GPU: its slowest operation."""
+    fractions = []
+    for op in ops:
+        impl, bench_op = lab, op
+        if op == "sum_deterministic":
+            impl, bench_op = f"{lab}_sum_deterministic", "sum"
+        try:
+            row = course.row(impl, gpu, 28, bench_op)
+        except GenerationError:
+            return None
+        fractions.append(row["gbps"] / row["ceiling"])
+    return min(fractions) if fractions else None
+
+
+HARRIS_RUNGS = ["02", "03", "04", "05", "06", "07", "08"]
+
+
+def harris_table(course, lab):
+    """Harris's seven G80 kernels beside the same seven rungs of this ladder on each GPU."""
+    source = course.data("literature.json")["sources"]["harris2007"]
+    figures = source["figures"]
+    gpus = [short for short, name in LADDER_GPUS if (course.results / name).exists()]
+    head = "| rung | Harris's kernel | G80 ms | G80 GB/s | step | total |"
+    sep = "| --- | --- | ---: | ---: | ---: | ---: |"
+    for gpu in gpus:
+        head += f" {gpu} us | {gpu} GB/s | step | total |"
+        sep += " ---: | ---: | ---: | ---: |"
+    lines = [head, sep]
+    for k, rung in enumerate(HARRIS_RUNGS):
+        kernel = k + 1
+        step = figures[f"k{kernel}_step"]
+        total = figures[f"k{kernel}_total"]
+        line = (f"| {rung} | {kernel}: {figures[f'k{kernel}_name']} | {figures[f'k{kernel}_ms']} | "
+                f"{figures[f'k{kernel}_gbps']} | {'-' if step is None else f'{step}x'} | "
+                f"{total}x |")
+        for gpu in gpus:
+            here = course.row(rung, gpu, 28)
+            first = course.row(HARRIS_RUNGS[0], gpu, 28)
+            prev = course.row(HARRIS_RUNGS[k - 1], gpu, 28) if k else None
+            line += (f" {here['us']:.1f} | {here['gbps']:.0f} | "
+                     f"{'-' if prev is None else format(prev['us'] / here['us'], '.2f') + 'x'} | "
+                     f"{first['us'] / here['us']:.2f}x |")
+        lines.append(line)
+    lines += ["", f"G80: {source['cite']}; {source['setup']}. H100 and H200: this course's "
+              "rungs at 2^28 floats, one run per GPU (docs/results/ladder_h100.json, "
+              "ladder_h200.json). step: the time of the rung before divided by this rung's; "
+              "total: the first rung's time divided by this rung's."]
+    return reflow("\n".join(lines)) + "\n"
+
+
+def strategies_table(course, lab):
+    """Lab 15's table of each strategy forced on the H200 in an earlier run (a text file)."""
+    path = course.results / "capstone" / "strategies_h200_run1.txt"
+    if not path.exists():
+        raise GenerationError("no docs/results/capstone/strategies_h200_run1.txt")
+    rows = []
+    for line in path.read_text().splitlines()[2:]:
+        cells = re.findall(r"(2\^\d+|-|[\d.]+ \([\d.]+\)|[\d.]+)", line)
+        if cells and cells[0].startswith("2^"):
+            rows.append(cells)
+    header = path.read_text().splitlines()[1].split()
+    want = ["CUB", "single_block", "two_pass", "last_block", "atomic", "auto"]
+    index = [header.index(w) for w in want]
+    lines = ["| n | CUB | single_block | two_pass | last_block | atomic | default |",
+             "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for cells in rows:
+        values = [cells[i] for i in index]
+        times = {w: float(v.split()[0]) for w, v in zip(want, values) if v != "-"}
+        best = min(t for w, t in times.items() if w not in ("CUB", "auto"))
+        out = []
+        for w, v in zip(want, values):
+            if v != "-" and w not in ("CUB", "auto") and float(v.split()[0]) == best:
+                t, r = v.split()
+                v = f"**{t}** {r}"
+            out.append(v)
+        lines.append(f"| {cells[0]} | " + " | ".join(out) + " |")
+    lines += ["", "Median us, and in parentheses the ratio to CUB in that column's own process "
+              "(docs/results/capstone/strategies_h200_run1.txt); bold: the fastest strategy."]
+    return reflow("\n".join(lines)) + "\n"
+
+
+GENERATORS = {"measured": measured_table, "graded": graded_section, "harris": harris_table,
+              "strategies": strategies_table}
+
+
+# ---- templates ----------------------------------------------------------------------------------
+
+FIELD = re.compile(r"\{\{(.+?)\}\}", re.S)
+FORMAT_SPEC = re.compile(r"[<>=^]?[+\- ]?#?0?\d*[,_]?(\.\d+)?[bcdeEfFgGnosxX%]?")
+
+
+ITEM = re.compile(r"^(\s*(?:[-*]|\d+\.)\s+)")
+
+
+def reflow(text, width=100):
+    """Rewraps the paragraphs and list items of a rendered template to the width of the lessons;
+    tables, code, headings and HTML are left as they are."""
+    out = []
+    for paragraph in re.split(r"\n\s*\n", text.strip("\n")):
+        lines = paragraph.split("\n")
+        if re.match(r"^\s*(\||```|#|<|    )", lines[0]) or any(l.lstrip().startswith("|") for l in lines):
+            out.append(paragraph)
+            continue
+        groups = []  # one per list item (or one for a plain paragraph)
+        for line in lines:
+            if ITEM.match(line) or not groups:
+                groups.append([line])
+            else:
+                groups[-1].append(line)
+        wrapped = []
+        for group in groups:
+            item = ITEM.match(group[0])
+            prefix = item.group(1) if item else ""
+            words = " ".join([group[0][len(prefix):]] + group[1:]).split()
+            line, fresh = prefix, True
+            for word in words:
+                if not fresh and len(line) + 1 + len(word) > width:
+                    wrapped.append(line)
+                    line = " " * len(prefix) + word
+                else:
+                    line = line + word if fresh else f"{line} {word}"
+                fresh = False
+            wrapped.append(line)
+        out.append("\n".join(wrapped))
+    return "\n\n".join(out)
+
+
+def render_template(template, namespace):
+    def field(match):
+        expr, spec = match.group(1).strip(), ""
+        head, colon, tail = expr.rpartition(":")
+        if colon and FORMAT_SPEC.fullmatch(tail.strip()) and tail.strip():
+            expr, spec = head.strip(), tail.strip()
+        try:
+            value = eval(expr, {"__builtins__": {}}, namespace)  # noqa: S307 (the course's own text)
+        except GenerationError:
+            raise
+        except Exception as error:  # a typo in a template: say which field
+            raise GenerationError(f"template field {{{{{match.group(1).strip()}}}}}: "
+                                  f"{type(error).__name__}: {error}")
+        return format(value, spec)
+    return FIELD.sub(field, template)
+
+
+# ---- blocks in a file -----------------------------------------------------------------------------
+
+BLOCK = re.compile(r"<!-- (?P<name>[a-z][a-z0-9-]*):begin -->\n(?P<body>.*?)<!-- (?P=name):end -->",
+                   re.S)
+TEXT = re.compile(r"<!-- text:begin\n(?P<template>.*?)\n-->\n(?P<body>.*?)<!-- text:end -->", re.S)
+
+
+def lab_of(path, course):
+    folder = pathlib.Path(path).parent.name
+    return folder if folder in course.labs else None
+
+
+def render(text, path, course):
+    """(new text, [(kind, line, old body, new body)]) with every block of one file regenerated.
+    Raises GenerationError with the file and line of the block that cannot be generated."""
+    changes = []
+    namespace = course.namespace()
+    lab = lab_of(path, course)
+
+    def line_of(pos):
+        return text.count("\n", 0, pos) + 1
+
+    def named(match):
+        name = match.group("name")
+        if name == "text":
+            return match.group(0)
+        generator = GENERATORS.get(name)
+        where = f"{path}:{line_of(match.start())}"
+        if generator is None:
+            raise GenerationError(f"{where}: unknown generated block '{name}' "
+                                  f"(known: {', '.join(sorted(GENERATORS))}, text)")
+        if lab is None and name in ("measured", "graded"):
+            raise GenerationError(f"{where}: block '{name}' outside a lab folder")
+        try:
+            body = generator(course, lab)
+        except GenerationError as error:
+            raise GenerationError(f"{where}: block '{name}': {error}")
+        except KeyError as error:
+            raise GenerationError(f"{where}: block '{name}': missing {error}")
+        if body != match.group("body"):
+            changes.append((name, line_of(match.start()), match.group("body"), body))
+        return f"<!-- {name}:begin -->\n{body}<!-- {name}:end -->"
+
+    def templated(match):
+        where = f"{path}:{line_of(match.start())}"
+        try:
+            body = reflow(render_template(match.group("template"), namespace)) + "\n"
+        except GenerationError as error:
+            raise GenerationError(f"{where}: text block: {error}")
+        if body != match.group("body"):
+            changes.append(("text", line_of(match.start()), match.group("body"), body))
+        return f"<!-- text:begin\n{match.group('template')}\n-->\n{body}<!-- text:end -->"
+
+    new = TEXT.sub(templated, text)
+    text = new  # line numbers of the named blocks: after the text blocks (same lines)
+    new = BLOCK.sub(named, new)
+    return new, changes
+
+
+def pages(root):
+    """The files that carry generated blocks and measured numbers: every lesson, and the pages of
+    docs/ except the grader's manual (tools/maint/grading_results.py writes its blocks)."""
+    root = pathlib.Path(root)
+    found = sorted(root.glob("labs/[0-9][0-9]_*/README.md"))
+    found += sorted(p for p in (root / "docs").glob("*.md") if p.name != "grader.md")
+    return found
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--results", default="docs/results")
-    parser.add_argument("--labs", default="labs")
+    parser.add_argument("root", nargs="?", default=str(ROOT), help="the course's root folder")
     args = parser.parse_args()
-    rows, ceilings = load_runs(pathlib.Path(args.results))
-    lessons = sorted(pathlib.Path(args.labs).glob("[0-9][0-9]_*/README.md"))
-    folders = [p.parent.name for p in lessons]
-    for path in lessons:
-        lab = path.parent.name
+    course = Course(args.root)
+    failed = False
+    for path in pages(args.root):
         text = path.read_text()
-        if BEGIN not in text or END not in text:
+        try:
+            new, changes = render(text, path.relative_to(args.root), course)
+        except GenerationError as error:
+            print(f"error: {error}", file=sys.stderr)
+            failed = True
             continue
-        index = folders.index(lab)
-        previous = folders[index - 1] if 0 < index and int(lab[:2]) <= 9 else None
-        table = (capstone_table(pathlib.Path(args.results)) if lab == "15_capstone"
-                 else table_for(lab, previous, rows, ceilings))
-        if table is None:
-            continue
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), BEGIN + "\n" + table + END, text,
-                      flags=re.S)
-        path.write_text(text)
-        print(f"updated {path}")
+        if new != text:
+            path.write_text(new)
+            print(f"updated {path.relative_to(args.root)} ({len(changes)} blocks)")
+    sys.exit(1 if failed else 0)
 
 
 if __name__ == "__main__":
