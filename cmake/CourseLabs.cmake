@@ -11,12 +11,56 @@ file(READ ${_reduce_catalogue} _reduce_course)
 string(JSON _reduce_op_count LENGTH "${_reduce_course}" operations)
 math(EXPR _reduce_last "${_reduce_op_count} - 1")
 set(REDUCE_COURSE_OPERATIONS "")
+# Each entry point of lab.cuh, once, as the C++ side sees it: a line of
+# <build>/generated/reduce/course_entries.inc, REDUCE_ENTRY(entry, getter, ResultKind, LabTable),
+# for the runner's protocol table, the checkers' forwarding functions and the C names a lab
+# library exports (generated/export_<op>.cu). The getter is named after the first operation
+# with that entry: reduce_sum_lab serves sum and sum_deterministic.
+set(REDUCE_GENERATED_INCLUDE_DIR ${CMAKE_BINARY_DIR}/generated CACHE INTERNAL "")
+set(_reduce_entries "// Generated from course.json by cmake/CourseLabs.cmake: do not edit.\n")
+set(_reduce_seen_entries "")
 foreach(i RANGE ${_reduce_last})
   string(JSON _name GET "${_reduce_course}" operations ${i} name)
   string(JSON _entry GET "${_reduce_course}" operations ${i} entry)
+  string(JSON _result GET "${_reduce_course}" operations ${i} result)
   list(APPEND REDUCE_COURSE_OPERATIONS ${_name})
   set_property(GLOBAL PROPERTY REDUCE_OP_${_name}_ENTRY ${_entry})
+  if(_result STREQUAL "float")
+    set(_kind Float)
+    set(_table FloatLab)
+  elseif(_result STREQUAL "index")
+    set(_kind Index)
+    set(_table ArgmaxLab)
+  elseif(_result STREQUAL "apply")
+    set(_kind Apply)
+    set(_table AtomicMaxLab)
+  else()
+    message(FATAL_ERROR "course.json: operation ${_name} has result '${_result}' (float, index or apply)")
+  endif()
+  if(NOT _entry IN_LIST _reduce_seen_entries)
+    list(APPEND _reduce_seen_entries ${_entry})
+    set_property(GLOBAL PROPERTY REDUCE_ENTRY_${_entry}_GETTER reduce_${_name}_lab)
+    string(APPEND _reduce_entries "REDUCE_ENTRY(${_entry}, reduce_${_name}_lab, ${_kind}, ${_table})\n")
+  endif()
+  get_property(_getter GLOBAL PROPERTY REDUCE_ENTRY_${_entry}_GETTER)
+  set(_workspace "&reduce::${_entry}_workspace_bytes, ")
+  if(_kind STREQUAL "Apply")
+    set(_workspace "")
+  endif()
+  file(CONFIGURE OUTPUT ${REDUCE_GENERATED_INCLUDE_DIR}/export_${_name}.cu CONTENT
+"// Generated from course.json by cmake/CourseLabs.cmake: linked into every lab library that
+// implements ${_name}, so that a process that loads labs (the runner, the benchmark) finds its
+// entry point by a C name.
+#include <reduce/lab_entry_points.cuh>
+
+extern \"C\" const reduce::${_table}* ${_getter}() {
+  static const reduce::${_table} lab{${_workspace}&reduce::${_entry}};
+  return &lab;
+}
+")
 endforeach()
+file(CONFIGURE OUTPUT ${REDUCE_GENERATED_INCLUDE_DIR}/reduce/course_entries.inc
+     CONTENT "${_reduce_entries}")
 
 string(JSON _reduce_lab_count LENGTH "${_reduce_course}" labs)
 math(EXPR _reduce_last "${_reduce_lab_count} - 1")

@@ -520,6 +520,15 @@ TEST_F(LibraryCheckTest, NvccLibraryWithVersionScript) {
     }
     void sum_helper() {}
     })");
+  // What the course's build generates from course.json for a sum lab (export_sum.cu).
+  write_file(dir_ / "export_sum.cu", R"(
+    #include <reduce/lab_entry_points.cuh>
+    extern "C" const reduce::FloatLab* reduce_sum_lab() {
+      static const reduce::FloatLab lab{&reduce::sum_workspace_bytes, &reduce::sum};
+      return &lab;
+    })");
+  write_file(dir_ / "reduce" / "course_entries.inc",
+             "REDUCE_ENTRY(sum, reduce_sum_lab, Float, FloatLab)\n");
   const auto link = [&](const std::string& name, bool script) {
     ProcessSpec spec;
     spec.argv = {nvcc->string(),
@@ -531,8 +540,10 @@ TEST_F(LibraryCheckTest, NvccLibraryWithVersionScript) {
                  "shared",
                  "-I",
                  include.string(),
+                 "-I",
+                 dir_.string(),
                  (dir_ / "nvcc_lab.cu").string(),
-                 (fs::path(REDUCE_GRADE_TEST_ROOT) / "common/src/export_sum.cu").string(),
+                 (dir_ / "export_sum.cu").string(),
                  "-o",
                  (dir_ / name).string()};
     if (script) {

@@ -15,51 +15,28 @@ remote::RemoteLab& lab() {
 
 }  // namespace
 
-std::size_t sum_workspace_bytes(std::size_t n) {
-  return lab().workspace_bytes("sum", n);
-}
-void sum(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
-  lab().reduce("sum", in, n, out, stream);
-}
-
-std::size_t maximum_workspace_bytes(std::size_t n) {
-  return lab().workspace_bytes("maximum", n);
-}
-void maximum(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
-  lab().reduce("maximum", in, n, out, stream);
-}
-
-std::size_t minimum_workspace_bytes(std::size_t n) {
-  return lab().workspace_bytes("minimum", n);
-}
-void minimum(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
-  lab().reduce("minimum", in, n, out, stream);
-}
-
-std::size_t product_workspace_bytes(std::size_t n) {
-  return lab().workspace_bytes("product", n);
-}
-void product(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
-  lab().reduce("product", in, n, out, stream);
-}
-
-std::size_t mean_workspace_bytes(std::size_t n) {
-  return lab().workspace_bytes("mean", n);
-}
-void mean(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
-  lab().reduce("mean", in, n, out, stream);
-}
-
-std::size_t argmax_workspace_bytes(std::size_t n) {
-  return lab().workspace_bytes("argmax", n);
-}
-void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace, cudaStream_t stream) {
-  lab().reduce("argmax", in, n, out, stream);
-}
-
-void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
-                      cudaStream_t stream) {
-  lab().atomic_max_apply(values, n, address, old_values, stream);
-}
+// One forwarding definition per entry point of the catalogue, shaped by its result kind.
+#define REDUCE_FORWARD_FloatLab(entry)                                                     \
+  std::size_t entry##_workspace_bytes(std::size_t n) {                                     \
+    return lab().workspace_bytes(#entry, n);                                               \
+  }                                                                                        \
+  void entry(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) { \
+    lab().reduce(#entry, in, n, out, stream);                                              \
+  }
+#define REDUCE_FORWARD_ArgmaxLab(entry)                                                           \
+  std::size_t entry##_workspace_bytes(std::size_t n) {                                            \
+    return lab().workspace_bytes(#entry, n);                                                      \
+  }                                                                                               \
+  void entry(const float* in, std::size_t n, std::int64_t* out, Workspace, cudaStream_t stream) { \
+    lab().reduce(#entry, in, n, out, stream);                                                     \
+  }
+#define REDUCE_FORWARD_AtomicMaxLab(entry)                                          \
+  void entry(const float* values, std::size_t n, float* address, float* old_values, \
+             cudaStream_t stream) {                                                 \
+    lab().atomic_max_apply(values, n, address, old_values, stream);                 \
+  }
+#define REDUCE_ENTRY(entry, getter, kind, table) REDUCE_FORWARD_##table(entry)
+#include <reduce/course_entries.inc>
+#undef REDUCE_ENTRY
 
 }  // namespace reduce

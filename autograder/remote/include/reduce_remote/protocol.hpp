@@ -34,15 +34,12 @@ struct Operation {
   ResultKind kind;     ///< what it writes
 };
 
-/// Every entry point a runner can call, in protocol order (Request::op is an index here).
+/// Every entry point a runner can call, in protocol order (Request::op is an index here): the
+/// catalogue's (course.json), through the list CMake generates from it.
 inline constexpr Operation kOperations[] = {
-    {"sum", "reduce_sum_lab", ResultKind::kFloat},
-    {"maximum", "reduce_maximum_lab", ResultKind::kFloat},
-    {"minimum", "reduce_minimum_lab", ResultKind::kFloat},
-    {"product", "reduce_product_lab", ResultKind::kFloat},
-    {"mean", "reduce_mean_lab", ResultKind::kFloat},
-    {"argmax", "reduce_argmax_lab", ResultKind::kIndex},
-    {"atomic_max_apply", "reduce_atomic_max_lab", ResultKind::kApply},
+#define REDUCE_ENTRY(entry, getter, kind, table) {#entry, #getter, ResultKind::k##kind},
+#include <reduce/course_entries.inc>
+#undef REDUCE_ENTRY
 };
 
 /// Index of the entry point \p name in kOperations, or -1.
