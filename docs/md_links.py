@@ -11,7 +11,10 @@ source tree that the HTML output does not contain. This filter rewrites, outside
   link to a file or folder that is not a page,
   to anything in solutions/, or to a missing file -> the link text alone
 
-URLs, in-page anchors and images are left alone (Doxygen finds images through IMAGE_PATH).
+  image in docs/images/ named by a relative path -> ![alt](name.png), which Doxygen finds through
+  (e.g. ../../docs/images/name.png in a lesson)      IMAGE_PATH and copies into the site
+
+URLs, in-page anchors and other images are left alone.
 Lines are never added or removed, so Doxygen's line numbers stay right.
 
 usage (Doxygen FILTER_PATTERNS): md_links.py <file.md>, writes the filtered page to stdout.
@@ -27,6 +30,8 @@ HEADER_EXTENSIONS = (".h", ".hpp", ".cuh")
 LINK = re.compile(r"(?<!!)\[([^\]\n]*)\]\(([^()\s]+)\)")
 FENCE = re.compile(r"^\s*(```|~~~)")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^()\s]+)\)")
+IMAGE_DIR = os.path.join(ROOT, "docs", "images")
 
 
 def is_url(target):
@@ -62,6 +67,14 @@ def filter_line(line, page_dir):
         replaced = rewrite(match.group(1), match.group(2), page_dir)
         return match.group(0) if replaced is None else replaced
 
+    def image(match):
+        target = match.group(2)
+        resolved = os.path.realpath(os.path.join(page_dir, target))
+        if is_url(target) or os.path.dirname(resolved) != IMAGE_DIR or not os.path.isfile(resolved):
+            return match.group(0)
+        return f"![{match.group(1)}]({os.path.basename(resolved)})"
+
+    line = IMAGE.sub(image, line)
     out, last = [], 0
     for span in CODE_SPAN.finditer(line):  # leave `code spans` as they are
         out.append(LINK.sub(link, line[last:span.start()]))

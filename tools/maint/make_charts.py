@@ -13,6 +13,9 @@ as tools/maint/update_results.py), and commit the PNG files it writes:
                           as horizontal lines (log scale: rung 01 is about 2 GB/s).
   docs/images/sizes.png   GB/s and time against n = 2^10 .. 2^30 for rung 09, the capstone (where
                           measured), CUB and the streaming-read probe, one column per GPU.
+  docs/images/rungs_fraction.png   the fraction of the ceiling each rung reaches at 2^28 floats on
+                          every GPU (its ladder run's probe), beside Harris's G80 kernels against
+                          the G80's theoretical peak (docs/results/literature.json), rung for rung.
 
 Inputs (Google Benchmark JSON written by reduce_bench with --benchmark_out):
   docs/results/ladder_*.json   every rung at 2^26 and 2^28 (benchmark names "<op>/<impl>/<n>/...")
@@ -285,7 +288,58 @@ def sizes_chart(plt, results, out):
     return out
 
 
-# ---- (c) one graded submission -------------------------------------------------------------------
+# ---- (c) the fraction of the ceiling, rung by rung, beside Harris's G80 --------------------------
+
+HARRIS_RUNGS = ["02", "03", "04", "05", "06", "07", "08"]  # his kernels 1..7
+
+
+def fraction_chart(plt, results, out, folder):
+    rungs = [r for r in results.rungs() if int(r[:2]) <= 9]
+    gpus = [g for g in results.gpus if g in results.ladder]
+    if not rungs or not gpus:
+        print("fraction chart: no ladder_*.json in the results folder, skipped")
+        return None
+    series = []  # (label, {rung: fraction}, color)
+    literature = pathlib.Path(folder) / "literature.json"
+    if literature.exists():
+        harris = json.loads(literature.read_text())["sources"]["harris2007"]["figures"]
+        series.append(("G80 (Harris 2007): of its theoretical peak",
+                       {r: harris[f"k{k + 1}_gbps"] / harris["peak_gbps"]
+                        for k, r in enumerate(HARRIS_RUNGS)}, "0.55"))
+    for k, gpu in enumerate(gpus):
+        ceiling = results.ceiling.get(gpu)
+        values = {}
+        for rung in rungs:
+            row = results.value(gpu, rung, LADDER_SIZE, kinds=("ladder",))
+            if row and ceiling:
+                values[rung[:2]] = row[1] / ceiling
+        series.append((f"{short_gpu(gpu)}: of the ceiling probe in the same run", values,
+                       COLORS[k % len(COLORS)]))
+    labels = [r[:2] for r in rungs]
+    fig, ax = plt.subplots(figsize=(11.5, 5.6))
+    width = 0.8 / len(series)
+    for k, (label, values, color) in enumerate(series):
+        xs = [i + (k - (len(series) - 1) / 2) * width for i, r in enumerate(labels) if r in values]
+        ys = [100 * values[r] for r in labels if r in values]
+        ax.bar(xs, ys, width * 0.92, color=color, label=label)
+        for x, y in zip(xs, ys):
+            ax.text(x, y + 1, f"{y:.0f}" if y >= 1 else f"{y:.2f}", ha="center", va="bottom",
+                    fontsize=7.5)
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels([rung_label(r) for r in rungs], fontsize=9)
+    ax.set_ylim(0, 110)
+    ax.set_ylabel("% of the ceiling")
+    ax.set_title(f"Fraction of the ceiling, rung by rung: float sum of {power_of_two(LADDER_SIZE)} "
+                 "elements (H100, H200) and Harris's kernels 1-7 on a G80 (2^22 ints)")
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8.5, frameon=False)
+    fig.tight_layout()
+    fig.savefig(out)
+    plt.close(fig)
+    return out
+
+
+# ---- (d) one graded submission -------------------------------------------------------------------
 
 def _number(value):
     try:
@@ -423,6 +477,9 @@ def main():
         written = chart(plt, results, out_dir / name)
         if written:
             print(f"wrote {written}")
+    written = fraction_chart(plt, results, out_dir / "rungs_fraction.png", args.results)
+    if written:
+        print(f"wrote {written}")
 
 
 if __name__ == "__main__":
