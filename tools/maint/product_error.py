@@ -103,6 +103,8 @@ def main():
     for name in ("serial", "tree", "chains"):
         figures[f"{name}_min"] = min(r[name] for r in runs)
         figures[f"{name}_max"] = max(r[name] for r in runs)
+    figures["exact_min"] = min(r["exact"] for r in runs)
+    figures["exact_max"] = max(r["exact"] for r in runs)
     figures["first_level_bias_u_min"] = min(r["first_level_bias_u"] for r in runs)
     figures["first_level_bias_u_max"] = max(r["first_level_bias_u"] for r in runs)
     figures["all_min"] = min(figures[f"{k}_min"] for k in ("serial", "tree", "chains"))

@@ -544,7 +544,13 @@ def reflow(text, width=100):
         for group in groups:
             item = ITEM.match(group[0])
             prefix = item.group(1) if item else ""
-            words = " ".join([group[0][len(prefix):]] + group[1:]).split()
+            words = []
+            for word in " ".join([group[0][len(prefix):]] + group[1:]).split():
+                if words and re.fullmatch(r"(%|us|ms|ns|GB/s|TB/s|MB|KB)[.,;:)]*", word) and \
+                        re.search(r"\d$", words[-1]):
+                    words[-1] += " " + word  # never "94.4" at the end of a line and "%" below
+                else:
+                    words.append(word)
             line, fresh = prefix, True
             for word in words:
                 if not fresh and len(line) + 1 + len(word) > width:
@@ -565,7 +571,7 @@ def render_template(template, namespace):
         if colon and FORMAT_SPEC.fullmatch(tail.strip()) and tail.strip():
             expr, spec = head.strip(), tail.strip()
         try:
-            value = eval(expr, {"__builtins__": {}}, namespace)  # noqa: S307 (the course's own text)
+            value = eval(expr, dict(namespace, __builtins__={}))  # noqa: S307 (the course's own text)
         except GenerationError:
             raise
         except Exception as error:  # a typo in a template: say which field
