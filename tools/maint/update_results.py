@@ -286,11 +286,55 @@ class Course:
                 raise GenerationError(f"no results file matches {pattern}")
             return stems
 
+        def probe(gpu, layout, run=None):
+            context = self.context(gpu, run)
+            if f"probe {layout}" not in context:
+                raise GenerationError(f"no probe layout '{layout}' in the context of "
+                                      f"{run or gpu + ' ladder'} run")
+            return float(context[f"probe {layout}"])
+
+        def tick(run):
+            """The event timer's step in a run: the smallest gap between two medians, in us."""
+            times = sorted({round(us, 6) for us, _ in self.file(run)[2].values()})
+            return min(b - a for a, b in zip(times, times[1:]) if b - a > 1e-6)
+
+        def cap(kind, gpu, run=None):
+            """The stem of a capstone results file: cap('auto', 'H200') -> 'capstone_auto_h200'."""
+            return f"capstone_{kind}_{gpu.lower()}" + (f"_run{run}" if run else "")
+
+        def wave(config, n, column):
+            """A cell of docs/results/capstone/waves_h200_run2.txt: config 'atomic:2', n 28,
+            column 'cub', 'fast' or 'det' (median us)."""
+            path = self.results / "capstone" / "waves_h200_run2.txt"
+            if not path.exists():
+                raise GenerationError("no docs/results/capstone/waves_h200_run2.txt")
+            for line in path.read_text().splitlines():
+                cells = line.split()
+                if len(cells) >= 6 and cells[0] == config and cells[1] == f"2^{self.size(n).bit_length() - 1}":
+                    return float({"cub": cells[2], "fast": cells[3], "det": cells[5]}[column])
+            raise GenerationError(f"waves_h200_run2.txt has no row {config} 2^{n}")
+
         safe = {f.__name__: f for f in (min, max, abs, round, len, sum, sorted, str, int, float,
                                         list, range, zip, any, all, enumerate)}
         return dict(safe, us=us, gbps=gbps, frac=frac, pct=pct, ratio=ratio, ceiling=ceiling,
                     theoretical=theoretical, sms=sms, runs=runs, rubric=self.lab_rubric,
-                    lit=self.lit, perr=self.perr, pow2=pow2)
+                    lit=self.lit, perr=self.perr, pow2=pow2, span=span, sig=sig, probe=probe,
+                    tick=tick, cap=cap, wave=wave)
+
+
+def sig(value, digits=3):
+    """A number with `digits` significant figures and no exponent: 0.000909, 0.0146, 3.73, 953."""
+    if value == 0:
+        return "0"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return f"{value:.{decimals}f}"
+
+
+def span(values, spec=".1f"):
+    """'2.5-3.6': the smallest and largest of some values, or one value when they print alike."""
+    values = list(values)
+    low, high = format(min(values), spec), format(max(values), spec)
+    return low if low == high else f"{low}-{high}"
 
 
 # ---- generators of whole blocks --------------------------------------------------------------
@@ -512,8 +556,35 @@ def strategies_table(course, lab):
     return reflow("\n".join(lines)) + "\n"
 
 
+def strategies_now_table(course, lab):
+    """Lab 15: each strategy forced in its own process per GPU around the switch points
+    (capstone_{single_block,atomic,last_block}_{h100,h200}.json), the fastest in bold."""
+    kinds = ["single_block", "atomic", "last_block"]
+    gpus = ["H100", "H200"]
+    runs = {(g, k): course.file(f"capstone_{k}_{g.lower()}")[2] for g in gpus for k in kinds}
+    sizes = sorted({n for (g, k), rows in runs.items() for (op, impl, n) in rows
+                    if impl == "15_capstone"})
+    head = "| n |" + "".join(f" {g} CUB | single_block | atomic | last_block |" for g in gpus)
+    lines = [head, "| ---: |" + " ---: |" * (4 * len(gpus))]
+    for n in sizes:
+        line = f"| {pow2(n)} |"
+        for g in gpus:
+            cub = runs[(g, "single_block")].get(("sum", "cub", n))
+            times = [runs[(g, k)].get(("sum", "15_capstone", n)) for k in kinds]
+            best = min(t[0] for t in times if t)
+            line += f" {cub[0]:.1f} |" if cub else " - |"
+            for t in times:
+                text = "-" if not t else f"{t[0]:.1f}"
+                line += f" **{text}** |" if t and t[0] == best else f" {text} |"
+        lines.append(line)
+    lines += ["", "Median us, each strategy forced in its own process per GPU "
+              "(docs/results/capstone/capstone_{single_block,atomic,last_block}_{h100,h200}.json; "
+              "CUB from the single_block process); bold: the fastest."]
+    return reflow("\n".join(lines)) + "\n"
+
+
 GENERATORS = {"measured": measured_table, "graded": graded_section, "harris": harris_table,
-              "strategies": strategies_table}
+              "strategies": strategies_table, "strategies-now": strategies_now_table}
 
 
 # ---- templates ----------------------------------------------------------------------------------
