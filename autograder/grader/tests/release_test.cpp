@@ -49,6 +49,7 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
                            "tools/setup",
                            "tools/test",
                            "tools/capstone_table.py",
+                           "tools/product_error.py",
                            "CMakeLists.txt",
                            "CMakePresets.json",
                            "README.md",

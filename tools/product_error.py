@@ -2,7 +2,7 @@
 """Measures on the CPU the rounding error of a float product of many factors near 1, in three
 orders, and writes docs/results/product_error_cpu.json (lesson 11 quotes it).
 
-  python3 tools/maint/product_error.py [--n 2^24] [--seeds 5] [--threads 270336]
+  python3 tools/product_error.py [--n 2^24] [--seeds 5] [--threads 270336]
 
 For each seed: n factors uniform in [1 - 2^-9, 1 + 2^-9] (the distribution of lab 11's realistic
 tests), rounded to float; the exact product (in double, pairwise: its own error is below 1e-12);
@@ -26,7 +26,7 @@ import math
 import pathlib
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
+ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "docs" / "results" / "product_error_cpu.json"
 
 
@@ -110,8 +110,8 @@ def main():
     figures["all_min"] = min(figures[f"{k}_min"] for k in ("serial", "tree", "chains"))
     figures["all_max"] = max(figures[f"{k}_max"] for k in ("serial", "tree", "chains"))
     data = {"about": "Relative error of float products of n factors uniform in 1 +- 2^-9, on the "
-                     "CPU, in three orders (tools/maint/product_error.py; lesson 11).",
-            "command": "python3 tools/maint/product_error.py --n 2^%d --seeds %d --threads %d"
+                     "CPU, in three orders (tools/product_error.py; lesson 11).",
+            "command": "python3 tools/product_error.py --n 2^%d --seeds %d --threads %d"
                        % (n.bit_length() - 1, args.seeds, args.threads),
             "figures": figures, "runs": runs}
     pathlib.Path(args.output).write_text(json.dumps(data, indent=1) + "\n")
