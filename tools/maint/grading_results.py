@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Keeps the grader's measured runs in docs/results/grading.json and writes the paragraphs of
-docs/grader.md that quote them (between <!-- grading:begin --> and <!-- grading:end -->, and
-<!-- planted:begin --> and <!-- planted:end -->).
+docs/grader.md that quote them (between <!-- grading:begin --> and <!-- grading:end -->,
+<!-- planted:begin --> and <!-- planted:end -->, and <!-- class:begin --> and <!-- class:end -->).
 
   tools/maint/grading_results.py add-grade OUT/gradeN.log OUT/grade-solutionsN/report.json \
       --commit SHA [--parallel-checks 8] [--note TEXT]
@@ -129,7 +129,29 @@ def render(_args):
     text = DOC.read_text()
     text = replace_block(text, "grading", grading)
     text = replace_block(text, "planted", "\n".join(planted_rows))
+    if "<!-- class:begin -->" in text:
+        text = replace_block(text, "class", class_estimate(data["grades"]))
     DOC.write_text(text)
+
+
+def class_estimate(grades, students=300):
+    """Hours for a class, from the newest commit's gradings of the whole course that reused a
+    built course (what every submission after the first costs): one submission per GPU at a
+    time, no overlap of one submission's build with another's GPU work counted."""
+    whole = [g for g in grades if g.get("seconds") and len(g.get("labs", {})) == 15
+             and g.get("build_s") is not None and g["build_s"] < 30]
+    if not whole:
+        return "No grading of the whole course with a built course is recorded yet."
+    newest = whole[-1]["commit"]
+    runs = sorted(g["seconds"] for g in whole if g["commit"] == newest)
+    per = round((runs[(len(runs) - 1) // 2] + runs[len(runs) // 2]) / 2, 1)
+    rows = ["| GPUs | hours for %d students |" % students, "| ---: | ---: |"]
+    for gpus in (1, 2, 4, 8):
+        rows.append(f"| {gpus} | {students * per / gpus / 3600:.1f} |")
+    return (f"One whole-course submission took {per:g} s (median of {len(runs)} gradings at "
+            f"{newest[:7]} on the {whole[-1]['gpu']}, course already built). At that rate, one "
+            f"submission per GPU at a time:\n\n" + "\n".join(rows) +
+            "\n\nA Slurm cluster with N GPUs divides the one-GPU time by N, plus the queue's waits.")
 
 
 def main():
