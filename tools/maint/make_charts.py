@@ -56,7 +56,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from update_results import read_run  # noqa: E402  (one reader of benchmark JSON)
+from update_results import read_run, short_gpu  # noqa: E402  (one reader of benchmark JSON)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 LADDER_SIZE = 1 << 28
@@ -128,17 +128,6 @@ class Results:
         """Lab folders measured in a ladder run, in course order."""
         impls = {impl for rows in self.ladder.values() for (_, impl, _) in rows}
         return sorted(i for i in impls if re.match(r"^\d\d_", i))
-
-
-def short_gpu(name):
-    """'NVIDIA H100 80GB HBM3' -> 'H100', 'NVIDIA H200' -> 'H200'."""
-    words = name.replace("NVIDIA", "").split()
-    kept = []
-    for word in words:
-        if re.match(r"^\d+GB$", word, re.I) or word.upper() in ("HBM3", "HBM3E", "PCIE", "SXM", "NVL"):
-            break
-        kept.append(word)
-    return " ".join(kept) or name
 
 
 def rung_label(impl):

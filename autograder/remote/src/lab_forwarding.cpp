@@ -15,21 +15,17 @@ remote::RemoteLab& lab() {
 
 }  // namespace
 
-// One forwarding definition per entry point of the catalogue, shaped by its result kind.
-#define REDUCE_FORWARD_FloatLab(entry)                                                     \
-  std::size_t entry##_workspace_bytes(std::size_t n) {                                     \
-    return lab().workspace_bytes(#entry, n);                                               \
-  }                                                                                        \
-  void entry(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) { \
-    lab().reduce(#entry, in, n, out, stream);                                              \
+// One forwarding definition per entry point of the catalogue, shaped by its result kind: a
+// reduction writes one Out (a float, or argmax's index); atomic_max_apply updates in place.
+#define REDUCE_FORWARD_REDUCTION(entry, Out)                                             \
+  std::size_t entry##_workspace_bytes(std::size_t n) {                                   \
+    return lab().workspace_bytes(#entry, n);                                             \
+  }                                                                                      \
+  void entry(const float* in, std::size_t n, Out* out, Workspace, cudaStream_t stream) { \
+    lab().reduce(#entry, in, n, out, stream);                                            \
   }
-#define REDUCE_FORWARD_ArgmaxLab(entry)                                                           \
-  std::size_t entry##_workspace_bytes(std::size_t n) {                                            \
-    return lab().workspace_bytes(#entry, n);                                                      \
-  }                                                                                               \
-  void entry(const float* in, std::size_t n, std::int64_t* out, Workspace, cudaStream_t stream) { \
-    lab().reduce(#entry, in, n, out, stream);                                                     \
-  }
+#define REDUCE_FORWARD_FloatLab(entry) REDUCE_FORWARD_REDUCTION(entry, float)
+#define REDUCE_FORWARD_ArgmaxLab(entry) REDUCE_FORWARD_REDUCTION(entry, std::int64_t)
 #define REDUCE_FORWARD_AtomicMaxLab(entry)                                          \
   void entry(const float* values, std::size_t n, float* address, float* old_values, \
              cudaStream_t stream) {                                                 \
