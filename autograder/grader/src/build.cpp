@@ -108,7 +108,14 @@ struct CMakeRun {
   int jobs = 0;
   std::vector<std::string> cmake_args;
   Limits limits;
-  std::size_t memory_limit = 0;  ///< per build process (RLIMIT_AS); 0: none
+  std::size_t memory_limit = 0;      ///< per build process (RLIMIT_AS); 0: none
+  std::vector<std::string> sandbox;  ///< the command in front of cmake (empty: none)
+
+  /// \p words with the sandbox in front.
+  std::vector<std::string> confined(std::vector<std::string> words) const {
+    words.insert(words.begin(), sandbox.begin(), sandbox.end());
+    return words;
+  }
 
   ProcessResult configure(const std::vector<std::string>& defines, const fs::path& log) const {
     ProcessSpec spec;
@@ -122,6 +129,7 @@ struct CMakeRun {
       spec.argv.push_back(arg);
     for (const std::string& arg : defines) spec.argv.push_back(arg);
     for (const std::string& arg : cmake_args) spec.argv.push_back(arg);
+    spec.argv = confined(std::move(spec.argv));
     spec.timeout_s = limits.configure_timeout_s;
     spec.output_cap = std::size_t{16} << 20;
     spec.log_file = log;
@@ -140,6 +148,7 @@ struct CMakeRun {
       spec.argv.push_back("-k");
       if (find_program("ninja")) spec.argv.push_back("0");
     }
+    spec.argv = confined(std::move(spec.argv));
     spec.timeout_s = limits.build_timeout_s;
     spec.output_cap = std::size_t{32} << 20;
     spec.log_file = log;
@@ -244,7 +253,7 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   std::error_code ec;
   fs::create_directories(o.build_dir, ec);
   fs::create_directories(o.log_dir, ec);
-  const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits};
+  const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits, 0, {}};
   say("configure: the course's checkers, lab runner and benchmark");
   const ProcessResult conf =
       cmake.configure({"-DREDUCE_TREES=", "-DREDUCE_BUILD_TESTS=ON",
@@ -405,8 +414,10 @@ BuildOutcome build_submission(const BuildOptions& o) {
     // The submission's own code is compiled with every process held to 8 GiB of address space
     // (a lab compiles in well under 1 GiB): a source that makes the compiler read without end
     // fails there, instead of exhausting the grading host.
-    const CMakeRun cmake{o.course_root, o.build_dir, o.jobs,
-                         o.cmake_args,  o.limits,    std::size_t{8} << 30};
+    // Confined: the compiler and assembler read what the sources name (an `.incbin`, say), and
+    // must find no hidden test, solution or report there.
+    const CMakeRun cmake{o.course_root, o.build_dir,          o.jobs,   o.cmake_args,
+                         o.limits,      std::size_t{8} << 30, o.sandbox};
     if (configure_labs(o, cmake, staged, labs, outcome)) build_libraries(o, cmake, labs, outcome);
   }
   outcome.seconds = now_seconds() - start;

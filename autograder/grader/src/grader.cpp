@@ -678,6 +678,13 @@ void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubri
   bo.limits = rubric.limits;
   bo.log_dir = p.options.out / "logs";
   bo.progress = [&progress, tag](const std::string& line) { progress.line(tag + line); };
+  std::error_code ec;
+  std::vector<fs::path> hidden = {fs::absolute(p.options.out, ec), p.course->dir};
+  for (const fs::path& dir : p.options.protected_dirs) hidden.push_back(fs::absolute(dir, ec));
+  const Isolation isolation =
+      detect_isolation(build_view(course.root, hidden, p.build_dir), "the build");
+  bo.sandbox = isolation.runner_prefix;
+  progress.line(tag + "isolation of the build: " + isolation.description);
   bo.keep_lab = [&](const std::string& lab, const BuildManifest& built) {
     const LibraryCheck check =
         inspect_built_lab(p.build_dir, built, p.tree, lab, plans.at(lab), rubric);
@@ -688,6 +695,7 @@ void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubri
     return check.forbidden.empty();
   };
   p.build = build_submission(bo);
+  p.build.isolation = isolation.description;
   p.build.benchmark_ok = p.course->benchmark_ok;
   p.build.benchmark_problem = p.course->benchmark_ok ? "" : "not built";
   if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
@@ -779,6 +787,7 @@ void start_report(GradeRun& g, const GpuProbe& gpu_probe) {
   r.started_at = g.p.started_at;
   r.labs_requested = o.labs;
   r.messages = g.p.messages;
+  r.build_isolation = g.p.build.isolation;
   g.gpu = gpu_probe.present && !o.no_gpu;
   r.gpu = g.gpu ? gpu_probe.name : "";
   // The checkers are the course's: they must be the files built (a submission graded before
@@ -801,11 +810,12 @@ Isolation isolate(GradeRun& g) {
   for (const fs::path& dir : o.protected_dirs) guarded.push_back(fs::absolute(dir, ec));
   const fs::path& runner = g.p.course->manifest.runner;
   const Isolation isolation =
-      g.gpu ? detect_isolation(guarded,
-                               {runner, g.p.course->dir / "lib", g.p.build_dir / "lib",
-                                g.p.build_dir / "submission" / "lib"},
-                               {fs::absolute(o.out / "logs", ec)}, runner)
-            : Isolation{false, "not needed: no lab code ran", {}, {}};
+      g.gpu ? detect_isolation(runner_view(guarded,
+                                           {runner, g.p.course->dir / "lib", g.p.build_dir / "lib",
+                                            g.p.build_dir / "submission" / "lib"},
+                                           {fs::absolute(o.out / "logs", ec)}),
+                               "the lab's process")
+            : Isolation{false, "not needed: no lab code ran", {}};
   g.report.isolation = isolation.description;
   g.progress.line(g.tag + "isolation of the lab's process: " + isolation.description);
   return isolation;

@@ -22,58 +22,27 @@ std::string joined(const std::vector<std::string>& words) {
   return text;
 }
 
-/// The runner's own confinement (confine.cpp): \p folders read-only for the lab's process.
-Isolation runner_confinement(const fs::path& runner, const std::vector<fs::path>& folders,
-                             const std::string& why_not_bwrap) {
-  Isolation iso;
+std::string absolute_path(const fs::path& p) {
   std::error_code ec;
-  for (const fs::path& dir : folders)
-    if (fs::is_directory(dir, ec)) iso.read_only.push_back(fs::weakly_canonical(dir, ec).string());
-  ProcessSpec probe;
-  probe.argv = {runner.string(), "--probe"};
-  for (const std::string& dir : iso.read_only) probe.argv.push_back("--read-only=" + dir);
-  probe.timeout_s = 30;
-  probe.output_cap = 1 << 16;
-  const ProcessResult r = run_process(probe);
-  if (runner.empty() || !r.succeeded()) {
-    iso.read_only.clear();
-    iso.description = "none: " + why_not_bwrap +
-                      ", and the runner cannot make folders read-only here (" +
-                      (runner.empty() ? std::string("no runner")
-                                      : r.describe() + ": " + r.output.substr(0, 200)) +
-                      "); the lab's process ran as the grading user with a clean environment "
-                      "and no access to the checker's memory";
-    return iso;
-  }
-  iso.sandboxed = true;
-  iso.description = "user and mount namespaces (" + why_not_bwrap +
-                    "): the course, the build folders and the reports are read-only for the "
-                    "lab's process; it runs with a clean environment and no access to the "
-                    "checker's memory";
-  return iso;
+  return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
 }
 
-}  // namespace
-
-std::vector<std::pair<std::string, std::string>> Isolation::runner_env() const {
-  return {{"REDUCE_RUNNER_PREFIX", joined(runner_prefix)},
-          {"REDUCE_RUNNER_READ_ONLY", joined(read_only)}};
+/// The reduce-grade executable that provides `confine`: this one, or the one beside this
+/// program (the grader's tests).
+fs::path grader_program() {
+  std::error_code ec;
+  const fs::path self = fs::canonical("/proc/self/exe", ec);
+  if (self.filename() == "reduce-grade") return self;
+  const fs::path beside = self.parent_path() / "reduce-grade";
+  return fs::is_regular_file(beside, ec) ? beside : fs::path();
 }
 
-Isolation detect_isolation(const std::vector<fs::path>& hidden,
-                           const std::vector<fs::path>& readable,
-                           const std::vector<fs::path>& writable, const fs::path& runner) {
-  Isolation iso;
-  if (switched_off("REDUCE_SANDBOX")) {
-    iso.description = "none: REDUCE_SANDBOX=off";
-    return iso;
-  }
-  const auto bwrap = find_program("bwrap");
-  if (!bwrap) return runner_confinement(runner, hidden, "bubblewrap (bwrap) is not installed");
-  const bool own_pids = !switched_off("REDUCE_SANDBOX_PID");
-  std::vector<std::string> cmd = {bwrap->string(),
+/// bubblewrap's words for \p steps. Not --unshare-pid: CUDA's IPC memory handles, through which
+/// the checker and the runner share buffers, do not cross PID namespaces.
+std::vector<std::string> bubblewrap_command(const fs::path& bwrap,
+                                            const std::vector<MountStep>& steps) {
+  std::vector<std::string> cmd = {bwrap.string(),
                                   "--die-with-parent",
-                                  "--new-session",
                                   "--unshare-net",
                                   "--unshare-uts",
                                   "--ro-bind",
@@ -82,35 +51,114 @@ Isolation detect_isolation(const std::vector<fs::path>& hidden,
                                   "--dev-bind",
                                   "/dev",
                                   "/dev",
-                                  "--proc",
+                                  "--bind",
                                   "/proc",
-                                  "--tmpfs",
-                                  "/tmp"};
-  if (own_pids) cmd.push_back("--unshare-pid");
+                                  "/proc"};
   std::error_code ec;
-  for (const fs::path& dir : hidden)
-    if (fs::is_directory(dir, ec)) cmd.insert(cmd.end(), {"--tmpfs", dir.string()});
-  for (const fs::path& p : readable)
-    if (fs::exists(p, ec)) cmd.insert(cmd.end(), {"--ro-bind", p.string(), p.string()});
-  for (const fs::path& p : writable)
-    if (fs::exists(p, ec)) cmd.insert(cmd.end(), {"--bind", p.string(), p.string()});
+  for (const MountStep& s : steps) {
+    if (s.kind == MountStep::Kind::kHide) {
+      if (fs::is_directory(s.path, ec)) cmd.insert(cmd.end(), {"--tmpfs", s.path});
+    } else {
+      cmd.insert(cmd.end(),
+                 {s.kind == MountStep::Kind::kShow ? "--ro-bind" : "--bind", s.path, s.path});
+    }
+  }
   cmd.push_back("--");
+  return cmd;
+}
 
+/// Whether \p prefix starts `true`; else why not.
+std::string try_prefix(std::vector<std::string> prefix) {
   ProcessSpec probe;
-  probe.argv = cmd;
+  probe.argv = std::move(prefix);
   probe.argv.push_back("true");
   probe.timeout_s = 30;
   probe.output_cap = 1 << 16;
   const ProcessResult r = run_process(probe);
-  if (!r.succeeded())
-    return runner_confinement(
-        runner, hidden,
-        "bubblewrap does not work here (" + r.describe() + ": " + r.output.substr(0, 200) + ")");
-  iso.sandboxed = true;
-  iso.runner_prefix = cmd;
-  iso.description = std::string("bubblewrap: read-only filesystem without the course's sources, ") +
-                    "solutions or reports, private /tmp, no network" +
-                    (own_pids ? ", own PID namespace" : "");
+  return r.succeeded() ? "" : r.describe() + ": " + r.output.substr(0, 200);
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> Isolation::runner_env() const {
+  return {{"REDUCE_RUNNER_PREFIX", joined(runner_prefix)}};
+}
+
+std::vector<MountStep> runner_view(const std::vector<fs::path>& hidden,
+                                   const std::vector<fs::path>& readable,
+                                   const std::vector<fs::path>& writable) {
+  std::vector<MountStep> steps = {{MountStep::Kind::kHide, "/tmp"}};
+  std::error_code ec;
+  for (const fs::path& p : hidden) steps.push_back({MountStep::Kind::kHide, absolute_path(p)});
+  for (const fs::path& p : readable)
+    if (fs::exists(p, ec)) steps.push_back({MountStep::Kind::kShow, absolute_path(p)});
+  for (const fs::path& p : writable)
+    if (fs::exists(p, ec)) steps.push_back({MountStep::Kind::kWritable, absolute_path(p)});
+  return steps;
+}
+
+std::vector<MountStep> build_view(const fs::path& course_root, const std::vector<fs::path>& hidden,
+                                  const fs::path& build_dir) {
+  const std::string root = absolute_path(course_root);
+  // The course again (it may lie in /tmp), then what of it the build must not read.
+  std::vector<MountStep> steps = {{MountStep::Kind::kHide, "/tmp"},
+                                  {MountStep::Kind::kShow, root},
+                                  {MountStep::Kind::kHide, root + "/autograder/hidden"},
+                                  {MountStep::Kind::kHide, root + "/solutions"}};
+  const std::string build = absolute_path(build_dir);
+  std::vector<MountStep> inside_build;
+  for (const fs::path& p : hidden) {
+    const std::string path = absolute_path(p);
+    // A folder inside the build folder is hidden after the build folder is shown.
+    (path.rfind(build + "/", 0) == 0 ? inside_build : steps)
+        .push_back({MountStep::Kind::kHide, path});
+  }
+  steps.push_back({MountStep::Kind::kWritable, build});
+  steps.insert(steps.end(), inside_build.begin(), inside_build.end());
+  return steps;
+}
+
+Isolation detect_isolation(const std::vector<MountStep>& steps, const std::string& what) {
+  Isolation iso;
+  if (switched_off("REDUCE_SANDBOX")) {
+    iso.description = "none: REDUCE_SANDBOX=off";
+    return iso;
+  }
+  const char* view =
+      ": read-only machine without the course's hidden tests, solutions, build folders or "
+      "reports, private /tmp, no network";
+  std::string why_not;
+  if (const fs::path grader = grader_program(); !grader.empty()) {
+    std::vector<std::string> prefix = {grader.string(), "confine"};
+    for (const MountStep& s : steps) prefix.push_back(s.argument());
+    prefix.push_back("--");
+    why_not = try_prefix(prefix);
+    if (why_not.empty()) {
+      iso.sandboxed = true;
+      iso.runner_prefix = std::move(prefix);
+      iso.description = "user and mount namespaces (reduce-grade confine)" + std::string(view);
+      return iso;
+    }
+    why_not = "reduce-grade confine failed (" + why_not + ")";
+  } else {
+    why_not = "the reduce-grade executable was not found";
+  }
+  if (const auto bwrap = find_program("bwrap")) {
+    std::vector<std::string> prefix = bubblewrap_command(*bwrap, steps);
+    const std::string bwrap_why = try_prefix(prefix);
+    if (bwrap_why.empty()) {
+      iso.sandboxed = true;
+      iso.runner_prefix = std::move(prefix);
+      iso.description = "bubblewrap (" + why_not + ")" + view;
+      return iso;
+    }
+    why_not += "; bubblewrap failed (" + bwrap_why + ")";
+  } else {
+    why_not += "; bubblewrap (bwrap) is not installed";
+  }
+  iso.description = "none: " + why_not + "; " + what +
+                    " ran as the grading user with a clean environment and no access to the "
+                    "grader's or the checker's memory";
   return iso;
 }
 

@@ -14,6 +14,7 @@
 // configuration error, 3 graded without a GPU (build points only), 4 an internal error of the
 // grader (a bug: please report it).
 #include <reduce_grade/commands.hpp>
+#include <reduce_grade/confine.hpp>
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/grader.hpp>
 #include <reduce_grade/pipeline.hpp>
@@ -157,6 +158,8 @@ CLI::App* add_check_planted(CLI::App& app, PlantedArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything starts a thread: a process with several cannot enter a user namespace.
+  if (argc > 1 && std::string(argv[1]) == "confine") return rg::confine_main(argc - 1, argv + 1);
   std::signal(SIGPIPE, SIG_IGN);
   // No process of the grading user (a lab's, say) may read or write the grader's memory or open
   // its pipes and files through /proc; and orphans a submission leaves behind become children
@@ -168,6 +171,10 @@ int main(int argc, char** argv) {
       "CUDA reduction course (docs/grader.md)"};
   app.set_version_flag("--version", rg::grader_version());
   app.require_subcommand(1);
+  app.footer(
+      "reduce-grade confine [--hide=FOLDER | --show=PATH | --writable=FOLDER]... -- COMMAND: "
+      "COMMAND in a read-only view of this machine with those folders hidden or shown again "
+      "(what the grader puts around a submission's build and its lab runner)");
   Common common;
   app.add_option("--root", common.root,
                  "course root (default: found from the working folder or the executable)");

@@ -134,6 +134,15 @@ fs::path materialize_case(const PlantedExpectation& c, const fs::path& solutions
     if (ec)
       throw ConfigError("planted case " + c.name + ": cannot prepare " + target.string() + ": " +
                         ec.message());
+    // A case that reaches for a file of the grading host by its absolute path names the course
+    // as @REDUCE_COURSE_ROOT@.
+    for (const auto& file : fs::recursive_directory_iterator(target, ec)) {
+      if (!file.is_regular_file(ec) || file.is_symlink(ec)) continue;
+      const std::string text = read_file(file.path());
+      if (contains(text, "@REDUCE_COURSE_ROOT@"))
+        write_file(file.path(),
+                   replace_all(text, "@REDUCE_COURSE_ROOT@", solutions_dir.parent_path().string()));
+    }
   }
   return root;
 }

@@ -225,6 +225,7 @@ json report_json(const GradeReport& r) {
           {"gpu_available", r.gpu_available},
           {"gpu", r.gpu},
           {"isolation", r.isolation},
+          {"build_isolation", r.build_isolation},
           {"ceiling_gbps", r.ceiling_gbps},
           {"labs_requested", r.labs_requested},
           {"score", r.score},
@@ -352,6 +353,7 @@ json gradescope_json(const GradeReport& r) {
            {{"seed", r.seed},
             {"gpu", r.gpu},
             {"isolation", r.isolation},
+            {"build_isolation", r.build_isolation},
             {"grader_version", r.grader_version}}}};
 }
 

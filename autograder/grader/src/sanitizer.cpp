@@ -70,32 +70,18 @@ fs::path sanitizer_log_dir(const fs::path& log_file) {
   return log_file.parent_path() / (log_file.stem().string() + ".runner");
 }
 
-namespace {
-
-/// Whether a sanitizer run's checker was told to confine its runners (REDUCE_RUNNER_READ_ONLY).
-bool confined(const SanitizerSpec& spec) {
-  for (const auto& [key, value] : spec.env)
-    if (key == "REDUCE_RUNNER_READ_ONLY") return !value.empty();
-  return false;
-}
-
-}  // namespace
-
 SanitizerRun run_sanitizer(const SanitizerSpec& spec) {
   SanitizerRun run = run_sanitizer_once(spec);
-  // Where the runner's own confinement and the sanitizer do not go together, the sanitizer
-  // still runs (unconfined, and the report says so): the course's binaries and sources are
-  // checked after every submission all the same.
-  if (confined(spec) && !run.summary.found &&
+  // Where the sandbox and the sanitizer do not go together, the sanitizer still runs
+  // (unconfined, and the report says so): the course's binaries and sources are checked after
+  // every submission all the same.
+  if (!spec.runner_prefix.empty() && !run.summary.found &&
       (contains(run.excerpt + run.problem, "terminated before first instrumented API call") ||
-       contains(read_file(spec.log_file), "cannot make folders read-only"))) {
+       contains(read_file(spec.log_file), "cannot confine"))) {
     SanitizerSpec open = spec;
-    for (auto& [key, value] : open.env)
-      if (key == "REDUCE_RUNNER_READ_ONLY") value.clear();
+    open.runner_prefix.clear();
     run = run_sanitizer_once(open);
-    run.unconfined =
-        "the lab's process ran without the runner's own confinement under "
-        "compute-sanitizer here";
+    run.unconfined = "the lab's process ran without the sandbox under compute-sanitizer here";
   }
   return run;
 }
@@ -168,7 +154,6 @@ SanitizerRun run_sanitizer_once(const SanitizerSpec& spec) {
   ps.argv.push_back("--gtest_filter=" + spec.filter);
   ps.env = spec.env;
   ps.env.emplace_back("REDUCE_RUNNER_PREFIX", joined);
-  ps.env.emplace_back("REDUCE_RUNNER_WRITABLE", logs.string());  // confined: only its logs
   ps.timeout_s = spec.timeout_s;
   ps.output_cap = spec.output_cap;
   ps.log_file = spec.log_file;

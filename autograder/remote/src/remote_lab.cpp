@@ -170,8 +170,6 @@ RunnerOptions RunnerOptions::from_environment() {
     return out;
   };
   o.prefix = words(env_or("REDUCE_RUNNER_PREFIX", ""));
-  o.read_only = words(env_or("REDUCE_RUNNER_READ_ONLY", ""));
-  o.writable = words(env_or("REDUCE_RUNNER_WRITABLE", ""));
   o.call_timeout_s = std::stod(env_or("REDUCE_CALL_TIMEOUT_S", "120"));
   o.output_cap = std::stoull(env_or("REDUCE_RUNNER_OUTPUT_CAP", std::to_string(4u << 20)));
   return o;
@@ -204,24 +202,13 @@ void RemoteLab::start() {
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
     throw RunnerError(std::string("checker: cannot create the runner's channels: ") +
                       std::strerror(errno));
-  // Confined by the runner itself (without bubblewrap): in its own process when nothing runs
-  // in front of it; else first, so that the prefix (a sanitizer, whose threads rule out a new
-  // user namespace in its target) starts inside: runner --read-only=... --exec PREFIX runner.
-  std::vector<std::string> words;
-  if (!options_.read_only.empty() && !options_.prefix.empty()) {
-    words.push_back(options_.runner);
-    for (const std::string& folder : options_.read_only) words.push_back("--read-only=" + folder);
-    for (const std::string& folder : options_.writable) words.push_back("--writable=" + folder);
-    words.push_back("--exec");
-  }
-  words.insert(words.end(), options_.prefix.begin(), options_.prefix.end());
+  // The prefix: the sandbox, then a sanitizer (which starts inside it).
+  std::vector<std::string> words = options_.prefix;
   for (std::string& w : words) {  // %n: this runner's number (one sanitizer log per runner)
     const auto at = w.find("%n");
     if (at != std::string::npos) w.replace(at, 2, std::to_string(starts_ + 1));
   }
   words.push_back(options_.runner);
-  if (options_.prefix.empty())
-    for (const std::string& folder : options_.read_only) words.push_back("--read-only=" + folder);
   words.push_back(options_.library);
   std::vector<std::string> env_words;
   for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",

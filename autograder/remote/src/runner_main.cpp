@@ -9,8 +9,6 @@
 #include <reduce/lab_entry_points.cuh>
 #include <reduce_remote/protocol.hpp>
 
-#include "confine.hpp"
-
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -278,73 +276,17 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
 
 }  // namespace
 
-/// `--probe`: whether confinement works here and keeps \p paths from being written (exit 0).
-int probe(const std::vector<std::string>& paths) {
-  for (const std::string& path : paths) {
-    const std::string file = path + "/.reduce-runner-probe";
-    const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd >= 0) {
-      close(fd);
-      unlink(file.c_str());
-      std::fprintf(stderr, "reduce_lab_runner: %s is still writable\n", path.c_str());
-      return 1;
-    }
-  }
-  return 0;
-}
-
 int main(int argc, char** argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the checker
-  std::vector<std::string> read_only, writable;
-  bool probing = false;
-  std::vector<char*> positional, command;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg.rfind("--read-only=", 0) == 0) {
-      read_only.push_back(arg.substr(12));
-    } else if (arg.rfind("--writable=", 0) == 0) {
-      writable.push_back(arg.substr(11));
-    } else if (arg == "--probe") {
-      probing = true;
-    } else if (arg == "--exec") {  // the rest is a command to run confined (a sanitizer)
-      command.assign(argv + i + 1, argv + argc);
-      break;
-    } else {
-      positional.push_back(argv[i]);
-    }
-  }
-  if (!read_only.empty()) {
-    // Before any of the lab's code is loaded: the course, the build folders and the reports
-    // become read-only for the lab, for good.
-    const std::string why = confine_read_only(read_only, writable);
-    if (!why.empty()) {
-      std::fprintf(stderr, "reduce_lab_runner: cannot make folders read-only: %s\n", why.c_str());
-      return 3;
-    }
-    if (chdir("/") != 0) return 3;
-  }
-  if (probing) return probe(read_only);
-  if (!command.empty()) {
-    // A sanitizer starts threads before main(), and a process with several threads cannot
-    // enter a user namespace: it is started here, inside, with the runner behind it.
-    command.push_back(nullptr);
-    execvp(command[0], command.data());
-    std::fprintf(stderr, "reduce_lab_runner: cannot start %s: %s\n", command[0],
-                 std::strerror(errno));
-    return 3;
-  }
-  if (getppid() == 1 || positional.size() != 1) {
+  // Confinement, where there is any, is the sandbox in front of this process (the grader's).
+  if (getppid() == 1 || argc != 2) {
     std::fprintf(stderr,
-                 "usage: reduce_lab_runner [--read-only=FOLDER]... [--writable=FOLDER]... "
-                 "LIBRARY (started by a checker, socket on fd 3)\n"
-                 "       reduce_lab_runner --read-only=FOLDER... [--writable=FOLDER]... --exec "
-                 "COMMAND... (COMMAND confined)\n"
-                 "       reduce_lab_runner --read-only=FOLDER... --probe\n");
+                 "usage: reduce_lab_runner LIBRARY (started by a checker, socket on fd 3)\n");
     return 2;
   }
   const int sock = kRunnerSocketFd;
   Lab lab;
-  lab.handle = dlopen(positional[0], RTLD_NOW | RTLD_LOCAL);
+  lab.handle = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (lab.handle == nullptr) lab.load_error = dlerror();
 
   cudaStream_t stream = nullptr;

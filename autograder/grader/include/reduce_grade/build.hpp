@@ -41,6 +41,8 @@ struct BuildOptions {
   std::vector<std::string> cmake_args;               ///< extra -D... for configure
   Limits limits;                                     ///< timeouts
   std::filesystem::path log_dir;  ///< configure.log, build-*.log, `<lab>/build`.log
+  std::vector<std::string>
+      sandbox;  ///< the command in front of configure and build (isolation.hpp)
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
   /// Called for each lab whose library built; returning false stops that lab there (e.g. a
   /// forbidden library reduction: none of its code will run).
@@ -98,6 +100,7 @@ struct BuildOutcome {
   bool benchmark_ok = false;               ///< the benchmark binary exists
   std::string benchmark_problem;           ///< why not
   double seconds = 0;                      ///< wall-clock time of configure and build
+  std::string isolation;                   ///< how configure and build were confined
 };
 
 /// Configures and builds; never throws for what the submission does.

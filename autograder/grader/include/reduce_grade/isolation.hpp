@@ -1,12 +1,15 @@
 /// \file
-/// \brief The sandbox around every process that holds a student's code (the lab runner).
+/// \brief The sandbox around every process that holds a student's code: the submission's build
+/// (the compiler and assembler read whatever the student's sources name) and the lab runner.
 ///
-/// With bubblewrap (Debian package `bubblewrap`) and user namespaces available, the runner sees a
-/// read-only filesystem in which the course folder and /tmp are empty except for what it needs
-/// (the course build's runner and common library, the lab library, the sanitizer's log folder),
-/// has no network and lives in its own PID namespace, so it can neither read the solutions or
-/// the hidden tests, nor write a report, nor signal the grader. Without it, the report says so.
+/// Both see this machine read-only, with the course's hidden tests and solutions, the reports,
+/// the other students' folders and /tmp replaced by empty folders, and no network. The grader's
+/// own `reduce-grade confine` (Linux user and mount namespaces, no root) makes that view; where
+/// the kernel refuses it, bubblewrap (Debian package `bubblewrap`) does; where neither works, the
+/// process runs unconfined and the report says so.
 #pragma once
+
+#include <reduce_grade/confine.hpp>
 
 #include <filesystem>
 #include <string>
@@ -15,28 +18,33 @@
 
 namespace reduce::grade {
 
-/// What the grader can do to confine a lab's process on this machine.
+/// A way to run a process in a confined view of the filesystem on this machine.
 struct Isolation {
-  bool sandboxed = false;                  ///< bubblewrap, or the runner's own confinement, works
+  bool sandboxed = false;                  ///< the prefix below works here
   std::string description;                 ///< one line for reports
-  std::vector<std::string> runner_prefix;  ///< the command in front of the runner
-  /// Without bubblewrap: folders the runner makes read-only for itself (--read-only=).
-  std::vector<std::string> read_only;
+  std::vector<std::string> runner_prefix;  ///< the command in front of the confined process
 
-  /// What a checker needs to start its runners this way: REDUCE_RUNNER_PREFIX and
-  /// REDUCE_RUNNER_READ_ONLY (words separated by ASCII 0x1F).
+  /// What a checker needs to start its runners this way: REDUCE_RUNNER_PREFIX (words
+  /// separated by ASCII 0x1F).
   std::vector<std::pair<std::string, std::string>> runner_env() const;
 };
 
-/// Finds out whether bubblewrap works here and builds its command line: \p hidden folders are
-/// replaced by empty ones, then \p readable are bound read-only and \p writable read-write on
-/// top. REDUCE_SANDBOX=off turns it off; REDUCE_SANDBOX_PID=off keeps the host's PID namespace.
-/// Without bubblewrap, \p runner is asked whether it can make the \p hidden folders read-only
-/// for itself (`--probe`, user and mount namespaces): then the lab cannot change the course, the
-/// build folders or the reports, although it can read them.
-Isolation detect_isolation(const std::vector<std::filesystem::path>& hidden,
-                           const std::vector<std::filesystem::path>& readable,
-                           const std::vector<std::filesystem::path>& writable,
-                           const std::filesystem::path& runner = {});
+/// The view of the lab's runner: /tmp and every one of \p hidden replaced by empty folders,
+/// then \p readable shown again read-only and \p writable writable (a sanitizer's logs).
+std::vector<MountStep> runner_view(const std::vector<std::filesystem::path>& hidden,
+                                   const std::vector<std::filesystem::path>& readable,
+                                   const std::vector<std::filesystem::path>& writable);
+
+/// The view of a submission's build: the course (read-only) without its hidden tests and
+/// solutions, none of \p hidden (reports, the class's folders, the course's own build), /tmp
+/// empty, and \p build_dir writable.
+std::vector<MountStep> build_view(const std::filesystem::path& course_root,
+                                  const std::vector<std::filesystem::path>& hidden,
+                                  const std::filesystem::path& build_dir);
+
+/// Finds out how \p steps can be applied here: `reduce-grade confine` (the grader's own
+/// executable), else bubblewrap, each tried once with `true`; \p what names the process in the
+/// description. REDUCE_SANDBOX=off turns confinement off.
+Isolation detect_isolation(const std::vector<MountStep>& steps, const std::string& what);
 
 }  // namespace reduce::grade

@@ -25,17 +25,18 @@ struct LabReport {
 
 /// A whole grading run of one submission.
 struct GradeReport {
-  std::string grader_version;  ///< reduce-grade version
-  std::string submission;      ///< the submission folder graded
-  std::string course_root;     ///< the course it was graded against
-  std::string rubric;          ///< rubric file
-  std::uint64_t seed = 0;      ///< REDUCE_SEED of every test and benchmark run
-  std::string started_at;      ///< UTC ISO 8601
-  double seconds = 0;          ///< wall-clock time of the run
-  bool gpu_available = false;  ///< correctness and timing were measured
-  std::string gpu;             ///< GPU name (nvidia-smi, or the benchmark's context)
-  std::string isolation;       ///< how the lab's process was confined (isolation.hpp)
-  double ceiling_gbps = 0;     ///< the first ceiling measured in this run (informative)
+  std::string grader_version;   ///< reduce-grade version
+  std::string submission;       ///< the submission folder graded
+  std::string course_root;      ///< the course it was graded against
+  std::string rubric;           ///< rubric file
+  std::uint64_t seed = 0;       ///< REDUCE_SEED of every test and benchmark run
+  std::string started_at;       ///< UTC ISO 8601
+  double seconds = 0;           ///< wall-clock time of the run
+  bool gpu_available = false;   ///< correctness and timing were measured
+  std::string gpu;              ///< GPU name (nvidia-smi, or the benchmark's context)
+  std::string isolation;        ///< how the lab's process was confined (isolation.hpp)
+  std::string build_isolation;  ///< how the submission's build was confined
+  double ceiling_gbps = 0;      ///< the first ceiling measured in this run (informative)
   std::vector<std::string> labs_requested;  ///< lab folders graded
   std::vector<LabReport> labs;              ///< per lab
   std::vector<std::string> messages;        ///< run-wide messages (no GPU, configure failure...)

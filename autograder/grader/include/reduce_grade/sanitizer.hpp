@@ -62,10 +62,10 @@ struct SanitizerSpec {
 
 /// Runs the checker with `compute-sanitizer --tool <tool>` in front of its lab runner (so only
 /// the lab's process is sanitized), and reads the sanitizer's own log files, one per runner
-/// started. The checker's output says whether the tests under it passed. When the checker
-/// confines its runners (REDUCE_RUNNER_READ_ONLY in \p spec.env), the sanitizer starts inside
-/// the confinement with its log folder writable; should the two not go together on this host,
-/// the run is repeated unconfined and SanitizerRun::unconfined says so.
+/// started. The checker's output says whether the tests under it passed. The sanitizer starts
+/// inside \p spec.runner_prefix (the sandbox, in which the report folder's logs/ is writable);
+/// should the two not go together on this host, the run is repeated unconfined and
+/// SanitizerRun::unconfined says so.
 SanitizerRun run_sanitizer(const SanitizerSpec& spec);
 
 /// One run of run_sanitizer(), as \p spec says.

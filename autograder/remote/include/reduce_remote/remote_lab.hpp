@@ -34,16 +34,12 @@ struct RunnerOptions {
   std::string library;              ///< the lab library to load
   std::string runner;               ///< the reduce_lab_runner executable
   std::vector<std::string> prefix;  ///< commands in front of the runner (sandbox, sanitizer)
-  /// Folders the runner makes read-only for itself before it loads the lab (--read-only=).
-  std::vector<std::string> read_only;
-  /// Folders inside those that stay writable (--writable=: a sanitizer's logs).
-  std::vector<std::string> writable;
-  double call_timeout_s = 120;                    ///< one request's wall-clock limit
+  double call_timeout_s = 120;      ///< one request's wall-clock limit
   std::size_t output_cap = std::size_t{4} << 20;  ///< bytes of runner output before "flood"
 
   /// Options from the environment: REDUCE_LAB_LIBRARY, REDUCE_LAB_RUNNER (default: the runner
-  /// built with the course), REDUCE_RUNNER_PREFIX, REDUCE_RUNNER_READ_ONLY and
-  /// REDUCE_RUNNER_WRITABLE (words separated by ASCII 0x1F), REDUCE_CALL_TIMEOUT_S and
+  /// built with the course), REDUCE_RUNNER_PREFIX (words separated by ASCII 0x1F),
+  /// REDUCE_CALL_TIMEOUT_S and
   /// REDUCE_RUNNER_OUTPUT_CAP.
   static RunnerOptions from_environment();
 };

@@ -1,0 +1,222 @@
+#include <reduce_grade/confine.hpp>
+
+#include <fcntl.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace reduce::grade {
+namespace {
+
+/// A failed step: what, and the system's reason.
+struct StepFailed {
+  std::string why;
+};
+
+[[noreturn]] void fail(const std::string& what) {
+  throw StepFailed{what + ": " + std::strerror(errno)};
+}
+
+void write_proc(const char* file, const std::string& text) {
+  const int fd = ::open(file, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail(file);
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  if (!ok) fail(file);
+}
+
+/// A new user, mount and network namespace in which this process keeps its user and group ids.
+void enter_namespaces(uid_t uid, gid_t gid, int extra) {
+  if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | extra) != 0) fail("unshare");
+  write_proc("/proc/self/setgroups", "deny");
+  write_proc("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1");
+  write_proc("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1");
+}
+
+/// The flags a remount must keep: the kernel refuses to clear the ones it locked.
+unsigned long kept_flags(const std::string& path) {
+  struct statvfs st {};
+  if (::statvfs(path.c_str(), &st) != 0) return 0;
+  unsigned long flags = 0;
+  if (st.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+  if (st.f_flag & ST_NODEV) flags |= MS_NODEV;
+  if (st.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+  if (st.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+  if (st.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+  if (st.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+  return flags;
+}
+
+void remount(const std::string& path, bool read_only) {
+  const unsigned long flags = MS_REMOUNT | MS_BIND | (read_only ? MS_RDONLY : 0) | kept_flags(path);
+  if (::mount(nullptr, path.c_str(), nullptr, flags, nullptr) != 0)
+    fail("remounting " + path + (read_only ? " read-only" : " writable"));
+}
+
+bool under(const std::string& path, const std::string& top) {
+  return path == top || (path.rfind(top + "/", 0) == 0);
+}
+
+/// The mount points of this namespace (/proc/self/mountinfo, octal escapes undone).
+std::vector<std::string> mount_points() {
+  std::ifstream in("/proc/self/mountinfo");
+  std::vector<std::string> points;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string id, parent, device, root, point;
+    fields >> id >> parent >> device >> root >> point;
+    std::string plain;
+    for (std::size_t i = 0; i < point.size(); ++i) {
+      if (point[i] == '\\' && i + 3 < point.size()) {
+        plain += static_cast<char>(std::stoi(point.substr(i + 1, 3), nullptr, 8));
+        i += 3;
+      } else {
+        plain += point[i];
+      }
+    }
+    points.push_back(plain);
+  }
+  return points;
+}
+
+/// Makes every mount read-only but the kernel's own (/dev with the GPU's device files, /proc,
+/// /sys), which the CUDA driver needs as they are.
+void make_host_read_only() {
+  for (const std::string& point : mount_points()) {
+    if (under(point, "/dev") || under(point, "/proc") || under(point, "/sys")) continue;
+    struct stat st {};
+    if (::stat(point.c_str(), &st) != 0) continue;  // covered by a later mount
+    if (::mount(nullptr, point.c_str(), nullptr,
+                MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(point), nullptr) != 0 &&
+        errno != EINVAL)  // EINVAL: not a mount point any more (covered)
+      fail("remounting " + point + " read-only");
+  }
+}
+
+/// A mount point for a folder or file shown inside a hidden (empty) folder.
+void make_mount_point(const std::string& path, bool folder) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0) return;
+  for (std::size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1))
+    if (::mkdir(path.substr(0, at).c_str(), 0755) != 0 && errno != EEXIST)
+      fail("creating " + path.substr(0, at));
+  if (folder ? ::mkdir(path.c_str(), 0755) != 0
+             : ::close(::open(path.c_str(), O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) != 0)
+    fail("creating " + path);
+}
+
+void hide(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;  // nothing to hide
+  if (::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=512m") != 0)
+    fail("hiding " + path);
+}
+
+/// Binds what \p fd (opened before any step) names onto \p path.
+void show(const std::string& path, int fd, bool writable) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) fail("reading " + path);
+  make_mount_point(path, S_ISDIR(st.st_mode));
+  const std::string source = "/proc/self/fd/" + std::to_string(fd);
+  if (::mount(source.c_str(), path.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0)
+    fail("showing " + path);
+  remount(path, !writable);
+}
+
+void apply(const std::vector<MountStep>& steps) {
+  const uid_t uid = ::getuid();
+  const gid_t gid = ::getgid();
+  enter_namespaces(uid, gid, CLONE_NEWNET);
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
+    fail("making mounts private");
+  // Opened in this namespace and before any step hides them.
+  std::vector<int> fds(steps.size(), -1);
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (steps[i].kind != MountStep::Kind::kHide &&
+        (fds[i] = ::open(steps[i].path.c_str(), O_PATH | O_CLOEXEC)) < 0)
+      fail("opening " + steps[i].path);
+  make_host_read_only();
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (steps[i].kind == MountStep::Kind::kHide)
+      hide(steps[i].path);
+    else
+      show(steps[i].path, fds[i], steps[i].kind == MountStep::Kind::kWritable);
+  }
+  for (int fd : fds)
+    if (fd >= 0) ::close(fd);
+  // A second user namespace locks every mount above: the command can neither unmount them nor
+  // make them writable.
+  enter_namespaces(uid, gid, 0);
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs");
+}
+
+int usage(const char* why) {
+  std::fprintf(stderr,
+               "reduce-grade confine: %s\n"
+               "usage: reduce-grade confine [--hide=FOLDER | --show=PATH | --writable=FOLDER]... "
+               "-- COMMAND [ARG]...\n",
+               why);
+  return 2;
+}
+
+}  // namespace
+
+std::string MountStep::argument() const {
+  const char* flag = kind == Kind::kHide   ? "--hide="
+                     : kind == Kind::kShow ? "--show="
+                                           : "--writable=";
+  return flag + path;
+}
+
+int confine_main(int argc, char** argv) {
+  std::vector<MountStep> steps;
+  int command = -1;
+  for (int i = 1; i < argc && command < 0; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&](const char* flag) {
+      const std::size_t n = std::strlen(flag);
+      return arg.compare(0, n, flag) == 0 ? arg.substr(n) : std::string();
+    };
+    if (arg == "--") {
+      command = i + 1;
+    } else if (const std::string p = value("--hide="); !p.empty()) {
+      steps.push_back({MountStep::Kind::kHide, p});
+    } else if (const std::string p = value("--show="); !p.empty()) {
+      steps.push_back({MountStep::Kind::kShow, p});
+    } else if (const std::string p = value("--writable="); !p.empty()) {
+      steps.push_back({MountStep::Kind::kWritable, p});
+    } else {
+      return usage(("unknown argument " + arg).c_str());
+    }
+  }
+  if (command < 0 || command >= argc) return usage("no command after --");
+  for (const MountStep& step : steps)
+    if (step.path.front() != '/') return usage(("not an absolute path: " + step.path).c_str());
+  char cwd[PATH_MAX];
+  const bool has_cwd = ::getcwd(cwd, sizeof cwd) != nullptr;
+  try {
+    apply(steps);
+  } catch (const StepFailed& e) {
+    std::fprintf(stderr, "reduce-grade confine: cannot confine: %s\n", e.why.c_str());
+    return 3;
+  }
+  // The working folder again, through the new view (a hidden one is empty now).
+  if (!has_cwd || ::chdir(cwd) != 0) (void)::chdir("/");
+  ::execvp(argv[command], argv + command);
+  std::fprintf(stderr, "reduce-grade confine: cannot start %s: %s\n", argv[command],
+               std::strerror(errno));
+  return 3;
+}
+
+}  // namespace reduce::grade
