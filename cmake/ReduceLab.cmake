@@ -10,7 +10,9 @@ set_property(GLOBAL PROPERTY REDUCE_COURSE_LABS "")
 # that keeps every other symbol of a lab library local.
 set(REDUCE_CONTRACT_HEADERS reduce/lab.cuh reduce/cuda_check.cuh reduce/multi_pass.cuh
     reduce/not_implemented.hpp CACHE INTERNAL "")
-set(REDUCE_LAB_EXPORTS_MAP ${CMAKE_CURRENT_LIST_DIR}/lab_exports.map CACHE INTERNAL "")
+include(${CMAKE_CURRENT_LIST_DIR}/LabExports.cmake)
+set(REDUCE_LAB_EXPORTS_MAP ${CMAKE_BINARY_DIR}/generated/lab_exports.map CACHE INTERNAL "")
+reduce_write_lab_exports_map(${CMAKE_CURRENT_LIST_DIR}/../course.json ${REDUCE_LAB_EXPORTS_MAP})
 
 # reduce_course_lab(<folder> OPS <op>... ORDER serial|tree)
 # Registers one lab of the course (called from CourseLabs.cmake, which reads course.json).

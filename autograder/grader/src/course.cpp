@@ -84,14 +84,20 @@ fs::path find_course_root(const std::string& explicit_root) {
 
 Course parse_course_catalogue(const std::string& json_text) {
   const nlohmann::json json = nlohmann::json::parse(json_text, nullptr, false);
-  if (json.is_discarded() || !json.is_object())
-    throw ConfigError("course.json: not valid JSON");
+  if (json.is_discarded() || !json.is_object()) throw ConfigError("course.json: not valid JSON");
   Course course;
   try {
     for (const auto& op : json.at("operations")) {
       CourseOperation o;
       o.name = op.at("name").get<std::string>();
       o.entry = op.at("entry").get<std::string>();
+      o.result = op.at("result").get<std::string>();
+      if (o.result != "float" && o.result != "index" && o.result != "apply")
+        throw ConfigError("course.json: operation " + o.name + " has result '" + o.result +
+                          "' (float, index or apply)");
+      o.getter = "reduce_" + o.name + "_lab";
+      for (const CourseOperation& earlier : course.operations)
+        if (earlier.entry == o.entry) o.getter = earlier.getter;
       o.bench = op.value("bench", std::string());
       course.operations.push_back(o);
     }
@@ -103,7 +109,8 @@ Course parse_course_catalogue(const std::string& json_text) {
       lab.number = std::atoi(lab.folder.c_str());
       for (const std::string& op : lab.ops)
         if (course.operation(op) == nullptr)
-          throw ConfigError("course.json: lab " + lab.folder + " names the unknown operation " + op);
+          throw ConfigError("course.json: lab " + lab.folder + " names the unknown operation " +
+                            op);
       course.labs.push_back(lab);
     }
   } catch (const nlohmann::json::exception& e) {
@@ -135,6 +142,8 @@ std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab) {
     OpPlan plan;
     plan.op = op;
     plan.entry = info != nullptr ? info->entry : op;
+    plan.result = info != nullptr ? info->result : "float";
+    plan.getter = info != nullptr ? info->getter : "reduce_" + op + "_lab";
     plan.public_tests =
         fs::is_regular_file(course.root / "autograder" / "tests" / (op + "_test.cu"), ec);
     plan.hidden_tests =

@@ -114,7 +114,7 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& b
     check.stub = check.stub || reductions.stub;
     if (!reductions.problem.empty()) check.problem = reductions.problem;
     add(reductions.forbidden);
-    const LibraryCheck symbols = inspect_symbols(library, {plan.op});
+    const LibraryCheck symbols = inspect_symbols(library, contract_exports({plan}));
     if (!symbols.inspected)
       add({{"unchecked", "the grader could not inspect " + library.filename().string() + " (" +
                              symbols.problem + "): a grading problem, not yours"}});

@@ -415,28 +415,16 @@ std::string unversioned(const std::string& name) {
 
 }  // namespace
 
-ContractExports contract_exports(const std::vector<std::string>& ops) {
-  static const std::vector<std::string> contract_ops = {"sum",     "maximum", "minimum",
-                                                        "product", "mean",    "argmax"};
+ContractExports contract_exports(const std::vector<OpPlan>& plans) {
   ContractExports allowed;
   const auto add = [](std::vector<std::string>& list, const std::string& name) {
     if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   };
-  for (const std::string& op : ops) {
-    if (op == "atomic_max") {
-      add(allowed.c_names, "reduce_atomic_max_lab");
-      add(allowed.cxx_prefixes, "reduce::atomic_max_apply(");
-      continue;
-    }
-    std::string base = op;
-    for (const std::string& known : contract_ops)
-      if (op == known || starts_with(op, known + "_")) {
-        base = known;
-        break;
-      }
-    add(allowed.c_names, "reduce_" + base + "_lab");
-    add(allowed.cxx_prefixes, "reduce::" + base + "(");
-    add(allowed.cxx_prefixes, "reduce::" + base + "_workspace_bytes(");
+  for (const OpPlan& plan : plans) {
+    add(allowed.c_names, plan.getter);
+    add(allowed.cxx_prefixes, "reduce::" + plan.entry + "(");
+    if (plan.result != "apply")
+      add(allowed.cxx_prefixes, "reduce::" + plan.entry + "_workspace_bytes(");
   }
   return allowed;
 }
@@ -458,10 +446,9 @@ std::vector<LibraryFinding> check_imports(const std::string& nm_undefined_text,
 }
 
 std::vector<LibraryFinding> check_exports(const std::string& nm_defined_text,
-                                          const std::vector<std::string>& ops,
+                                          const ContractExports& allowed,
                                           const SymbolPolicy& policy) {
   constexpr std::size_t kShown = 8;
-  const ContractExports allowed = contract_exports(ops);
   const auto is_allowed = [&](const std::string& name) {
     for (const std::string& c : allowed.c_names)
       if (name == c) return true;
@@ -527,7 +514,7 @@ std::vector<LibraryFinding> check_host_code(const std::string& objdump_text) {
   return findings;
 }
 
-LibraryCheck inspect_symbols(const fs::path& library, const std::vector<std::string>& ops,
+LibraryCheck inspect_symbols(const fs::path& library, const ContractExports& allowed,
                              const SymbolPolicy& policy) {
   LibraryCheck check;
   std::error_code ec;
@@ -550,7 +537,7 @@ LibraryCheck inspect_symbols(const fs::path& library, const std::vector<std::str
     } else {
       for (LibraryFinding& f : check_imports(undefined.output, policy))
         check.forbidden.push_back(std::move(f));
-      for (LibraryFinding& f : check_exports(defined.output, ops, policy))
+      for (LibraryFinding& f : check_exports(defined.output, allowed, policy))
         check.forbidden.push_back(std::move(f));
     }
   }

@@ -14,10 +14,11 @@ namespace {
 
 TEST(CourseCatalogue, ParsesOperationsAndLabs) {
   const Course course = parse_course_catalogue(R"({
-    "operations": [{"name": "sum", "entry": "sum", "bench": "sum"},
-                   {"name": "sum_deterministic", "entry": "sum", "bench": "sum"},
-                   {"name": "maximum", "entry": "maximum", "bench": "maximum"},
-                   {"name": "minimum", "entry": "minimum"}],
+    "operations": [{"name": "sum", "result": "float", "entry": "sum", "bench": "sum"},
+                   {"name": "sum_deterministic", "result": "float", "entry": "sum", "bench": "sum"},
+                   {"name": "maximum", "result": "float", "entry": "maximum", "bench": "maximum"},
+                   {"name": "minimum", "result": "float", "entry": "minimum"},
+                   {"name": "atomic_max", "result": "apply", "entry": "atomic_max_apply"}],
     "labs": [{"folder": "01_atomic_naive", "ops": ["sum"], "order": "serial"},
              {"folder": "10_max_min", "ops": ["maximum", "minimum"]},
              {"folder": "15_capstone", "ops": ["sum", "sum_deterministic"], "order": "tree"}]})");
@@ -30,14 +31,21 @@ TEST(CourseCatalogue, ParsesOperationsAndLabs) {
   EXPECT_EQ(course.labs[2].ops, (std::vector<std::string>{"sum", "sum_deterministic"}));
   ASSERT_NE(course.operation("sum_deterministic"), nullptr);
   EXPECT_EQ(course.operation("sum_deterministic")->entry, "sum");
+  // An entry's C getter is named after the first operation that has it.
+  EXPECT_EQ(course.operation("sum_deterministic")->getter, "reduce_sum_lab");
+  EXPECT_EQ(course.operation("atomic_max")->getter, "reduce_atomic_max_lab");
+  EXPECT_EQ(course.operation("atomic_max")->result, "apply");
   EXPECT_EQ(course.operation("minimum")->bench, "");
 }
 
 TEST(CourseCatalogue, RefusesUnknownOperationsAndBadJson) {
   EXPECT_THROW(parse_course_catalogue("{"), ConfigError);
   EXPECT_THROW(parse_course_catalogue(R"({"operations": [], "labs": []})"), ConfigError);
+  EXPECT_THROW(parse_course_catalogue(R"({"operations": [{"name": "sum", "result": "double",
+      "entry": "sum"}], "labs": [{"folder": "01_atomic_naive", "ops": ["sum"]}]})"),
+               ConfigError);
   EXPECT_THROW(parse_course_catalogue(
-                   R"({"operations": [{"name": "sum", "entry": "sum"}],
+                   R"({"operations": [{"name": "sum", "result": "float", "entry": "sum"}],
                        "labs": [{"folder": "01_x", "ops": ["product"]}]})"),
                ConfigError);
 }

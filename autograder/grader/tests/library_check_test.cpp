@@ -1,5 +1,6 @@
 // Library detection: tiny shared libraries built here with g++ stand in for lab libraries that
 // call CUB, link cuBLAS, still throw NotImplemented, or are clean.
+#include <reduce_grade/course.hpp>
 #include <reduce_grade/library_check.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/staging.hpp>
@@ -11,6 +12,20 @@
 
 namespace reduce::grade {
 namespace {
+
+/// The plans of \p ops as the catalogue (course.json) describes them.
+std::vector<OpPlan> catalogue_plans(const std::vector<std::string>& ops) {
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  CourseLab lab;
+  lab.folder = "00_test";
+  lab.ops = ops;
+  return plan_ops(course, lab);
+}
+
+/// The exports a library of a sum lab may have.
+ContractExports sum_contract() {
+  return contract_exports(catalogue_plans({"sum"}));
+}
 
 class LibraryCheckTest : public ::testing::Test {
  protected:
@@ -346,11 +361,11 @@ TEST(SymbolCheckText, ForbiddenImports) {
 }
 
 TEST(SymbolCheckText, ContractExports) {
-  const ContractExports sum = contract_exports({"sum", "sum_deterministic"});
+  const ContractExports sum = contract_exports(catalogue_plans({"sum", "sum_deterministic"}));
   EXPECT_EQ(sum.c_names, std::vector<std::string>{"reduce_sum_lab"});
   EXPECT_EQ(sum.cxx_prefixes,
             (std::vector<std::string>{"reduce::sum(", "reduce::sum_workspace_bytes("}));
-  const ContractExports lab14 = contract_exports({"atomic_max", "maximum"});
+  const ContractExports lab14 = contract_exports(catalogue_plans({"atomic_max", "maximum"}));
   EXPECT_EQ(lab14.c_names,
             (std::vector<std::string>{"reduce_atomic_max_lab", "reduce_maximum_lab"}));
   EXPECT_EQ(lab14.cxx_prefixes,
@@ -365,8 +380,10 @@ TEST(SymbolCheckText, ExportsOutsideTheContract) {
       "CUstream_st*)\n"
       "0000000000001c41 T reduce_sum_lab\n"
       "0000000000004010 B __bss_start\n";
-  EXPECT_TRUE(check_exports(contract, {"sum"}).empty());
-  EXPECT_TRUE(check_exports(contract, {"sum", "sum_deterministic"}).empty());
+  EXPECT_TRUE(check_exports(contract, sum_contract()).empty());
+  EXPECT_TRUE(
+      check_exports(contract, contract_exports(catalogue_plans({"sum", "sum_deterministic"})))
+          .empty());
   const std::string extra = contract +
                             "0000000000001b0a W dim3::dim3(unsigned int, unsigned int, unsigned "
                             "int)\n"
@@ -375,7 +392,7 @@ TEST(SymbolCheckText, ExportsOutsideTheContract) {
                             "0000000000001c00 T reduce::sum_helper(float)\n"
                             "0000000000001d00 T testing::UnitTest::Run()\n"
                             "0000000000001e00 T reduce_maximum_lab@@LAB\n";
-  const std::vector<LibraryFinding> found = check_exports(extra, {"sum"});
+  const std::vector<LibraryFinding> found = check_exports(extra, sum_contract());
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].kind, "export");
   EXPECT_EQ(found[0].what,
@@ -389,7 +406,7 @@ TEST(SymbolCheckText, ExportsOutsideTheContract) {
       "0000000000001100 T reduce_maximum_lab\n"
       "0000000000001180 T reduce_atomic_max_lab\n"
       "0000000000001200 T reduce_sum_lab\n",
-      {"atomic_max", "maximum"});
+      contract_exports(catalogue_plans({"atomic_max", "maximum"})));
   ASSERT_EQ(lab14.size(), 1u);
   EXPECT_EQ(lab14[0].what, "exports symbols outside the lab contract: reduce_sum_lab");
 }
@@ -435,13 +452,13 @@ const char* const kContractSource = R"(
 )";
 
 fs::path exports_map() {
-  return fs::path(REDUCE_GRADE_TEST_ROOT) / "cmake" / "lab_exports.map";
+  return REDUCE_GRADE_LAB_EXPORTS_MAP;
 }
 
 TEST_F(LibraryCheckTest, CleanLabLibraryPassesSymbolChecks) {
   const fs::path lib =
       build("contract_clean", kContractSource, {"-Wl,--version-script=" + exports_map().string()});
-  const LibraryCheck check = inspect_symbols(lib, {"sum"});
+  const LibraryCheck check = inspect_symbols(lib, sum_contract());
   EXPECT_TRUE(check.inspected) << check.problem;
   EXPECT_TRUE(check.forbidden.empty()) << check.describe();
 }
@@ -451,7 +468,7 @@ TEST_F(LibraryCheckTest, VersionScriptKeepsOnlyTheContract) {
     namespace reduce { int sum_helper(int x) { return x + 1; } }
     extern "C" int reduce_evil_lab() { return 7; }
     namespace testing { struct UnitTest { int Run(); }; int UnitTest::Run() { return 0; } })";
-  const LibraryCheck without = inspect_symbols(build("exports_all", source), {"sum"});
+  const LibraryCheck without = inspect_symbols(build("exports_all", source), sum_contract());
   ASSERT_EQ(without.forbidden.size(), 1u) << without.describe();
   EXPECT_EQ(without.forbidden[0].kind, "export");
   for (const char* name :
@@ -459,7 +476,7 @@ TEST_F(LibraryCheckTest, VersionScriptKeepsOnlyTheContract) {
     EXPECT_TRUE(contains(without.forbidden[0].what, name)) << without.forbidden[0].what;
   const LibraryCheck with = inspect_symbols(
       build("exports_contract", source, {"-Wl,--version-script=" + exports_map().string()}),
-      {"sum"});
+      sum_contract());
   EXPECT_TRUE(with.forbidden.empty()) << with.describe();
 }
 
@@ -479,7 +496,7 @@ TEST_F(LibraryCheckTest, ForbiddenImportsAndRawSyscalls) {
       return ret;
     })",
                              {"-Wl,--version-script=" + exports_map().string(), "-ldl"});
-  const LibraryCheck check = inspect_symbols(lib, {"sum"});
+  const LibraryCheck check = inspect_symbols(lib, sum_contract());
   EXPECT_TRUE(check.inspected) << check.problem;
   std::vector<std::string> what;
   for (const LibraryFinding& f : check.forbidden) what.push_back(f.what);
@@ -496,12 +513,13 @@ TEST_F(LibraryCheckTest, MissingToolsAreReported) {
   const char* old_path = std::getenv("PATH");
   const std::string saved = old_path != nullptr ? old_path : "";
   ::setenv("PATH", dir_.c_str(), 1);  // no nm, no objdump there
-  const LibraryCheck check = inspect_symbols(lib, {"sum"});
+  const LibraryCheck check = inspect_symbols(lib, sum_contract());
   ::setenv("PATH", saved.c_str(), 1);
   EXPECT_FALSE(check.inspected);
   EXPECT_TRUE(contains(check.problem, "nm not found in PATH")) << check.problem;
   EXPECT_TRUE(contains(check.problem, "objdump not found in PATH")) << check.problem;
-  EXPECT_TRUE(contains(inspect_symbols(dir_ / "none.so", {"sum"}).problem, "library not found"));
+  EXPECT_TRUE(
+      contains(inspect_symbols(dir_ / "none.so", sum_contract()).problem, "library not found"));
 }
 
 /// nvcc's own shared libraries (skipped without a CUDA toolkit; no GPU needed).
@@ -555,10 +573,10 @@ TEST_F(LibraryCheckTest, NvccLibraryWithVersionScript) {
     EXPECT_TRUE(r.succeeded()) << r.output;
     return dir_ / name;
   };
-  const LibraryCheck with = inspect_symbols(link("libnvcc_script.so", true), {"sum"});
+  const LibraryCheck with = inspect_symbols(link("libnvcc_script.so", true), sum_contract());
   EXPECT_TRUE(with.inspected) << with.problem;
   EXPECT_TRUE(with.forbidden.empty()) << with.describe();
-  const LibraryCheck without = inspect_symbols(link("libnvcc_plain.so", false), {"sum"});
+  const LibraryCheck without = inspect_symbols(link("libnvcc_plain.so", false), sum_contract());
   ASSERT_EQ(without.forbidden.size(), 1u) << without.describe();
   EXPECT_TRUE(contains(without.forbidden[0].what, "reduce::sum_helper()"))
       << without.forbidden[0].what;

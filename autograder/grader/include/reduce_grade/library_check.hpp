@@ -12,10 +12,12 @@
 ///   staged lab folder, the staged contract headers, the CUDA toolkit (less CUB and Thrust) and
 ///   the compiler's system folders;
 /// - inspect_symbols() checks the built library's dynamic imports (no dlopen, fork, exec...),
-///   its exports (the lab contract only: cmake/lab_exports.map) and its host code (no raw
+///   its exports (the lab contract only: the version script cmake/LabExports.cmake writes from
+///   course.json) and its host code (no raw
 ///   syscall instruction).
 #pragma once
 
+#include <reduce_grade/course.hpp>
 #include <reduce_grade/rubric.hpp>
 
 #include <filesystem>
@@ -167,13 +169,10 @@ struct ContractExports {
   std::vector<std::string> cxx_prefixes;  ///< demangled-name prefixes, e.g. "reduce::sum("
 };
 
-/// The exports allowed for \p ops (a lab's operations, as CourseLabs.cmake lists them): for an
-/// op of lab.cuh (sum, maximum, minimum, product, mean, argmax) or a mode of one
-/// (sum_deterministic: the sum's) `reduce_<op>_lab`, `reduce::<op>(` and
-/// `reduce::<op>_workspace_bytes(`; for atomic_max, `reduce_atomic_max_lab` and
-/// `reduce::atomic_max_apply(`; for any other
-/// op, the same three names built from the op itself.
-ContractExports contract_exports(const std::vector<std::string>& ops);
+/// The exports allowed for the operations \p plans, from the catalogue (course.json): each
+/// entry's C getter (`reduce_sum_lab`, which sum_deterministic shares), `reduce::<entry>(` and,
+/// unless the entry applies in place (atomic_max_apply), `reduce::<entry>_workspace_bytes(`.
+ContractExports contract_exports(const std::vector<OpPlan>& plans);
 
 /// Checks the undefined dynamic symbols (`nm -D --undefined-only` output); one finding (kind
 /// "import") per forbidden symbol: "forbidden import: dlopen".
@@ -181,10 +180,10 @@ std::vector<LibraryFinding> check_imports(const std::string& nm_undefined_text,
                                           const SymbolPolicy& policy = {});
 
 /// Checks the defined dynamic symbols (`nm -D --defined-only -C` output, demangled) against the
-/// contract of \p ops; at most one finding (kind "export"): "exports symbols outside the lab
+/// contract \p allowed; at most one finding (kind "export"): "exports symbols outside the lab
 /// contract: <name>, <name>, ..." (the first 8 names, then "and N more").
 std::vector<LibraryFinding> check_exports(const std::string& nm_defined_text,
-                                          const std::vector<std::string>& ops,
+                                          const ContractExports& allowed,
                                           const SymbolPolicy& policy = {});
 
 /// Checks a disassembly (`objdump -d --no-show-raw-insn` output) for `syscall`, `sysenter` and
@@ -198,7 +197,7 @@ std::vector<LibraryFinding> check_host_code(const std::string& objdump_text);
 /// library's imports and exports were not checked", "objdump not found in PATH: ...", "nm
 /// failed (...)", "library not found: ..."), when a part could not be checked; the findings of
 /// the parts that could are kept. stub is not set.
-LibraryCheck inspect_symbols(const std::filesystem::path& library,
-                             const std::vector<std::string>& ops, const SymbolPolicy& policy = {});
+LibraryCheck inspect_symbols(const std::filesystem::path& library, const ContractExports& allowed,
+                             const SymbolPolicy& policy = {});
 
 }  // namespace reduce::grade
