@@ -3,6 +3,8 @@
 //   <op>_test --lab=LIBRARY [--lab-order=serial|tree] [--lab-name=04_sequential] [gtest flags]
 // The options become REDUCE_LAB_LIBRARY, REDUCE_LAB_ORDER and REDUCE_LAB for this process only;
 // the runner it starts for the lab gets none of them.
+#include <reduce_remote/remote_lab.hpp>
+
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -36,8 +38,15 @@ int main(int argc, char** argv) {
   rest.push_back(nullptr);
   ::testing::InitGoogleTest(&count, rest.data());
   if (std::getenv("REDUCE_LAB_LIBRARY") != nullptr && !::testing::GTEST_FLAG(list_tests)) {
-    // This process's CUDA context, timed apart from the first test: under several checkers at
-    // once, contexts are much of a grading's time. Without a GPU the tests say so themselves.
+    // The lab's process first, so that it makes its CUDA context while this one makes its own:
+    // under several checkers at once, contexts are much of a grading's time. A runner that
+    // cannot start is reported by the first test that calls it.
+    try {
+      reduce::remote::RemoteLab::from_environment().start_early();
+    } catch (const std::exception&) {
+    }
+    // This process's CUDA context, timed apart from the first test. Without a GPU the tests say
+    // so themselves.
     const auto start = std::chrono::steady_clock::now();
     if (cudaFree(nullptr) == cudaSuccess)
       std::fprintf(stderr, "[ startup  ] the checker's CUDA context: %.2f s\n",

@@ -92,6 +92,10 @@ class RemoteLab {
   /// reads a poisoned or half-copied input.
   void set_stage_inputs(bool on) { stage_inputs_ = on; }
 
+  /// Starts the runner now, if none runs, instead of at the first call: a checker does so before
+  /// it creates its own CUDA context, so that the two processes make theirs at the same time.
+  void start_early();
+
   /// Stops the runner (it is started again by the next call).
   void stop();
 
@@ -115,6 +119,8 @@ class RemoteLab {
   pid_t pid_ = -1;
   int socket_ = -1;
   int starts_ = 0;
+  double started_ms_ = 0;         // when the runner now running was started
+  bool first_reply_due_ = false;  // it has not answered yet (its start-up is timed to then)
   std::unique_ptr<Output> output_;
   std::unique_ptr<Guarded> out_, workspace_, capture_;
   std::vector<void*> timed_inputs_;  // the runner's inputs, mapped here
