@@ -2,6 +2,7 @@
 # Where a checker's first test spends its time: CUDA context creation alone and with 8 or 16
 # processes at once, a checker's first test unconfined and confined, 8 checkers at once.
 #   tools/maint/startup_probe.sh [BUILD]   (BUILD: a grading build folder, default build-gpu-grade)
+#   GRADER: the reduce-grade binary whose `confine` makes the confined runs (default: on PATH)
 set -u
 B=${1:-build-gpu-grade}
 C=$B/course/bin
@@ -25,10 +26,12 @@ echo "16 at once:"; s=$(date +%s.%N); for i in $(seq 16); do /tmp/ctx >/dev/null
 t $C/sum_test --gtest_list_tests
 F=SumTest.EmptyInputIsPositiveZero
 for i in 1 2; do t $C/sum_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
-RO="$PWD/solutions"$'\x1f'"$PWD/autograder"
-for i in 1 2; do REDUCE_RUNNER_READ_ONLY=$RO t $C/sum_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
-echo "8 checkers at once (confined):"; s=$(date +%s.%N); for i in $(seq 8); do REDUCE_RUNNER_READ_ONLY=$RO $C/sum_test --lab=$LIB --gtest_filter=$F > /tmp/p$i.out 2>&1 & done; wait; echo "$(since "$s") s"; grep -h "OK \]" /tmp/p*.out
+# The runner's sandbox as the grader starts it: reduce-grade confine, the course hidden.
+US=$'\x1f'
+PREFIX="${GRADER:-reduce-grade}${US}confine${US}--hide=/tmp${US}--hide=$PWD${US}--show=$(cd "$B" && pwd)${US}--"
+for i in 1 2; do REDUCE_RUNNER_PREFIX=$PREFIX t $C/sum_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
+echo "8 checkers at once (confined):"; s=$(date +%s.%N); for i in $(seq 8); do REDUCE_RUNNER_PREFIX=$PREFIX $C/sum_test --lab=$LIB --gtest_filter=$F > /tmp/p$i.out 2>&1 & done; wait; echo "$(since "$s") s"; grep -h "OK \]" /tmp/p*.out
 if command -v strace >/dev/null; then
-  REDUCE_RUNNER_READ_ONLY=$RO strace -f -tt -e trace=execve,exit_group,clone,clone3,unshare,mount -o /tmp/strace.txt $C/sum_test --lab=$LIB --gtest_filter=$F >/dev/null 2>&1
+  REDUCE_RUNNER_PREFIX=$PREFIX strace -f -tt -e trace=execve,exit_group,clone,clone3,unshare,mount -o /tmp/strace.txt $C/sum_test --lab=$LIB --gtest_filter=$F >/dev/null 2>&1
   head -60 /tmp/strace.txt; wc -l /tmp/strace.txt
 else echo "no strace"; fi
