@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [sweep] [capstone] [grade] [planted]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [sweep] [capstone] [grade] [planted] [class]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -184,6 +184,16 @@ if want planted; then
   sed -E "s/^(test|hidden|sanitizer)_timeout_s = 300/\1_timeout_s = 60/" autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
   "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} ${PLANTED_GPUS:+--gpus "$PLANTED_GPUS"} >"$OUT/planted.log" 2>&1
   note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"
+fi
+
+# A class of ten mixed submissions graded with batch, for the class report (tools/class_report.py),
+# with the checkers of the grade step when it ran.
+if want class; then
+  t0=$(stamp)
+  course=()
+  [ -d "$BUILD-grade/course" ] && course=(--course-build "$BUILD-grade/course")
+  GRADER=$G tools/maint/class_batch.sh "$OUT/class" -j "$JOBS" "${course[@]}" >"$OUT/class.log" 2>&1
+  note "class batch: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/class.log")"
 fi
 
 finish
