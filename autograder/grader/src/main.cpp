@@ -3,6 +3,7 @@
 //
 //   reduce-grade grade [SUBMISSION] [--labs 01,04] [--seed N] [--out DIR] ...
 //   reduce-grade batch FOLDER [--out DIR] [--gpus 0,1] ...
+//   reduce-grade report BATCH_OUT [--out DIR]
 //   reduce-grade slurm FOLDER --out DIR [--per-task N] ...   then   reduce-grade merge DIR
 //   reduce-grade release OUT_DIR
 //   reduce-grade gradescope OUT.zip [--labs 04]
@@ -111,6 +112,17 @@ CLI::App* add_slurm(CLI::App& app, SlurmArgs& a) {
   return c;
 }
 
+CLI::App* add_report(CLI::App& app, ReportArgs& a) {
+  auto* c = app.add_subcommand(
+      "report",
+      "the class report of a batch: one static HTML page with charts (python3 and "
+      "matplotlib; <root>/tools/class_report.py)");
+  c->add_option("batch_out", a.batch_out, "the --out folder of batch (or of slurm, merged)")
+      ->required();
+  c->add_option("--out", a.out, "the report's folder (default: BATCH_OUT/class-report)");
+  return c;
+}
+
 CLI::App* add_gradescope(CLI::App& app, GradescopeArgs& a) {
   auto* c = app.add_subcommand("gradescope",
                                "write the Gradescope autograder zip (setup.sh and run_autograder "
@@ -186,9 +198,11 @@ int main(int argc, char** argv) {
   CalibrateArgs calibrate_args;
   PlantedArgs planted_args;
   GradescopeArgs gradescope_args;
+  ReportArgs report_args;
   std::string merge_out, release_out, release_ref = "HEAD";
   auto* grade = add_grade(app, grade_args);
   auto* batch = add_batch(app, batch_args);
+  auto* report = add_report(app, report_args);
   auto* slurm = add_slurm(app, slurm_args);
   auto* merge =
       app.add_subcommand("merge", "merge the reports of a Slurm job array into OUT/gradebook.csv");
@@ -210,6 +224,7 @@ int main(int argc, char** argv) {
   try {
     if (*grade) return cmd_grade(common, grade_args);
     if (*batch) return cmd_batch(common, batch_args);
+    if (*report) return cmd_report(common, report_args);
     if (*slurm) return cmd_slurm(common, slurm_args, argv[0]);
     if (*merge) return cmd_merge(merge_out);
     if (*release) return cmd_release(common, release_out, release_ref);

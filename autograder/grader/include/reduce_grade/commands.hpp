@@ -91,11 +91,21 @@ struct GradescopeArgs {
   std::string labs_spec;     ///< --labs: the labs the assignment grades (default: all)
 };
 
+/// What `report` was asked.
+struct ReportArgs {
+  std::string batch_out;  ///< the --out folder of `batch` (or of `slurm` after `merge`)
+  std::string out;        ///< --out: the report's folder (empty: `BATCH_OUT/class-report`)
+};
+
 /// `grade`: one submission.
 int cmd_grade(const Common& common, const GradeArgs& a);
 
 /// `batch`: every subfolder of a folder, one student each.
 int cmd_batch(const Common& common, const BatchArgs& a);
+
+/// `report`: the class report of a batch output, one static HTML page with its charts, written
+/// by `<root>/tools/class_report.py` run with a python3 that has matplotlib.
+int cmd_report(const Common& common, const ReportArgs& a);
 
 /// `slurm`: the job array that grades a class on a Slurm cluster.
 int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0);
