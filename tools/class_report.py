@@ -182,6 +182,23 @@ def first_line(text, limit=300):
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
+LOCATION = re.compile(r"^(\S+:\d+|unknown file)(:.*)?$")
+
+
+def failure_line(message, limit=300):
+    """The line of a GoogleTest failure \\p message that says what went wrong: not its
+    "file:line" location, GoogleTest's "Expected equality of these values:" or the indented
+    operands under it, but the checker's own sentence ("n = 1048583: got 701, expected ...")."""
+    lines = [line for line in str(message).splitlines() if line.strip()]
+    for line in lines:
+        if LOCATION.match(line.strip()) or line.startswith((" ", "\t")):
+            continue
+        if line.strip() in ("Expected equality of these values:", "Google Test trace:"):
+            continue
+        return first_line(line, limit)
+    return first_line(lines[0] if lines else "", limit)
+
+
 def review_reasons(s, near=NEAR_DEFAULT):
     """Why submission \\p s should be looked at by hand: a list of (kind, detail)."""
     reasons = []
@@ -193,7 +210,8 @@ def review_reasons(s, near=NEAR_DEFAULT):
         name = lab.get("lab", "?")
         stub = lab.get("status") == "stub"  # the stub's sanitizer runs say nothing of its code
         for run in lab.get("sanitizer", []):
-            if run.get("ran") and not run.get("clean", True) and not stub:
+            # A finding, not a run whose tests failed for another reason (clean is false then too).
+            if run.get("ran") and run.get("problems", 0) > 0 and not stub:
                 reasons.append(
                     ("sanitizer", f"{name}: {run.get('tool', '?')}: {run.get('problems', 0)} "
                      f"problems ({run.get('errors', 0)} errors, {run.get('hazards', 0)} hazards)")
@@ -255,7 +273,7 @@ def failing_tests(submissions):
                         f = found.setdefault(key, Failure(key[0], key[1], [], collections.Counter()))
                         if s.name not in f.students:
                             f.students.append(s.name)
-                        f.messages[first_line(test.get("message", ""), 300)] += 1
+                        f.messages[failure_line(test.get("message", ""))] += 1
     return sorted(found.values(), key=lambda f: (-len(f.students), f.lab, f.what))
 
 
