@@ -14,13 +14,14 @@ namespace reduce::grade {
 /// One change to the command's view of the filesystem. Steps apply in order, so that a folder
 /// shown again may lie inside a hidden one, and a hidden one inside a shown one.
 struct MountStep {
+  /// What the step does to its path.
   enum class Kind {
     kHide,     ///< an empty private folder in its place (a tmpfs; what is written there is lost)
     kShow,     ///< the real folder or file again, read-only
     kWritable  ///< the real folder again, writable
   };
-  Kind kind = Kind::kHide;
-  std::string path;  ///< absolute
+  Kind kind = Kind::kHide;  ///< hide, show or make writable
+  std::string path;         ///< absolute
 
   /// `--hide=PATH`, `--show=PATH` or `--writable=PATH`.
   std::string argument() const;
