@@ -357,6 +357,26 @@ json gradescope_json(const GradeReport& r) {
             {"grader_version", r.grader_version}}}};
 }
 
+/// The command that reruns \p lab's tests, or only \p test of operation \p op's suite.
+std::string rerun_command(const LabReport& lab, const std::string& op = "",
+                          const std::string& test = "") {
+  std::string command = "tools/lab-test " + lab.facts.lab.substr(0, 2);
+  if (lab.facts.tests.size() > 1 && !op.empty()) command += " --op " + op;
+  if (!test.empty()) command += " -- --gtest_filter='" + test + "'";
+  return command;
+}
+
+/// \p lab's first failing public test and the suite it is in; nullptr when none failed.
+std::pair<const SuiteRun*, const TestOutcome*> first_failure(const LabReport& lab) {
+  for (const SuiteRun& suite : lab.facts.tests) {
+    const auto failed =
+        std::find_if(suite.tests.begin(), suite.tests.end(),
+                     [](const TestOutcome& t) { return t.result == TestResult::kFailed; });
+    if (failed != suite.tests.end()) return {&suite, &*failed};
+  }
+  return {nullptr, nullptr};
+}
+
 /// What a student reads first about a lab that lost points: "not started" for the untouched
 /// stub; else its first note, and its first failing public test with the command that reruns it.
 std::vector<std::string> first_notes(const LabReport& lab) {
@@ -365,20 +385,35 @@ std::vector<std::string> first_notes(const LabReport& lab) {
   if (lab.score.status == "stub" || lab.facts.library.stub)
     return {"not started (complete the TODOs in its .cu files)"};
   std::vector<std::string> notes = {clip(lab.score.messages.front(), 1, 240)};
-  for (const SuiteRun& suite : lab.facts.tests) {
-    const auto failed =
-        std::find_if(suite.tests.begin(), suite.tests.end(),
-                     [](const TestOutcome& t) { return t.result == TestResult::kFailed; });
-    if (failed == suite.tests.end()) continue;
+  if (const auto [suite, failed] = first_failure(lab); failed != nullptr) {
     notes.push_back(
         fmt::format("first failing test {}: {}", failed->name, clip(failed->message, 1, 200)));
-    const std::string op =
-        lab.facts.tests.size() > 1 && !suite.op.empty() ? " --op " + suite.op : "";
-    notes.push_back(fmt::format("rerun it: tools/lab-test {}{} -- --gtest_filter='{}'",
-                                lab.facts.lab.substr(0, 2), op, failed->name));
-    break;
+    notes.push_back("rerun it: " + rerun_command(lab, suite->op, failed->name));
   }
   return notes;
+}
+
+/// The student's next step: the lab with the lowest share of its points (the earliest of equals),
+/// its lesson and the command to run; empty when every lab has all its points.
+std::string next_step(const GradeReport& r) {
+  const LabReport* next = nullptr;
+  double lowest = 1.0 - 1e-9;
+  for (const LabReport& lab : r.labs) {
+    if (lab.score.max_score <= 0) continue;
+    const double share = lab.score.score / lab.score.max_score;
+    if (share < lowest) {
+      lowest = share;
+      next = &lab;
+    }
+  }
+  if (next == nullptr) return "";
+  const auto [suite, failed] = first_failure(*next);
+  return fmt::format(
+      "next: {} ({}/{}): read labs/{}/README.md (its \"What is graded\" section), "
+      "then run {}\n",
+      next->facts.lab, points_text(next->score.score), points_text(next->score.max_score),
+      next->facts.lab,
+      failed != nullptr ? rerun_command(*next, suite->op, failed->name) : rerun_command(*next));
 }
 
 std::string summary_text(const GradeReport& r, bool verbose) {
@@ -403,6 +438,7 @@ std::string summary_text(const GradeReport& r, bool verbose) {
     }
   }
   if (header && !verbose) out += "(every note: report.json, summary.txt, or --verbose)\n";
+  if (const std::string next = next_step(r); !next.empty()) out += "\n" + next;
   if (!r.reproduce.empty()) out += "\nreproduce: " + r.reproduce + "\n";
   return out;
 }

@@ -202,6 +202,34 @@ TEST_F(ReportTest, TerminalSummaryGivesOneNoteAndARerunCommandPerLab) {
   EXPECT_TRUE(contains(verbose, "public tests: 0 of 40")) << verbose;
 }
 
+TEST_F(ReportTest, TheNextStepIsTheLabWithTheLowestShareOfItsPoints) {
+  GradeReport r = report_;
+  LabReport& partial = r.labs[1];
+  SuiteRun suite;
+  suite.op = "sum";
+  suite.tests = {{"Sizes/SumExact.MatchesBitwise/33", TestResult::kFailed, "got 31, want 33"}};
+  partial.facts.tests = {suite};
+  std::string text = summary_text(r, false);
+  EXPECT_TRUE(
+      contains(text, "next: 09_warp_shuffle (6.17/10): read labs/09_warp_shuffle/README.md"))
+      << text;
+  EXPECT_TRUE(contains(
+      text, "then run tools/lab-test 09 -- --gtest_filter='Sizes/SumExact.MatchesBitwise/33'"))
+      << text;
+  // An untouched lab has a smaller share still: it comes first, with all of its tests.
+  LabReport stub = r.labs[0];
+  stub.facts.lab = "05_first_add_load";
+  stub.score.status = "stub";
+  stub.score.score = 0;
+  r.labs.push_back(stub);
+  text = summary_text(r, false);
+  EXPECT_TRUE(contains(text, "next: 05_first_add_load (0/10)")) << text;
+  EXPECT_TRUE(contains(text, "then run tools/lab-test 05\n")) << text;
+  // Full marks everywhere: no next step.
+  for (LabReport& lab : r.labs) lab.score.score = lab.score.max_score;
+  EXPECT_FALSE(contains(summary_text(r, false), "next: ")) << summary_text(r, false);
+}
+
 TEST_F(ReportTest, GradebookReasonNamesEveryLabBelowItsMaximum) {
   const std::string reason = gradebook_reason(report_json(report_));
   EXPECT_FALSE(reason.empty());
