@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [sweep] [capstone] [grade] [planted] [class]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [sweep] [capstone] [grade] [planted] [class] [batch]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -18,6 +18,8 @@
 #        PLANTED_GPUS (0,0,0: three cases at once on GPU 0, benchmarks one at a time),
 #        CAPSTONE_CONFIGS (strategy:waves runs at large sizes), CAPSTONE_SMALL (strategies forced
 #        at SMALL_SIZES),
+#        BATCH_COPIES (whole-course copies of solutions/ in the batch step, default 8),
+#        BATCH_GPU_LISTS ("0,1 0": batch --gpus of each batch run, in order; "-" for the default),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
 #        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
@@ -42,7 +44,7 @@ finish() {
   printf '%s\n' "${summary[@]}"
   [ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
   [ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
-  cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" 2>/dev/null
+  cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" "$OUT/batch/compare.md" 2>/dev/null
   [ -f "$OUT/ops.log" ] && sed -n '/^probe layouts/,$p' "$OUT/ops.log" | grep -v "^probe\|^$\|^rung"
   [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
   } | tee "$OUT/summary.txt"
@@ -194,6 +196,33 @@ if want class; then
   [ -d "$BUILD-grade/course" ] && course=(--course-build "$BUILD-grade/course")
   GRADER=$G tools/maint/class_batch.sh "$OUT/class" -j "$JOBS" "${course[@]}" >"$OUT/class.log" 2>&1
   note "class batch: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/class.log")"
+fi
+
+# One folder of whole-course submissions (copies of solutions/) graded with batch once per GPU
+# list: wall times, speed-ups, gradebooks compared apart from seeds, fractions per GPU.
+if want batch; then
+  subs=$OUT/batch/submissions
+  mkdir -p "$subs"
+  for i in $(seq 1 "${BATCH_COPIES:-8}"); do cp -r solutions "$subs/copy$i"; done
+  # The course's checkers are built once, by a one-lab batch, so that every timed run reuses them.
+  course=(--course-build "$BUILD-grade/course")
+  t0=$(stamp)
+  "$G" batch "$subs" --only copy1 --labs 01 --out "$OUT/batch/warm-up" -j "$JOBS" "${course[@]}" \
+    >"$OUT/batch/warm-up.log" 2>&1
+  note "batch: course built (and lab 01 of one copy graded) in $(( $(stamp) - t0 ))s"
+  runs=()
+  for list in ${BATCH_GPU_LISTS:-0,1 0}; do
+    run=$OUT/batch/gpus-${list//,/_}
+    gpus=(); [ "$list" = - ] || gpus=(--gpus "$list")
+    mkdir -p "$run"; t0=$(stamp)
+    "$G" batch "$subs" --out "$run" -j "$JOBS" "${course[@]}" "${gpus[@]}" >"$run.log" 2>&1
+    rc=$?
+    echo $(( $(stamp) - t0 )) >"$run/wall_s"; echo "${list/-/}" >"$run/gpus"
+    note "batch of ${BATCH_COPIES:-8} (--gpus $list): rc=$rc in $(cat "$run/wall_s")s"
+    runs+=("$run")
+  done
+  python3 tools/maint/batch_compare.py "${runs[@]}" >"$OUT/batch/compare.md" 2>&1
+  note "batch comparison: rc=$?"
 fi
 
 finish

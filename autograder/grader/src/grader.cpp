@@ -790,6 +790,7 @@ void start_report(GradeRun& g, const GpuProbe& gpu_probe) {
   r.build_isolation = g.p.build.isolation;
   g.gpu = gpu_probe.present && !o.no_gpu;
   r.gpu = g.gpu ? gpu_probe.name : "";
+  r.cuda_device = g.gpu ? o.cuda_device : "";
   // The checkers are the course's: they must be the files built (a submission graded before
   // this one could have written them).
   if (g.gpu) {
@@ -1024,12 +1025,15 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
                               const GpuProbe& gpu_probe, Progress& progress) {
   const std::string tag = p.options.label.empty() ? "" : p.options.label + ": ";
   GradeRun g{p, course, rubric, progress, tag, false, {}};
+  const double graded_from = now_seconds();
   start_report(g, gpu_probe);
   const Isolation isolation = isolate(g);
   const std::vector<std::size_t> runnable = check_runnable_labs(g, isolation);
   benchmark_labs(g, runnable, isolation);
   end_submission_processes(g);
   score_labs(g, gpu_probe);
+  g.report.build_seconds = p.build.seconds;
+  g.report.graded_seconds = now_seconds() - graded_from;
   write_submission_reports(g);
   return g.report;
 }

@@ -32,8 +32,11 @@ struct GradeReport {
   std::uint64_t seed = 0;       ///< REDUCE_SEED of every test and benchmark run
   std::string started_at;       ///< UTC ISO 8601
   double seconds = 0;           ///< wall-clock time of the run
+  double build_seconds = 0;     ///< the submission's configure and build (CPU only)
+  double graded_seconds = 0;    ///< from the end of the build to the report (the GPU's share)
   bool gpu_available = false;   ///< correctness and timing were measured
   std::string gpu;              ///< GPU name (nvidia-smi, or the benchmark's context)
+  std::string cuda_device;      ///< CUDA_VISIBLE_DEVICES it ran with (batch --gpus; else empty)
   std::string isolation;        ///< how the lab's process was confined (isolation.hpp)
   std::string build_isolation;  ///< how the submission's build was confined
   double ceiling_gbps = 0;      ///< the first ceiling measured in this run (informative)
