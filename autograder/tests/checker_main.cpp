@@ -37,6 +37,15 @@ int main(int argc, char** argv) {
   int count = static_cast<int>(rest.size());
   rest.push_back(nullptr);
   ::testing::InitGoogleTest(&count, rest.data());
+  // Each repetition of the tests may run the lab under another sanitizer tool
+  // (REDUCE_RUNNER_REPETITION_PREFIXES): one checker process, one runner per tool.
+  struct RepetitionListener : ::testing::EmptyTestEventListener {
+    void OnTestIterationStart(const ::testing::UnitTest&, int iteration) override {
+      reduce::remote::RemoteLab::from_environment().begin_repetition(iteration);
+    }
+  };
+  if (std::getenv("REDUCE_RUNNER_REPETITION_PREFIXES") != nullptr)
+    ::testing::UnitTest::GetInstance()->listeners().Append(new RepetitionListener);
   if (std::getenv("REDUCE_LAB_LIBRARY") != nullptr && !::testing::GTEST_FLAG(list_tests)) {
     // The lab's process first, so that it makes its CUDA context while this one makes its own:
     // under several checkers at once, contexts are much of a grading's time. A runner that

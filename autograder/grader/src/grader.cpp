@@ -212,16 +212,16 @@ SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const
 }
 
 /// One process of the correctness phase: a public or hidden suite of one of a lab's operations,
-/// or one compute-sanitizer tool over an operation's public suite. Its result goes to
-/// LabFacts::tests, hidden or sanitizer at \p slot, so the lists keep the plans' order however
-/// the steps finish.
+/// or the public suite of an operation under every compute-sanitizer tool in turn. Its result
+/// goes to LabFacts::tests or hidden at \p slot (sanitizer: at tool * `sanitized` + \p slot), so
+/// the lists keep the plans' order however the steps finish.
 struct CheckStep {
   enum class Kind { kPublic, kHidden, kSanitizer };
   Kind kind = Kind::kPublic;
   std::size_t lab = 0;  ///< index into PreparedSubmission::labs
   OpPlan plan;
-  std::string tool;  ///< kSanitizer: the tool
   std::size_t slot = 0;
+  std::size_t sanitized = 0;  ///< kSanitizer: how many of the lab's operations are sanitized
 };
 
 /// The first steps of a lab: its public suites.
@@ -230,8 +230,7 @@ std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRun
   fs::create_directories(c.logs / f.lab, ec);
   std::vector<CheckStep> steps;
   for (const OpPlan& plan : lab_plans(c, f.lab))
-    if (plan.public_tests)
-      steps.push_back({CheckStep::Kind::kPublic, index, plan, "", steps.size()});
+    if (plan.public_tests) steps.push_back({CheckStep::Kind::kPublic, index, plan, steps.size()});
   f.tests.resize(steps.size());
   if (steps.empty())
     f.tests_step = StepOutcome::not_applicable(
@@ -248,19 +247,20 @@ std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunC
       std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
   std::size_t slot = 0;
   for (const OpPlan& plan : plans)
-    if (plan.hidden_tests) steps.push_back({CheckStep::Kind::kHidden, index, plan, "", slot++});
+    if (plan.hidden_tests) steps.push_back({CheckStep::Kind::kHidden, index, plan, slot++});
   f.hidden.resize(slot);
   if (c.sanitizer.empty()) {
     f.sanitizer_step = StepOutcome::skipped(
         "compute-sanitizer not found on the grading machine (a grading problem)");
     return steps;
   }
+  const std::size_t sanitized = static_cast<std::size_t>(
+      std::count_if(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
   slot = 0;
-  for (const std::string& tool : c.rubric.sanitizer.tools)
-    for (const OpPlan& plan : plans)
-      if (plan.public_tests)
-        steps.push_back({CheckStep::Kind::kSanitizer, index, plan, tool, slot++});
-  f.sanitizer.resize(slot);
+  for (const OpPlan& plan : plans)
+    if (plan.public_tests)
+      steps.push_back({CheckStep::Kind::kSanitizer, index, plan, slot++, sanitized});
+  f.sanitizer.resize(sanitized * c.rubric.sanitizer.tools.size());
   return steps;
 }
 
@@ -291,10 +291,11 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
   }
   const Limits& limits = c.rubric.limits;
   const std::string op = multi ? " (" + step.plan.op + ")" : "";
-  c.progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", c.tag, f.lab, step.tool, op));
+  c.progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", c.tag, f.lab,
+                              join(c.rubric.sanitizer.tools, ", then "), op));
   SanitizerSpec spec;
   spec.sanitizer = c.sanitizer;
-  spec.tool = step.tool;
+  spec.tools = c.rubric.sanitizer.tools;
   spec.checker = c.p.course->manifest.checker(step.plan.op, false);
   spec.args = lab_args(c, f.lab, step.plan);
   spec.filter = c.rubric.sanitizer.filter_for(step.plan.op);
@@ -302,14 +303,17 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
   spec.runner_prefix = c.sandbox;
   spec.timeout_s = limits.sanitizer_timeout_s;
   spec.output_cap = limits.output_cap_bytes;
-  spec.log_file =
-      c.logs / f.lab / (multi ? step.plan.op + "_" + step.tool + ".log" : step.tool + ".log");
-  SanitizerRun run = run_sanitizer(spec);
-  if (multi) run.op = step.plan.op;
-  c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
-                              run.clean() ? " - clean" : "", run.seconds,
-                              run.unconfined.empty() ? "" : "; " + run.unconfined));
-  f.sanitizer[step.slot] = std::move(run);
+  spec.log_file = c.logs / f.lab / (multi ? step.plan.op + "_sanitizer.log" : "sanitizer.log");
+  std::vector<SanitizerRun> runs = run_sanitizer(spec);
+  for (std::size_t t = 0; t < runs.size(); ++t) {
+    SanitizerRun& run = runs[t];
+    if (multi) run.op = step.plan.op;
+    const std::string shared = runs.size() > 1 ? fmt::format(" for {} tools", runs.size()) : "";
+    c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s{}){}", c.tag, f.lab, run.describe(),
+                                run.clean() ? " - clean" : "", run.seconds, shared,
+                                run.unconfined.empty() ? "" : "; " + run.unconfined));
+    f.sanitizer[t * step.sanitized + step.slot] = std::move(run);
+  }
 }
 
 /// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes

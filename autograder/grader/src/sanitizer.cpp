@@ -66,24 +66,41 @@ fs::path find_compute_sanitizer() {
   return {};
 }
 
-fs::path sanitizer_log_dir(const fs::path& log_file) {
-  return log_file.parent_path() / (log_file.stem().string() + ".runner");
+fs::path sanitizer_log_dir(const fs::path& log_file, const std::string& tool) {
+  return log_file.parent_path() / (log_file.stem().string() + "." + tool);
 }
 
-SanitizerRun run_sanitizer(const SanitizerSpec& spec) {
-  SanitizerRun run = run_sanitizer_once(spec);
+std::vector<std::string> split_repetitions(const std::string& output, std::size_t count) {
+  if (count <= 1) return {output};
+  // GoogleTest opens each repetition with "Repeating all tests (iteration K) . . ."
+  static const std::string kMark = "Repeating all tests (iteration ";
+  std::vector<std::string> parts;
+  for (std::size_t at = output.find(kMark); at != std::string::npos;) {
+    const std::size_t next = output.find(kMark, at + kMark.size());
+    parts.push_back(output.substr(at, next == std::string::npos ? next : next - at));
+    at = next;
+  }
+  return parts;
+}
+
+std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec) {
+  std::vector<SanitizerRun> runs = run_sanitizer_once(spec);
   // Where the sandbox and the sanitizer do not go together, the sanitizer still runs
   // (unconfined, and the report says so): the course's binaries and sources are checked after
   // every submission all the same.
-  if (!spec.runner_prefix.empty() && !run.summary.found &&
-      (contains(run.excerpt + run.problem, "terminated before first instrumented API call") ||
-       contains(read_file(spec.log_file), "cannot confine"))) {
+  const bool refused = std::any_of(runs.begin(), runs.end(), [&](const SanitizerRun& run) {
+    return !run.summary.found &&
+           (contains(run.excerpt + run.problem, "terminated before first instrumented API call") ||
+            contains(read_file(spec.log_file), "cannot confine"));
+  });
+  if (!spec.runner_prefix.empty() && refused) {
     SanitizerSpec open = spec;
     open.runner_prefix.clear();
-    run = run_sanitizer_once(open);
-    run.unconfined = "the lab's process ran without the sandbox under compute-sanitizer here";
+    runs = run_sanitizer_once(open);
+    for (SanitizerRun& run : runs)
+      run.unconfined = "the lab's process ran without the sandbox under compute-sanitizer here";
   }
-  return run;
+  return runs;
 }
 
 namespace {
@@ -127,59 +144,81 @@ std::string first_problems(const std::string& sanitizer_output) {
 
 }  // namespace
 
-SanitizerRun run_sanitizer_once(const SanitizerSpec& spec) {
-  SanitizerRun run;
-  run.tool = spec.tool;
-  run.log = spec.log_file.string();
-  if (spec.sanitizer.empty()) {
-    run.problem = "compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
-    return run;
+std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
+  std::vector<SanitizerRun> runs(spec.tools.size());
+  for (std::size_t t = 0; t < runs.size(); ++t) {
+    runs[t].tool = spec.tools[t];
+    runs[t].log = spec.log_file.string();
   }
-  const fs::path logs = sanitizer_log_dir(spec.log_file);
-  std::error_code ec;
-  fs::remove_all(logs, ec);
-  fs::create_directories(logs, ec);
-  // %n: the lab client numbers each runner it starts (a crash starts a fresh one).
-  std::vector<std::string> prefix = spec.runner_prefix;
-  for (const std::string& word :
-       {spec.sanitizer.string(), std::string("--tool"), spec.tool, std::string("--print-limit"),
-        std::string("5"), std::string("--log-file"), (logs / "runner-%n.log").string()})
-    prefix.push_back(word);
-  std::string joined;
-  for (const std::string& word : prefix) joined += (joined.empty() ? "" : "\x1f") + word;
+  if (spec.sanitizer.empty()) {
+    for (SanitizerRun& run : runs)
+      run.problem = "compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
+    return runs;
+  }
+  // One repetition of the tests per tool, each with its runner under that tool. %n: the lab
+  // client numbers each runner it starts (a crash starts a fresh one).
+  std::string repetitions;
+  for (const std::string& tool : spec.tools) {
+    const fs::path logs = sanitizer_log_dir(spec.log_file, tool);
+    std::error_code ec;
+    fs::remove_all(logs, ec);
+    fs::create_directories(logs, ec);
+    std::vector<std::string> words = spec.runner_prefix;
+    for (const std::string& word :
+         {spec.sanitizer.string(), std::string("--tool"), tool, std::string("--print-limit"),
+          std::string("5"), std::string("--log-file"), (logs / "runner-%n.log").string()})
+      words.push_back(word);
+    if (!repetitions.empty()) repetitions += '\x1e';
+    repetitions += join(words, "\x1f");
+  }
   ProcessSpec ps;
   ps.argv = {spec.checker.string()};
   ps.argv.insert(ps.argv.end(), spec.args.begin(), spec.args.end());
   ps.argv.push_back("--gtest_color=no");
   ps.argv.push_back("--gtest_filter=" + spec.filter);
+  ps.argv.push_back("--gtest_repeat=" + std::to_string(spec.tools.size()));
   ps.env = spec.env;
-  ps.env.emplace_back("REDUCE_RUNNER_PREFIX", joined);
-  ps.timeout_s = spec.timeout_s;
+  ps.env.emplace_back("REDUCE_RUNNER_REPETITION_PREFIXES", repetitions);
+  // The sanitizer's summary comes as the runner exits: a runner killed early leaves none, and
+  // the run would lose its point for want of a summary. The test timeout still bounds it all.
+  ps.env.emplace_back("REDUCE_RUNNER_EXIT_GRACE_S", "60");
+  ps.timeout_s = spec.timeout_s * static_cast<double>(std::max<std::size_t>(1, spec.tools.size()));
   ps.output_cap = spec.output_cap;
   ps.log_file = spec.log_file;
   const ProcessResult r = run_process(ps);
-  run.seconds = r.seconds;
-  run.no_gpu = contains(r.output, "no CUDA device");
-  std::string sanitizer_output;
-  const int logs_read = add_runner_logs(spec.tool, logs, run.summary, sanitizer_output);
-  const StreamParse tests = parse_gtest_stream(r.output);
-  int failed = 0, passed = 0;
-  for (const TestOutcome& t : tests.finished) {
-    if (t.result == TestResult::kFailed) ++failed;
-    if (t.result == TestResult::kPassed) ++passed;
+  const std::vector<std::string> parts = split_repetitions(r.output, spec.tools.size());
+  for (std::size_t t = 0; t < runs.size(); ++t) {
+    SanitizerRun& run = runs[t];
+    run.seconds = r.seconds;
+    run.no_gpu = contains(r.output, "no CUDA device");
+    std::string sanitizer_output;
+    const int logs_read = add_runner_logs(run.tool, sanitizer_log_dir(spec.log_file, run.tool),
+                                          run.summary, sanitizer_output);
+    const StreamParse tests = parse_gtest_stream(t < parts.size() ? parts[t] : std::string());
+    int failed = 0, passed = 0;
+    for (const TestOutcome& outcome : tests.finished) {
+      if (outcome.result == TestResult::kFailed) ++failed;
+      if (outcome.result == TestResult::kPassed) ++passed;
+    }
+    run.tests_passed = tests.completed && failed == 0 && passed > 0 && !tests.in_progress;
+    // A process that stopped early spoils the repetition it was in and those after it; the
+    // ones it finished stand.
+    const bool finished = tests.completed && !tests.in_progress;
+    if (!r.exited() && !finished) {
+      run.problem = t < parts.size() ? r.describe()
+                                     : "not reached: the checker stopped during " +
+                                           spec.tools[parts.empty() ? 0 : parts.size() - 1] + " (" +
+                                           r.describe() + ")";
+    } else if (!run.summary.found) {
+      run.problem = fmt::format("no summary from the lab's process ({} log{}; {})", logs_read,
+                                logs_read == 1 ? "" : "s", r.describe());
+    } else if (!tests.completed) {
+      run.problem = "the tests under it did not finish";
+    }
+    run.ran = run.summary.found && (r.exited() || finished);
+    run.excerpt = first_problems(sanitizer_output);
   }
-  run.tests_passed = tests.completed && failed == 0 && passed > 0 && !tests.in_progress;
-  if (!r.exited()) {
-    run.problem = r.describe();
-  } else if (!run.summary.found) {
-    run.problem = fmt::format("no summary from the lab's process ({} log{}; {})", logs_read,
-                              logs_read == 1 ? "" : "s", r.describe());
-  } else if (!tests.completed) {
-    run.problem = "the tests under it did not finish";
-  }
-  run.ran = run.summary.found && r.exited();
-  run.excerpt = first_problems(sanitizer_output);
-  return run;
+  return runs;
 }
 
 }  // namespace reduce::grade

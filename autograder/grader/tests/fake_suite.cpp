@@ -52,6 +52,8 @@ TEST_F(Fake, Misbehaves) {
   if (m == "flood")
     for (;;) std::printf("flood flood flood flood flood flood flood flood flood flood\n");
   if (m == "exit") std::exit(0);
+  static int runs = 0;  // the second run crashes: a checker that dies in its second repetition
+  if (m == "crash_again" && ++runs == 2) std::raise(SIGSEGV);
   if (m == "sticky") {
     g_poisoned = true;
     FAIL() << "CUDA error cudaErrorIllegalAddress (an illegal memory access was encountered) in "

@@ -57,64 +57,128 @@ fs::path fake_sanitizer(const fs::path& dir) {
   return script;
 }
 
-/// A checker that does what a real one does under the sanitizer: it starts its lab runner with
-/// REDUCE_RUNNER_PREFIX in front (here: writes the log that compute-sanitizer would write).
+/// A checker that does what a real one does under the sanitizer: for each repetition of its
+/// tests it starts a lab runner under that repetition's tool
+/// (REDUCE_RUNNER_REPETITION_PREFIXES). Here it writes, up front, the log that each tool would
+/// write: racecheck finds hazards, the other tools nothing.
 fs::path fake_checker(const fs::path& dir) {
   const fs::path script = dir / "fake-checker";
-  write_file(script,
-             "#!/bin/sh\n"
-             "log=$(printf '%s' \"$REDUCE_RUNNER_PREFIX\" | tr '\\037' '\\n' | "
-             "sed -n '/^--log-file$/{n;p}' | sed 's/%n/1/')\n"
-             "printf '%s\\n' '========= COMPUTE-SANITIZER' "
-             "'========= Warning: Race reported between Read access at 0x1 in sum.cu:42' "
-             "'========= RACECHECK SUMMARY: 5 hazards displayed (0 errors, 5 warnings)' > \"$log\"\n"
-             "exec " REDUCE_GRADE_FAKE_SUITE " \"$@\"\n");
+  write_file(
+      script,
+      "#!/bin/sh\n"
+      "printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_PREFIXES\" | tr '\\036' '\\n' |\n"
+      "while IFS= read -r words; do\n"
+      "  tool=$(printf '%s' \"$words\" | tr '\\037' '\\n' | sed -n '/^--tool$/{n;p}')\n"
+      "  log=$(printf '%s' \"$words\" | tr '\\037' '\\n' | sed -n '/^--log-file$/{n;p}' |"
+      " sed 's/%n/1/')\n"
+      "  if [ \"$tool\" = racecheck ]; then\n"
+      "    printf '%s\\n' '========= COMPUTE-SANITIZER' "
+      "'========= Warning: Race reported between Read access at 0x1 in sum.cu:42' "
+      "'========= RACECHECK SUMMARY: 5 hazards displayed (0 errors, 5 warnings)' > \"$log\"\n"
+      "  else\n"
+      "    printf '%s\\n' '========= COMPUTE-SANITIZER' '========= ERROR SUMMARY: 0 errors'"
+      " > \"$log\"\n"
+      "  fi\n"
+      "done\n"
+      "exec " REDUCE_GRADE_FAKE_SUITE " \"$@\"\n");
   ::chmod(script.c_str(), 0755);
   return script;
 }
 
-SanitizerSpec spec_for(const fs::path& dir, const std::string& filter) {
+SanitizerSpec spec_for(const fs::path& dir, const std::string& filter,
+                       std::vector<std::string> tools = {"racecheck"}) {
   SanitizerSpec spec;
   spec.sanitizer = "/bin/true";
-  spec.tool = "racecheck";
+  spec.tools = std::move(tools);
   spec.checker = fake_checker(dir);
   spec.filter = filter;
   spec.timeout_s = 30;
   spec.output_cap = 1 << 20;
-  spec.log_file = dir / "racecheck.log";
+  spec.log_file = dir / "sanitizer.log";
   return spec;
 }
 
 TEST(SanitizerRun, HazardsMakeItUnclean) {
   const fs::path dir = make_temp_dir("reduce-grade-san-");
-  const SanitizerRun run = run_sanitizer(spec_for(dir, "Fake.Passes:Fake.After1"));
+  const std::vector<SanitizerRun> runs = run_sanitizer(spec_for(dir, "Fake.Passes:Fake.After1"));
+  ASSERT_EQ(runs.size(), 1u);
+  const SanitizerRun& run = runs[0];
   EXPECT_TRUE(run.ran) << run.problem;
   EXPECT_TRUE(run.tests_passed);
   EXPECT_EQ(run.summary.problems(), 5);
   EXPECT_FALSE(run.clean());
   EXPECT_TRUE(contains(run.describe(), "racecheck: 5 hazards (0 errors, 5 warnings)"));
   EXPECT_TRUE(contains(run.excerpt, "Race reported"));
-  EXPECT_TRUE(contains(read_file(sanitizer_log_dir(dir / "racecheck.log") / "runner-1.log"),
-                       "RACECHECK SUMMARY"));
+  EXPECT_TRUE(
+      contains(read_file(sanitizer_log_dir(dir / "sanitizer.log", "racecheck") / "runner-1.log"),
+               "RACECHECK SUMMARY"));
+  remove_all_quietly(dir);
+}
+
+TEST(SanitizerRun, EachToolOfOneCheckerGetsItsOwnResult) {
+  const fs::path dir = make_temp_dir("reduce-grade-san-");
+  const std::vector<SanitizerRun> runs =
+      run_sanitizer(spec_for(dir, "Fake.Passes:Fake.After1", {"memcheck", "racecheck"}));
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].tool, "memcheck");
+  EXPECT_TRUE(runs[0].clean()) << runs[0].problem;
+  EXPECT_EQ(runs[1].tool, "racecheck");
+  EXPECT_TRUE(runs[1].ran) << runs[1].problem;
+  EXPECT_TRUE(runs[1].tests_passed);
+  EXPECT_EQ(runs[1].summary.problems(), 5);
+  EXPECT_TRUE(runs[0].excerpt.empty()) << "memcheck must not show racecheck's findings";
   remove_all_quietly(dir);
 }
 
 TEST(SanitizerRun, FailingTestsUnderTheToolMakeItUnclean) {
   const fs::path dir = make_temp_dir("reduce-grade-san-");
-  const SanitizerRun run = run_sanitizer(spec_for(dir, "Fake.Fails"));
-  EXPECT_FALSE(run.tests_passed);
-  EXPECT_FALSE(run.clean());
+  const std::vector<SanitizerRun> runs =
+      run_sanitizer(spec_for(dir, "Fake.Fails", {"memcheck", "synccheck"}));
+  ASSERT_EQ(runs.size(), 2u);
+  for (const SanitizerRun& run : runs) {
+    EXPECT_FALSE(run.tests_passed) << run.tool;
+    EXPECT_FALSE(run.clean()) << run.tool;
+  }
   remove_all_quietly(dir);
+}
+
+TEST(SanitizerRun, ACheckerThatDiesSpoilsOnlyTheToolsItDidNotFinish) {
+  const fs::path dir = make_temp_dir("reduce-grade-san-");
+  SanitizerSpec spec =
+      spec_for(dir, "Fake.Passes:Fake.Misbehaves", {"memcheck", "racecheck", "synccheck"});
+  spec.env = {{"FAKE_MODE", "crash_again"}};
+  const std::vector<SanitizerRun> runs = run_sanitizer(spec);
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_TRUE(runs[0].clean()) << runs[0].problem;
+  EXPECT_FALSE(runs[1].ran);
+  EXPECT_TRUE(contains(runs[1].problem, "SIGSEGV")) << runs[1].problem;
+  EXPECT_FALSE(runs[2].ran);
+  EXPECT_TRUE(contains(runs[2].problem, "not reached: the checker stopped during racecheck"))
+      << runs[2].problem;
+  remove_all_quietly(dir);
+}
+
+TEST(SanitizerRun, RepetitionsAreSplitAtGoogleTestsMarks) {
+  const std::string output =
+      "Note: Google Test filter = *\n\nRepeating all tests (iteration 1) . . .\n\n[ OK ] A\n"
+      "\nRepeating all tests (iteration 2) . . .\n\n[ OK ] B\n";
+  const std::vector<std::string> parts = split_repetitions(output, 2);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_TRUE(contains(parts[0], "[ OK ] A"));
+  EXPECT_FALSE(contains(parts[0], "[ OK ] B"));
+  EXPECT_TRUE(contains(parts[1], "[ OK ] B"));
+  EXPECT_EQ(split_repetitions(output, 1), std::vector<std::string>{output});
 }
 
 TEST(SanitizerRun, MissingToolIsAProblemNotACrash) {
   SanitizerSpec spec;
   spec.checker = REDUCE_GRADE_FAKE_SUITE;
-  spec.tool = "memcheck";
+  spec.tools = {"memcheck"};
   spec.filter = "*";
-  const SanitizerRun run = run_sanitizer(spec);
-  EXPECT_FALSE(run.ran);
-  EXPECT_TRUE(contains(run.problem, "compute-sanitizer not found"));
+  const std::vector<SanitizerRun> runs = run_sanitizer(spec);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(runs[0].ran);
+  EXPECT_TRUE(contains(runs[0].problem, "compute-sanitizer not found"));
 }
 
 }  // namespace

@@ -155,11 +155,11 @@ RunnerOptions RunnerOptions::from_environment() {
   RunnerOptions o;
   o.library = env_or("REDUCE_LAB_LIBRARY", "");
   o.runner = env_or("REDUCE_LAB_RUNNER", REDUCE_DEFAULT_RUNNER);
-  const auto words = [](const std::string& text) {
+  const auto split = [](const std::string& text, char separator) {
     std::vector<std::string> out;
     std::string word;
     for (char c : text) {
-      if (c == '\x1f') {
+      if (c == separator) {
         if (!word.empty()) out.push_back(word);
         word.clear();
       } else {
@@ -169,8 +169,11 @@ RunnerOptions RunnerOptions::from_environment() {
     if (!word.empty()) out.push_back(word);
     return out;
   };
-  o.prefix = words(env_or("REDUCE_RUNNER_PREFIX", ""));
+  o.prefix = split(env_or("REDUCE_RUNNER_PREFIX", ""), '\x1f');
+  for (const std::string& list : split(env_or("REDUCE_RUNNER_REPETITION_PREFIXES", ""), '\x1e'))
+    o.repetition_prefixes.push_back(split(list, '\x1f'));
   o.call_timeout_s = std::stod(env_or("REDUCE_CALL_TIMEOUT_S", "120"));
+  o.exit_grace_s = std::stod(env_or("REDUCE_RUNNER_EXIT_GRACE_S", "1"));
   o.output_cap = std::stoull(env_or("REDUCE_RUNNER_OUTPUT_CAP", std::to_string(4u << 20)));
   return o;
 }
@@ -204,6 +207,10 @@ void RemoteLab::start() {
                       std::strerror(errno));
   // The prefix: the sandbox, then a sanitizer (which starts inside it).
   std::vector<std::string> words = options_.prefix;
+  if (static_cast<std::size_t>(repetition_) < options_.repetition_prefixes.size()) {
+    const std::vector<std::string>& more = options_.repetition_prefixes[repetition_];
+    words.insert(words.end(), more.begin(), more.end());
+  }
   for (std::string& w : words) {  // %n: this runner's number (one sanitizer log per runner)
     const auto at = w.find("%n");
     if (at != std::string::npos) w.replace(at, 2, std::to_string(starts_ + 1));
@@ -250,6 +257,13 @@ void RemoteLab::start_early() {
   if (pid_ < 0) start();
 }
 
+void RemoteLab::begin_repetition(int repetition) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (repetition == repetition_) return;
+  stop();
+  repetition_ = repetition;
+}
+
 void RemoteLab::stop() {
   for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
   timed_inputs_.clear();
@@ -257,7 +271,8 @@ void RemoteLab::stop() {
   ::close(socket_);  // the runner reads end-of-file and exits
   socket_ = -1;
   int status = 0;
-  for (int i = 0; i < 50 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i)
+  for (const double deadline = now_ms() + options_.exit_grace_s * 1e3;
+       ::waitpid(pid_, &status, WNOHANG) == 0 && now_ms() < deadline;)
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   ::kill(-pid_, SIGKILL);  // the runner and anything it started in its group
   ::waitpid(pid_, &status, 0);

@@ -36,7 +36,7 @@ struct SanitizerRun {
   bool no_gpu = false;        ///< "no CUDA device"
   std::string problem;        ///< why it did not run or did not finish (else empty)
   std::string excerpt;        ///< the first reported problems, for the student
-  double seconds = 0;         ///< wall-clock time
+  double seconds = 0;         ///< wall-clock time of the checker (shared by its tools)
   std::string log;            ///< log file
   std::string unconfined;     ///< why the lab's process ran unconfined (empty: as the others)
 
@@ -46,33 +46,39 @@ struct SanitizerRun {
   std::string describe() const;
 };
 
-/// One sanitizer run: a checker whose lab runner starts under compute-sanitizer.
+/// One checker process whose tests run once per tool, its lab runner under compute-sanitizer.
 struct SanitizerSpec {
   std::filesystem::path sanitizer;  ///< compute-sanitizer
-  std::string tool;                 ///< memcheck, racecheck, synccheck, initcheck
+  std::vector<std::string> tools;   ///< memcheck, racecheck, synccheck, initcheck
   std::filesystem::path checker;    ///< the checker binary (course code; not sanitized itself)
   std::vector<std::string> args;    ///< the checker's lab arguments (--lab=...)
   std::string filter;               ///< GoogleTest filter (small sizes)
   std::vector<std::pair<std::string, std::string>> env;  ///< the checker's environment
   std::vector<std::string> runner_prefix;         ///< the sandbox in front of the sanitizer, if any
-  double timeout_s = 300;                         ///< wall-clock limit
+  double timeout_s = 300;                         ///< wall-clock limit per tool
   std::size_t output_cap = std::size_t{4} << 20;  ///< output cap of the checker
-  std::filesystem::path log_file;  ///< the checker's log; the sanitizer's go to `STEM.runner/`
+  std::filesystem::path log_file;  ///< the checker's log; the sanitizer's go to `STEM.<tool>/`
 };
 
-/// Runs the checker with `compute-sanitizer --tool <tool>` in front of its lab runner (so only
-/// the lab's process is sanitized), and reads the sanitizer's own log files, one per runner
-/// started. The checker's output says whether the tests under it passed. The sanitizer starts
-/// inside \p spec.runner_prefix (the sandbox, in which the report folder's logs/ is writable);
-/// should the two not go together on this host, the run is repeated unconfined and
-/// SanitizerRun::unconfined says so.
-SanitizerRun run_sanitizer(const SanitizerSpec& spec);
+/// Runs the checker once with its tests repeated for each tool of \p spec, the lab runner of
+/// repetition k under `compute-sanitizer --tool <tools[k]>` (so only the lab's process is
+/// sanitized, and one checker context serves every tool), and reads the sanitizer's own log
+/// files, one per runner started. The checker's output of each repetition says whether the tests
+/// under that tool passed. The sanitizer starts inside \p spec.runner_prefix (the sandbox, in
+/// which the report folder's logs/ is writable); should the two not go together on this host,
+/// the run is repeated unconfined and SanitizerRun::unconfined says so. One result per tool.
+std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec);
 
 /// One run of run_sanitizer(), as \p spec says.
-SanitizerRun run_sanitizer_once(const SanitizerSpec& spec);
+std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec);
 
-/// The folder where run_sanitizer() has compute-sanitizer write its logs for \p log_file.
-std::filesystem::path sanitizer_log_dir(const std::filesystem::path& log_file);
+/// The folder where run_sanitizer() has compute-sanitizer write the logs of \p tool.
+std::filesystem::path sanitizer_log_dir(const std::filesystem::path& log_file,
+                                        const std::string& tool);
+
+/// A checker's output cut at GoogleTest's "Repeating all tests" lines: one part per repetition
+/// that started (\p count <= 1: the whole output).
+std::vector<std::string> split_repetitions(const std::string& output, std::size_t count);
 
 /// compute-sanitizer from PATH, else $CUDA_HOME/bin or /usr/local/cuda/bin; empty when absent.
 std::filesystem::path find_compute_sanitizer();

@@ -34,13 +34,19 @@ struct RunnerOptions {
   std::string library;              ///< the lab library to load
   std::string runner;               ///< the reduce_lab_runner executable
   std::vector<std::string> prefix;  ///< commands in front of the runner (sandbox, sanitizer)
-  double call_timeout_s = 120;      ///< one request's wall-clock limit
+  /// Words put after `prefix` in each repetition of the checker's tests (--gtest_repeat), one
+  /// list per repetition: one checker process runs its tests under several sanitizer tools.
+  std::vector<std::vector<std::string>> repetition_prefixes;
+  double call_timeout_s = 120;  ///< one request's wall-clock limit
+  /// How long a stopped runner may take to exit before it is killed. A sanitizer writes its
+  /// summary as the runner exits, which takes seconds when many processes share the machine.
+  double exit_grace_s = 1;
   std::size_t output_cap = std::size_t{4} << 20;  ///< bytes of runner output before "flood"
 
   /// Options from the environment: REDUCE_LAB_LIBRARY, REDUCE_LAB_RUNNER (default: the runner
   /// built with the course), REDUCE_RUNNER_PREFIX (words separated by ASCII 0x1F),
-  /// REDUCE_CALL_TIMEOUT_S and
-  /// REDUCE_RUNNER_OUTPUT_CAP.
+  /// REDUCE_RUNNER_REPETITION_PREFIXES (lists separated by ASCII 0x1E, their words by 0x1F),
+  /// REDUCE_CALL_TIMEOUT_S, REDUCE_RUNNER_EXIT_GRACE_S and REDUCE_RUNNER_OUTPUT_CAP.
   static RunnerOptions from_environment();
 };
 
@@ -99,6 +105,11 @@ class RemoteLab {
   /// Stops the runner (it is started again by the next call).
   void stop();
 
+  /// From now on runners start with RunnerOptions::repetition_prefixes[\p repetition] after
+  /// the prefix; the runner of an earlier repetition is stopped. Repetitions beyond the list
+  /// add nothing.
+  void begin_repetition(int repetition);
+
   /// Runners started so far (1 + restarts).
   int starts() const { return starts_; }
 
@@ -119,6 +130,7 @@ class RemoteLab {
   pid_t pid_ = -1;
   int socket_ = -1;
   int starts_ = 0;
+  int repetition_ = 0;            // the entry of repetition_prefixes in use
   double started_ms_ = 0;         // when the runner now running was started
   bool first_reply_due_ = false;  // it has not answered yet (its start-up is timed to then)
   std::unique_ptr<Output> output_;
