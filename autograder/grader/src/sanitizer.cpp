@@ -163,11 +163,9 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
     std::error_code ec;
     fs::remove_all(logs, ec);
     fs::create_directories(logs, ec);
-    std::vector<std::string> words = spec.runner_prefix;
-    for (const std::string& word :
-         {spec.sanitizer.string(), std::string("--tool"), tool, std::string("--print-limit"),
-          std::string("5"), std::string("--log-file"), (logs / "runner-%n.log").string()})
-      words.push_back(word);
+    const std::vector<std::string> words = {
+        spec.sanitizer.string(),          "--tool", tool, "--print-limit", "5", "--log-file",
+        (logs / "runner-%n.log").string()};
     if (!repetitions.empty()) repetitions += '\x1e';
     repetitions += join(words, "\x1f");
   }
@@ -178,6 +176,8 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
   ps.argv.push_back("--gtest_filter=" + spec.filter);
   ps.argv.push_back("--gtest_repeat=" + std::to_string(spec.tools.size()));
   ps.env = spec.env;
+  // The sandbox first (this spec's, which replaces the environment's), then the tool.
+  ps.env.emplace_back("REDUCE_RUNNER_PREFIX", join(spec.runner_prefix, "\x1f"));
   ps.env.emplace_back("REDUCE_RUNNER_REPETITION_PREFIXES", repetitions);
   // The sanitizer's summary comes as the runner exits: a runner killed early leaves none, and
   // the run would lose its point for want of a summary. The test timeout still bounds it all.

@@ -66,6 +66,7 @@ fs::path fake_checker(const fs::path& dir) {
   write_file(
       script,
       "#!/bin/sh\n"
+      "printf '%s\\n' \"$REDUCE_RUNNER_PREFIX\" > \"$(dirname \"$0\")/prefix.txt\"\n"
       "printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_PREFIXES\" | tr '\\036' '\\n' |\n"
       "while IFS= read -r words; do\n"
       "  tool=$(printf '%s' \"$words\" | tr '\\037' '\\n' | sed -n '/^--tool$/{n;p}')\n"
@@ -117,8 +118,12 @@ TEST(SanitizerRun, HazardsMakeItUnclean) {
 
 TEST(SanitizerRun, EachToolOfOneCheckerGetsItsOwnResult) {
   const fs::path dir = make_temp_dir("reduce-grade-san-");
-  const std::vector<SanitizerRun> runs =
-      run_sanitizer(spec_for(dir, "Fake.Passes:Fake.After1", {"memcheck", "racecheck"}));
+  SanitizerSpec spec = spec_for(dir, "Fake.Passes:Fake.After1", {"memcheck", "racecheck"});
+  // The sandbox comes once, from the spec: it replaces the one in the checker's environment.
+  spec.runner_prefix = {"/usr/bin/env"};
+  spec.env = {{"REDUCE_RUNNER_PREFIX", "the-environment's-sandbox"}};
+  const std::vector<SanitizerRun> runs = run_sanitizer(spec);
+  EXPECT_EQ(read_file(dir / "prefix.txt"), "/usr/bin/env\n");
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].tool, "memcheck");
   EXPECT_TRUE(runs[0].clean()) << runs[0].problem;
