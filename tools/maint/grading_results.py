@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Keeps the grader's measured runs in docs/results/grading.json and writes the paragraphs of
 docs/grader.md that quote them (between <!-- grading:begin --> and <!-- grading:end -->,
-<!-- planted:begin --> and <!-- planted:end -->, and <!-- class:begin --> and <!-- class:end -->).
+<!-- planted:begin --> and <!-- planted:end -->, <!-- class:begin --> and <!-- class:end -->,
+and <!-- batch:begin --> and <!-- batch:end -->).
 
   tools/maint/grading_results.py add-grade OUT/gradeN.log OUT/grade-solutionsN/report.json \
       --commit SHA [--parallel-checks 8] [--note TEXT]
   tools/maint/grading_results.py add-planted OUT/planted.log OUT/planted --commit SHA
+  tools/maint/grading_results.py add-batch OUT/batch/gpus-0_1 --commit SHA [--note TEXT]
   tools/maint/grading_results.py render
 
 A grade log is reduce-grade's terminal output (timestamped progress lines); a run cut off before
@@ -98,6 +100,69 @@ def add_planted(args):
     save(data)
 
 
+def add_batch(args):
+    """One `batch` run of gpu_check.sh's batch step (a run cut off has no wall_s file)."""
+    from batch_compare import fractions_by_gpu, read_run  # the same folder
+    folder = pathlib.Path(args.folder)
+    if not (folder / "wall_s").exists():
+        (folder / "wall_s").write_text("nan")
+    run = read_run(folder)
+    reports = list(run["reports"].values())
+    entry = {
+        "commit": args.commit, "note": args.note, "gpus": run["gpus"],
+        "gpu": reports[0]["gpu"] if reports else "", "date": reports[0]["started_at"][:10] if reports else "",
+        "copies": args.copies, "graded": len(run["gradebook"]),
+        "wall_s": None if run["wall_s"] != run["wall_s"] else run["wall_s"],
+        "build_s_median": median([r["build_seconds"] for r in reports]),
+        "graded_s_median": median([r["graded_seconds"] for r in reports]),
+        "totals": [f"{row['total']}/{row['max']}" for row in run["gradebook"]],
+        "fractions": fractions_by_gpu(run),
+    }
+    data = load()
+    data.setdefault("batches", []).append(entry)
+    save(data)
+
+
+def batch_block(batches):
+    """The batch runs' table, and the fractions per GPU of the run on several GPUs that graded
+    the most submissions (the newest of those)."""
+    if not batches:
+        return "No batch run is recorded yet."
+    rows = ["| date | GPU (each of the host's) | commit | --gpus | submissions | wall s | s per submission "
+            "| build s (median) | graded s (median) | totals |",
+            "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for b in batches:
+        wall = "cut off" if b["wall_s"] is None else f"{b['wall_s']:g}"
+        per = "-" if b["wall_s"] is None else f"{b['wall_s'] / b['graded']:.1f}"
+        rows.append(f"| {b['date']} | {b['gpu']} | {b['commit'][:7]} | {b['gpus'] or '-'} "
+                    f"| {b['graded']} of {b['copies']} | {wall} | {per} | {b['build_s_median']:g} "
+                    f"| {b['graded_s_median']:g} | {', '.join(sorted(set(b['totals'])))} |")
+    notes = [f"- {b['commit'][:7]}, --gpus {b['gpus'] or '-'}: {b['note']}" for b in batches if b.get("note")]
+    text = "\n".join(rows + ([""] + notes if notes else []))
+    multi = [b for b in batches if len({d for per in b["fractions"].values() for d in per}) > 1]
+    if multi:
+        b = max(reversed(multi), key=lambda b: b["graded"])  # most submissions, then newest
+        devices = sorted({d for per in b["fractions"].values() for d in per})
+        table = [f"Fractions of the ceiling per GPU in the run at {b['commit'][:7]} with --gpus "
+                 f"{b['gpus']} (median over the submissions graded on that GPU):", "",
+                 "| lab | " + " | ".join(f"GPU {d}" for d in devices) + " | apart |",
+                 "| --- | " + " | ".join("---:" for _ in devices) + " | ---: |"]
+        for lab in sorted(b["fractions"]):
+            per = b["fractions"][lab]
+            medians = [median(per[d]) if d in per else None for d in devices]
+            present = [m for m in medians if m is not None]
+            apart = (max(present) - min(present)) / min(present) if len(present) > 1 else 0.0
+            table.append(f"| {lab} | " + " | ".join("-" if m is None else f"{m:.4f}" for m in medians)
+                         + f" | {100 * apart:.1f} % |")
+        text += "\n\n" + "\n".join(table)
+    return text
+
+
+def median(xs):
+    xs = sorted(xs)
+    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
+
+
 def replace_block(text, name, body):
     begin, end = f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
     head, rest = text.split(begin, 1)
@@ -131,6 +196,8 @@ def render(_args):
     text = replace_block(text, "planted", "\n".join(planted_rows))
     if "<!-- class:begin -->" in text:
         text = replace_block(text, "class", class_estimate(data["grades"]))
+    if "<!-- batch:begin -->" in text:
+        text = replace_block(text, "batch", batch_block(data.get("batches", [])))
     DOC.write_text(text)
 
 
@@ -174,6 +241,12 @@ def main():
     p.add_argument("--gpu", default="")
     p.add_argument("--date", required=True)
     p.set_defaults(run=add_planted)
+    b = sub.add_parser("add-batch")
+    b.add_argument("folder")
+    b.add_argument("--commit", required=True)
+    b.add_argument("--copies", type=int, required=True)
+    b.add_argument("--note", default="")
+    b.set_defaults(run=add_batch)
     r = sub.add_parser("render")
     r.set_defaults(run=render)
     args = parser.parse_args()

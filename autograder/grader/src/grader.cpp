@@ -3,6 +3,7 @@
 #include <reduce_grade/grader.hpp>
 #include <reduce_grade/isolation.hpp>
 #include <reduce_grade/library_check.hpp>
+#include <reduce_grade/pipeline.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/sanitizer.hpp>
 #include <reduce_grade/staging.hpp>
@@ -40,18 +41,6 @@ bool all_skipped_no_gpu(const std::vector<SuiteRun>& runs) {
   for (const SuiteRun& r : runs)
     if (!r.no_gpu || r.passed() > 0 || r.failed() > 0) return false;
   return true;
-}
-
-/// One lock per GPU of this grader: the tests and sanitizer runs of several submissions may
-/// share a GPU (shared), while a benchmark, or a rerun that needs the GPU to itself, has it
-/// alone (unique). batch --gpus 0,0 grades two submissions at once on GPU 0 this way.
-std::shared_mutex& gpu_lock(const std::string& device) {
-  static std::mutex guard;
-  static std::map<std::string, std::unique_ptr<std::shared_mutex>> locks;
-  std::lock_guard<std::mutex> lock(guard);
-  std::unique_ptr<std::shared_mutex>& entry = locks[device];
-  if (!entry) entry = std::make_unique<std::shared_mutex>();
-  return *entry;
 }
 
 /// Whether a lab's suites hung and whether any test failed, from the suites run so far.
@@ -847,10 +836,10 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
       g.tag, g.progress};
   bool cuda_missing = false;
   {
-    const std::shared_lock<std::shared_mutex> sharing(gpu_lock(o.cuda_device));
+    const std::shared_lock<TimingLock> sharing(host_timing_lock());
     cuda_missing = !check_labs(g.p, runnable, context);
   }
-  const std::unique_lock<std::shared_mutex> alone(gpu_lock(o.cuda_device));
+  const std::unique_lock<TimingLock> alone(host_timing_lock());
   if (cuda_missing) {
     // nvidia-smi saw a GPU but CUDA does not: grade as without a GPU.
     g.gpu = false;
@@ -907,7 +896,7 @@ void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
   const std::vector<BenchTarget> targets = bench_targets(g, runnable);
   if (targets.empty()) return;
   const GradeOptions& o = g.p.options;
-  const std::unique_lock<std::shared_mutex> alone(gpu_lock(o.cuda_device));
+  const std::unique_lock<TimingLock> alone(host_timing_lock());
   g.progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", g.tag, targets.size(),
                               g.rubric.performance.size));
   std::map<std::string, PerfFacts> perf =

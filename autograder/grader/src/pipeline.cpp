@@ -7,6 +7,42 @@
 #include <thread>
 
 namespace reduce::grade {
+
+void TimingLock::lock() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ++waiting_alone_;
+  changed_.wait(lock, [&] { return !alone_ && sharing_ == 0; });
+  --waiting_alone_;
+  alone_ = true;
+}
+
+void TimingLock::unlock() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    alone_ = false;
+  }
+  changed_.notify_all();
+}
+
+void TimingLock::lock_shared() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  changed_.wait(lock, [&] { return !alone_ && waiting_alone_ == 0; });
+  ++sharing_;
+}
+
+void TimingLock::unlock_shared() {
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    --sharing_;
+  }
+  changed_.notify_all();
+}
+
+TimingLock& host_timing_lock() {
+  static TimingLock lock;
+  return lock;
+}
+
 namespace {
 
 /// One submission's build, done ahead of its turn on a GPU.

@@ -9,12 +9,39 @@
 #include <reduce_grade/shared_course.hpp>
 #include <reduce_grade/util.hpp>
 
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace reduce::grade {
+
+/// The host's timing lock: the correctness steps of several submissions share it, and a
+/// benchmark holds it alone. A benchmark's clock is the host's as well as the GPU's: another
+/// submission's tests and sanitizer runs, on any GPU of the host, load the CPUs and stretch
+/// it (measured on two H100s of one host: 0 performance points for "clocks disagree", and
+/// fractions up to 10 % apart). A waiting benchmark goes before correctness steps that ask
+/// after it, so that benchmarks are not starved by a stream of submissions. Meets the
+/// SharedMutex requirements (std::shared_lock, std::unique_lock).
+class TimingLock {
+ public:
+  void lock();           ///< alone: waits for every holder, ahead of later shared requests
+  void unlock();         ///< ends lock()
+  void lock_shared();    ///< with other sharers; waits while a benchmark runs or waits
+  void unlock_shared();  ///< ends lock_shared()
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int sharing_ = 0;        // holders of lock_shared()
+  int waiting_alone_ = 0;  // lock() callers not yet in
+  bool alone_ = false;     // lock() is held
+};
+
+/// The one TimingLock of this process (every worker of a batch, whatever its GPU).
+TimingLock& host_timing_lock();
 
 /// What the pipeline asks of its caller; every callback runs under one lock, never two at once.
 struct PipelineCallbacks {
