@@ -20,6 +20,8 @@
 #        at SMALL_SIZES),
 #        BATCH_COPIES (whole-course copies of solutions/ in the batch step, default 8),
 #        BATCH_GPU_LISTS ("0,1 0": batch --gpus of each batch run, in order; "-" for the default),
+#        BATCH_BUDGET_S (a batch run is not started when the step's time so far plus the longest
+#        run so far would pass it, so that a call's time limit cuts no run; default: no limit),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
 #        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
@@ -210,14 +212,19 @@ if want batch; then
   "$G" batch "$subs" --only copy1 --labs 01 --out "$OUT/batch/warm-up" -j "$JOBS" "${course[@]}" \
     >"$OUT/batch/warm-up.log" 2>&1
   note "batch: course built (and lab 01 of one copy graded) in $(( $(stamp) - t0 ))s"
-  runs=()
+  runs=(); step_t0=$(stamp); longest=0
   for list in ${BATCH_GPU_LISTS:-0,1 0}; do
+    if [ -n "${BATCH_BUDGET_S:-}" ] && (( $(stamp) - step_t0 + longest > BATCH_BUDGET_S )); then
+      note "batch --gpus $list: not started (${BATCH_BUDGET_S}s budget; the longest run took ${longest}s)"
+      continue
+    fi
     run=$OUT/batch/gpus-${list//,/_}
     gpus=(); [ "$list" = - ] || gpus=(--gpus "$list")
     mkdir -p "$run"; t0=$(stamp)
     "$G" batch "$subs" --out "$run" -j "$JOBS" "${course[@]}" "${gpus[@]}" >"$run.log" 2>&1
     rc=$?
     echo $(( $(stamp) - t0 )) >"$run/wall_s"; echo "${list/-/}" >"$run/gpus"
+    (( $(cat "$run/wall_s") > longest )) && longest=$(cat "$run/wall_s")
     note "batch of ${BATCH_COPIES:-8} (--gpus $list): rc=$rc in $(cat "$run/wall_s")s"
     runs+=("$run")
   done
