@@ -192,6 +192,20 @@ TEST_F(ScoreTest, PerformanceCurveAndWrongTimedRuns) {
       contains(item(s, "performance").output, "3 timed benchmark runs returned a wrong sum"));
 }
 
+TEST_F(ScoreTest, ClocksThatDisagreeCostThePointsAndSayWhatToDo) {
+  LabFacts f = perfect();
+  f.perf.ran = false;
+  f.perf.problem =
+      "sum: clocks disagree: the lab's process reports 358.4 us per call, the grader's clock "
+      "563.5 us";
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+  const std::string& out = item(s, "performance").output;
+  EXPECT_TRUE(contains(out, "clocks disagree")) << out;
+  EXPECT_TRUE(contains(out, "if this one was busy, grade again")) << out;
+  EXPECT_FALSE(contains(out, "correctness gates performance")) << out;
+}
+
 TEST_F(ScoreTest, CustomPointsAndTotals) {
   lab_.points = Points{2, 6, 0, 1, 1};
   LabFacts f = perfect();
