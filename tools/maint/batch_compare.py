@@ -4,7 +4,7 @@
     tools/maint/batch_compare.py RUN_DIR...
 
 Each RUN_DIR is a `reduce-grade batch --out` folder with a `wall_s` file (the batch's wall time,
-written by tools/maint/gpu_check.sh) and a `gpus` file (the --gpus list, empty for the default).
+written by tools/maint/gpu_check.sh; none where the run was cut off) and a `gpus` file (the --gpus list, empty for the default).
 Prints, in Markdown:
   - per run: workers, submissions, wall time, seconds per submission, median build and graded
     seconds of one submission (report.json build_seconds / graded_seconds);
@@ -32,7 +32,8 @@ def read_run(folder: Path) -> dict:
     return {
         "name": folder.name,
         "gpus": gpus,
-        "wall_s": float((folder / "wall_s").read_text()),
+        # A run cut off before its end has no wall_s.
+        "wall_s": float((folder / "wall_s").read_text()) if (folder / "wall_s").exists() else None,
         "gradebook": gradebook,
         "reports": reports,
     }
@@ -55,6 +56,20 @@ def fractions_by_gpu(run: dict) -> dict:
     return out
 
 
+def fraction_rows(by_lab: dict):
+    """Per lab of fractions_by_gpu(): (lab, the GPUs, each GPU's median or None, the spread
+    between the GPUs' medians, the widest range on one GPU), both spreads relative."""
+    devices = sorted({d for per in by_lab.values() for d in per})
+    rows = []
+    for lab in sorted(by_lab):
+        medians = [statistics.median(by_lab[lab][d]) if d in by_lab[lab] else None for d in devices]
+        present = [m for m in medians if m is not None]
+        between = (max(present) - min(present)) / min(present) if len(present) > 1 else 0.0
+        within = max((max(v) - min(v)) / min(v) for v in by_lab[lab].values())
+        rows.append((lab, devices, medians, between, within))
+    return rows
+
+
 def main(folders: list) -> int:
     runs = [read_run(Path(f)) for f in folders]
     print("| --gpus | workers | submissions | wall s | s per submission | build s (median) | graded s (median) |")
@@ -64,14 +79,16 @@ def main(folders: list) -> int:
         workers = len(run["gpus"].split(",")) if run["gpus"] else 1
         builds = [r.get("build_seconds", 0) for r in run["reports"].values()]
         graded = [r.get("graded_seconds", 0) for r in run["reports"].values()]
-        print(f"| {run['gpus'] or '(default)'} | {workers} | {n} | {run['wall_s']:.0f} | "
-              f"{run['wall_s'] / max(n, 1):.1f} | {statistics.median(builds or [0]):.1f} | "
-              f"{statistics.median(graded or [0]):.1f} |")
+        wall = "cut off" if run["wall_s"] is None else f"{run['wall_s']:.0f}"
+        per = "-" if run["wall_s"] is None else f"{run['wall_s'] / max(n, 1):.1f}"
+        print(f"| {run['gpus'] or '(default)'} | {workers} | {n} | {wall} | {per} | "
+              f"{statistics.median(builds or [0]):.1f} | {statistics.median(graded or [0]):.1f} |")
     base = runs[0]
     if len(runs) > 1:
         print(f"\nbaseline for the speed-ups: --gpus {base['gpus'] or '(default)'}")
         for run in runs[1:]:
-            print(f"- --gpus {run['gpus'] or '(default)'}: {base['wall_s'] / run['wall_s']:.2f}x")
+            if base["wall_s"] and run["wall_s"]:
+                print(f"- --gpus {run['gpus'] or '(default)'}: {base['wall_s'] / run['wall_s']:.2f}x")
     agree = True
     for run in runs[1:]:
         if scores(run) != scores(base):
@@ -90,14 +107,10 @@ def main(folders: list) -> int:
         print("| lab | " + " | ".join(f"GPU {d}" for d in devices) + " | between GPUs | within one GPU |")
         print("| --- | " + " | ".join("---:" for _ in devices) + " | ---: | ---: |")
         worst = 0.0
-        for lab in sorted(by_lab):
-            medians = [statistics.median(by_lab[lab][d]) if d in by_lab[lab] else None for d in devices]
-            present = [m for m in medians if m is not None]
-            spread = (max(present) - min(present)) / min(present) if len(present) > 1 else 0.0
-            within = max((max(v) - min(v)) / min(v) for v in by_lab[lab].values())
-            worst = max(worst, spread)
+        for lab, _, medians, between, within in fraction_rows(by_lab):
+            worst = max(worst, between)
             cells = " | ".join(f"{m:.4f}" if m is not None else "-" for m in medians)
-            print(f"| {lab} | {cells} | {100 * spread:.1f} % | {100 * within:.1f} % |")
+            print(f"| {lab} | {cells} | {100 * between:.1f} % | {100 * within:.1f} % |")
         print(f"\nlargest spread between GPUs: {100 * worst:.1f} %")
     return 0 if agree else 1
 

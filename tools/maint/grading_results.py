@@ -102,17 +102,16 @@ def add_planted(args):
 
 def add_batch(args):
     """One `batch` run of gpu_check.sh's batch step (a run cut off has no wall_s file)."""
+    from statistics import median
+
     from batch_compare import fractions_by_gpu, read_run  # the same folder
-    folder = pathlib.Path(args.folder)
-    if not (folder / "wall_s").exists():
-        (folder / "wall_s").write_text("nan")
-    run = read_run(folder)
+    run = read_run(pathlib.Path(args.folder))
     reports = list(run["reports"].values())
     entry = {
         "commit": args.commit, "note": args.note, "gpus": run["gpus"],
         "gpu": reports[0]["gpu"] if reports else "", "date": reports[0]["started_at"][:10] if reports else "",
         "copies": args.copies, "graded": len(run["gradebook"]),
-        "wall_s": None if run["wall_s"] != run["wall_s"] else run["wall_s"],
+        "wall_s": run["wall_s"],
         "build_s_median": median([r["build_seconds"] for r in reports]),
         "graded_s_median": median([r["graded_seconds"] for r in reports]),
         "totals": [f"{row['total']}/{row['max']}" for row in run["gradebook"]],
@@ -141,26 +140,19 @@ def batch_block(batches):
     text = "\n".join(rows + ([""] + notes if notes else []))
     multi = [b for b in batches if len({d for per in b["fractions"].values() for d in per}) > 1]
     if multi:
+        from batch_compare import fraction_rows  # the same folder
         b = max(reversed(multi), key=lambda b: b["graded"])  # most submissions, then newest
-        devices = sorted({d for per in b["fractions"].values() for d in per})
+        rows = fraction_rows(b["fractions"])
+        devices = rows[0][1]
         table = [f"Fractions of the ceiling per GPU in the run at {b['commit'][:7]} with --gpus "
                  f"{b['gpus']} (median over the submissions graded on that GPU):", "",
                  "| lab | " + " | ".join(f"GPU {d}" for d in devices) + " | apart |",
                  "| --- | " + " | ".join("---:" for _ in devices) + " | ---: |"]
-        for lab in sorted(b["fractions"]):
-            per = b["fractions"][lab]
-            medians = [median(per[d]) if d in per else None for d in devices]
-            present = [m for m in medians if m is not None]
-            apart = (max(present) - min(present)) / min(present) if len(present) > 1 else 0.0
+        for lab, _, medians, between, _ in rows:
             table.append(f"| {lab} | " + " | ".join("-" if m is None else f"{m:.4f}" for m in medians)
-                         + f" | {100 * apart:.1f} % |")
+                         + f" | {100 * between:.1f} % |")
         text += "\n\n" + "\n".join(table)
     return text
-
-
-def median(xs):
-    xs = sorted(xs)
-    return (xs[(len(xs) - 1) // 2] + xs[len(xs) // 2]) / 2
 
 
 def replace_block(text, name, body):
