@@ -430,7 +430,7 @@ def graded_section(course, lab):
     for part in ("build", "tests", "hidden"):
         text = PART_TEXT[part]
         if part == "hidden" and points.get("hidden", 0) == 0:
-            text = "none: this lab has no hidden tests yet, so their points go to the public tests"
+            text = "none: the rubric gives this lab's hidden tests no points of their own"
         lines.append(f"| {part} | {points.get(part, 0):g} | {text} |")
     lines.append(f"| sanitizer | {points.get('sanitizer', 0):g} | {', '.join(tools)}: "
                  f"{share} each, for a run over small sizes that finds nothing |")
