@@ -276,7 +276,10 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   for (const OpPlan& plan : o.plans) {
     for (const std::string& t :
          {plan.public_tests ? fmt::format("reduce_{}_test", plan.op) : "",
-          o.hidden && plan.hidden_tests ? fmt::format("reduce_{}_hidden_test", plan.op) : ""})
+          o.hidden && plan.hidden_tests ? fmt::format("reduce_{}_hidden_test", plan.op) : "",
+          o.hidden && plan.public_tests && plan.hidden_tests
+              ? fmt::format("reduce_{}_graded_test", plan.op)
+              : ""})
       if (!t.empty() && std::find(targets.begin(), targets.end(), t) == targets.end())
         targets.push_back(t);
   }

@@ -26,14 +26,14 @@
 namespace reduce::grade {
 namespace {
 
-std::string suite_line(const SuiteRun& run) {
+std::string suite_line(const SuiteRun& run, bool with_time = true) {
   std::string text = fmt::format("{}/{} passed", run.passed(), run.counted());
   if (run.skipped() > 0) text += fmt::format(", {} skipped", run.skipped());
   if (run.timed_out) text += ", TIMED OUT";
   if (run.output_flood) text += ", OUTPUT FLOOD";
   if (run.crashed) text += ", crashed";
   if (run.attempts > 1) text += fmt::format(", {} runs", run.attempts);
-  return text + fmt::format(" ({:.1f} s)", run.seconds);
+  return with_time ? text + fmt::format(" ({:.1f} s)", run.seconds) : text;
 }
 
 bool all_skipped_no_gpu(const std::vector<SuiteRun>& runs) {
@@ -200,27 +200,60 @@ SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const
   return so;
 }
 
+/// The public and hidden suites of \p plan in one checker process (its graded checker).
+SuiteOptions graded_suite_options(const LabRunContext& c, const std::string& lab,
+                                  const OpPlan& plan) {
+  SuiteOptions so = suite_options(c, lab, plan, false);
+  so.binary = c.p.course->manifest.graded_checker(plan.op);
+  so.timeout_s = c.rubric.limits.test_timeout_s + c.rubric.limits.hidden_timeout_s;
+  so.log_stem = plan.op + "_graded";
+  return so;
+}
+
 /// One process of the correctness phase: a public or hidden suite of one of a lab's operations,
-/// or the public suite of an operation under every compute-sanitizer tool in turn. Its result
-/// goes to LabFacts::tests or hidden at \p slot (sanitizer: at tool * `sanitized` + \p slot), so
-/// the lists keep the plans' order however the steps finish.
+/// both at once (kGraded: one CUDA context and one runner start fewer), or the public suite of
+/// an operation under every compute-sanitizer tool in turn. Its result goes to LabFacts::tests
+/// or hidden at \p slot (kGraded: hidden at \p hidden_slot; sanitizer: at tool * `sanitized` +
+/// \p slot), so the lists keep the plans' order however the steps finish.
 struct CheckStep {
-  enum class Kind { kPublic, kHidden, kSanitizer };
+  enum class Kind { kPublic, kHidden, kGraded, kSanitizer };
   Kind kind = Kind::kPublic;
   std::size_t lab = 0;  ///< index into PreparedSubmission::labs
   OpPlan plan;
   std::size_t slot = 0;
-  std::size_t sanitized = 0;  ///< kSanitizer: how many of the lab's operations are sanitized
+  std::size_t sanitized = 0;    ///< kSanitizer: how many of the lab's operations are sanitized
+  std::size_t hidden_slot = 0;  ///< kGraded: where its hidden part goes in LabFacts::hidden
+
+  /// Runs the public tests, which may hold the largest inputs (limited by parallel_labs).
+  bool is_public() const { return kind == Kind::kPublic || kind == Kind::kGraded; }
 };
 
-/// The first steps of a lab: its public suites.
+/// True when \p plan's public and hidden suites run in one process.
+bool graded_together(const LabRunContext& c, const OpPlan& plan) {
+  return plan.public_tests && plan.hidden_tests &&
+         !c.p.course->manifest.graded_checker(plan.op).empty();
+}
+
+/// The first steps of a lab: its public suites (with its hidden ones where the course built
+/// them into one checker).
 std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRunContext& c) {
   std::error_code ec;
   fs::create_directories(c.logs / f.lab, ec);
   std::vector<CheckStep> steps;
-  for (const OpPlan& plan : lab_plans(c, f.lab))
-    if (plan.public_tests) steps.push_back({CheckStep::Kind::kPublic, index, plan, steps.size()});
+  std::size_t hidden_slot = 0;
+  for (const OpPlan& plan : lab_plans(c, f.lab)) {
+    if (plan.public_tests) {
+      CheckStep step{CheckStep::Kind::kPublic, index, plan, steps.size()};
+      if (graded_together(c, plan)) {
+        step.kind = CheckStep::Kind::kGraded;
+        step.hidden_slot = hidden_slot;
+      }
+      steps.push_back(step);
+    }
+    if (plan.hidden_tests) ++hidden_slot;
+  }
   f.tests.resize(steps.size());
+  f.hidden.resize(hidden_slot);
   if (steps.empty())
     f.tests_step = StepOutcome::not_applicable(
         "the course has no public test suite for this lab's operations");
@@ -235,8 +268,11 @@ std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunC
   f.hidden_exists =
       std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
   std::size_t slot = 0;
-  for (const OpPlan& plan : plans)
-    if (plan.hidden_tests) steps.push_back({CheckStep::Kind::kHidden, index, plan, slot++});
+  for (const OpPlan& plan : plans) {
+    if (!plan.hidden_tests) continue;
+    if (!graded_together(c, plan)) steps.push_back({CheckStep::Kind::kHidden, index, plan, slot});
+    ++slot;
+  }
   f.hidden.resize(slot);
   if (c.sanitizer.empty()) {
     f.sanitizer_step = StepOutcome::skipped(
@@ -268,6 +304,17 @@ void drop_after_hang(LabFacts& f) {
 /// Runs one step and stores its result in \p f.
 void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
   const bool multi = lab_plans(c, f.lab).size() > 1;
+  if (step.kind == CheckStep::Kind::kGraded) {
+    c.progress.line(fmt::format("{}{}: public and hidden tests ({})", c.tag, f.lab, step.plan.op));
+    SuiteRun run = run_gtest_suite(graded_suite_options(c, f.lab, step.plan));
+    run.op = step.plan.op;
+    auto [pub, hidden] = split_hidden(run);
+    c.progress.line(fmt::format("{}{}: public tests {}; hidden tests {}", c.tag, f.lab,
+                                suite_line(pub, false), suite_line(hidden)));
+    f.tests[step.slot] = std::move(pub);
+    f.hidden[step.hidden_slot] = std::move(hidden);
+    return;
+  }
   if (step.kind != CheckStep::Kind::kSanitizer) {
     const bool hidden = step.kind == CheckStep::Kind::kHidden;
     const char* which = hidden ? "hidden" : "public";
@@ -343,14 +390,14 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
       std::deque<CheckStep>::iterator next;
       changed.wait(lock, [&] {
         next = std::find_if(queue.begin(), queue.end(), [&](const CheckStep& s) {
-          return s.kind != CheckStep::Kind::kPublic || active_public < max_public;
+          return !s.is_public() || active_public < max_public;
         });
         return no_cuda || next != queue.end() || (queue.empty() && active == 0);
       });
       if (no_cuda || next == queue.end()) break;
       const CheckStep step = std::move(*next);
       queue.erase(next);
-      const bool is_public = step.kind == CheckStep::Kind::kPublic;
+      const bool is_public = step.is_public();
       ++active;
       active_public += is_public ? 1 : 0;
       lock.unlock();

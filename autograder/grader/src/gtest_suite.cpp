@@ -103,6 +103,11 @@ std::vector<std::string> parse_gtest_list(const std::string& output) {
 
 /// How the course's checkers mark a skip they decided themselves.
 const char* const kCheckerSkip = "[checker]";
+/// How a skip the checker did not decide reads once it is counted as a failure.
+const std::string kUnexplainedSkip =
+    "skipped without the checker deciding it (counted as failed): ";
+/// What a stub's "not implemented" failure says.
+const char* const kNotImplemented = "not implemented: see";
 
 StreamParse parse_gtest_stream(const std::string& output) {
   static const std::string kRun = "[ RUN      ] ";
@@ -330,6 +335,28 @@ Attempt run_attempt(const SuiteOptions& options, const std::vector<std::string>&
 
 }  // namespace
 
+bool is_hidden_test(const std::string& full_name) {
+  const std::string suite = full_name.substr(0, full_name.find('.'));
+  const auto slash = suite.rfind('/');
+  return starts_with(slash == std::string::npos ? suite : suite.substr(slash + 1), "Hidden");
+}
+
+std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run) {
+  SuiteRun parts[2] = {run, run};
+  for (SuiteRun& part : parts) {
+    part.tests.clear();
+    part.unexplained_skips = 0;
+    part.not_implemented = false;
+  }
+  for (const TestOutcome& o : run.tests) {
+    SuiteRun& part = parts[is_hidden_test(o.name) ? 1 : 0];
+    part.tests.push_back(o);
+    if (starts_with(o.message, kUnexplainedSkip)) ++part.unexplained_skips;
+    if (contains(o.message, kNotImplemented)) part.not_implemented = true;
+  }
+  return {std::move(parts[0]), std::move(parts[1])};
+}
+
 SuiteRun run_gtest_suite(const SuiteOptions& options) {
   SuiteRun run;
   const double start = now_seconds();
@@ -373,10 +400,10 @@ SuiteRun run_gtest_suite(const SuiteOptions& options) {
     // skip messages say "[checker]". Any other skip is one the lab could have provoked.
     if (o.result == TestResult::kSkipped && !contains(o.message, kCheckerSkip)) {
       o.result = TestResult::kFailed;
-      o.message = "skipped without the checker deciding it (counted as failed): " + o.message;
+      o.message = kUnexplainedSkip + o.message;
       ++run.unexplained_skips;
     }
-    if (contains(o.message, "not implemented: see")) run.not_implemented = true;
+    if (contains(o.message, kNotImplemented)) run.not_implemented = true;
     run.tests.push_back(o);
   }
   run.seconds = now_seconds() - start;

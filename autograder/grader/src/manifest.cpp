@@ -9,7 +9,12 @@ namespace reduce::grade {
 fs::path BuildManifest::checker(const std::string& op, bool hidden) const {
   const auto it = checkers.find(op);
   if (it == checkers.end()) return {};
-  return hidden ? it->second.second : it->second.first;
+  return hidden ? it->second.hidden_suite : it->second.public_suite;
+}
+
+fs::path BuildManifest::graded_checker(const std::string& op) const {
+  const auto it = checkers.find(op);
+  return it == checkers.end() ? fs::path() : it->second.graded;
 }
 
 fs::path BuildManifest::library(const std::string& lab, const std::string& op) const {
@@ -36,7 +41,8 @@ BuildManifest parse_manifest(const std::string& text, const fs::path& file) {
     m.contract_include_dir = j.at("contract_include_dir").get<std::string>();
     m.contract_headers = j.at("contract_headers").get<std::vector<std::string>>();
     for (const auto& [op, entry] : j.at("operations").items())
-      m.checkers[op] = {entry.value("public", std::string()), entry.value("hidden", std::string())};
+      m.checkers[op] = {entry.value("public", std::string()), entry.value("hidden", std::string()),
+                        entry.value("graded", std::string())};
     const nlohmann::json& trees = j.at("trees");
     const nlohmann::json* tree = trees.contains("submission") ? &trees.at("submission") : nullptr;
     if (tree == nullptr && !trees.empty()) tree = &trees.begin().value();

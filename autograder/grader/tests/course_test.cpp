@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include <unistd.h>
 
 namespace reduce::grade {
@@ -60,6 +62,29 @@ TEST(CourseLabs, TheRealCourse) {
     EXPECT_TRUE(fs::is_directory(course.root / "labs" / lab.folder)) << lab.folder;
     EXPECT_TRUE(fs::is_directory(course.root / "solutions" / lab.folder)) << lab.folder;
   }
+}
+
+// The grader splits a graded checker's results by suite name (is_hidden_test): every hidden
+// suite must be named Hidden*, and no public one.
+TEST(CourseSuites, OnlyTheHiddenSuitesAreNamedHidden) {
+  const fs::path root = REDUCE_GRADE_TEST_ROOT;
+  const std::regex declared(R"(\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\(\s*(\w+))");
+  int seen[2] = {0, 0};
+  for (const bool hidden : {false, true}) {
+    const fs::path dir = root / "autograder" / (hidden ? "hidden" : "tests");
+    for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
+      const std::string ext = e.path().extension().string();
+      if (ext != ".cu" && ext != ".cuh" && ext != ".hpp") continue;
+      const std::string text = read_file(e.path());
+      for (std::sregex_iterator m(text.begin(), text.end(), declared), end; m != end; ++m) {
+        ++seen[hidden];
+        EXPECT_EQ(starts_with((*m)[1].str(), "Hidden"), hidden)
+            << e.path().filename().string() << ": suite " << (*m)[1].str();
+      }
+    }
+  }
+  EXPECT_GT(seen[0], 20);
+  EXPECT_GT(seen[1], 10);
 }
 
 TEST(SelectLabs, NumbersNamesAndAll) {

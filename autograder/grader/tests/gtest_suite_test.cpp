@@ -101,6 +101,45 @@ TEST(GtestJson, StickyErrorsAndFilters) {
   EXPECT_EQ(gtest_filter_for({"A.b", "C/D.e/1"}), "A.b:C/D.e/1");
 }
 
+TEST(GtestHidden, TheSuitesOwnNameDecides) {
+  EXPECT_TRUE(is_hidden_test("HiddenSum.SentinelsAtRandomPlaces"));
+  EXPECT_TRUE(is_hidden_test("Sizes/HiddenLarge.ExactBeyondTwoToTheTwentyFour/33554431"));
+  EXPECT_FALSE(is_hidden_test("Sizes/SumExact.MatchesBitwise/33"));
+  EXPECT_FALSE(is_hidden_test("SumTest.HiddenSizes"));  // a test's name is not its suite
+  EXPECT_FALSE(is_hidden_test("Hidden/SumExact.MatchesBitwise/1"));  // nor is the prefix
+}
+
+TEST(GtestHidden, AGradedRunSplitsIntoItsTwoSuites) {
+  SuiteRun run;
+  run.ran = true;
+  run.attempts = 2;
+  run.seconds = 7.5;
+  run.timed_out = true;
+  run.tests = {
+      {"SumTest.EmptyInput", TestResult::kPassed, ""},
+      {"Sizes/HiddenLarge.Exact/7", TestResult::kFailed, "not implemented: see labs/04"},
+      {"HiddenSum.Sentinels", TestResult::kFailed,
+       "skipped without the checker deciding it (counted as failed): GTEST_SKIP"},
+      {"Sizes/SumExact.MatchesBitwise/33", TestResult::kFailed, "off by one"},
+  };
+  const auto [pub, hidden] = split_hidden(run);
+  ASSERT_EQ(pub.tests.size(), 2u);
+  ASSERT_EQ(hidden.tests.size(), 2u);
+  EXPECT_EQ(pub.tests[1].name, "Sizes/SumExact.MatchesBitwise/33");
+  EXPECT_EQ(pub.passed(), 1);
+  EXPECT_EQ(hidden.failed(), 2);
+  EXPECT_FALSE(pub.not_implemented);
+  EXPECT_TRUE(hidden.not_implemented);
+  EXPECT_EQ(pub.unexplained_skips, 0);
+  EXPECT_EQ(hidden.unexplained_skips, 1);
+  for (const SuiteRun* part : {&pub, &hidden}) {  // what the process did belongs to both
+    EXPECT_TRUE(part->ran);
+    EXPECT_TRUE(part->timed_out);
+    EXPECT_EQ(part->attempts, 2);
+    EXPECT_DOUBLE_EQ(part->seconds, 7.5);
+  }
+}
+
 TEST(GtestSuite, NormalRunCountsPassedFailedSkipped) {
   const SuiteRun run = run_fake("");
   ASSERT_TRUE(run.ran) << run.problem;

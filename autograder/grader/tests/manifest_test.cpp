@@ -14,7 +14,7 @@ constexpr const char* kManifest = R"({
   "runner": "/b/bin/reduce_lab_runner",
   "bench": "",
   "operations": {
-    "sum": {"public": "/b/bin/sum_test", "hidden": "/b/bin/sum_hidden_test", "export_object": "x.o"},
+    "sum": {"public": "/b/bin/sum_test", "hidden": "/b/bin/sum_hidden_test", "graded": "/b/bin/sum_graded_test", "export_object": "x.o"},
     "sum_deterministic": {"public": "/b/bin/sum_deterministic_test", "hidden": "", "export_object": "y.o"}
   },
   "trees": {
@@ -32,6 +32,8 @@ TEST(BuildManifest, PathsComeFromTheManifest) {
   EXPECT_EQ(m.checker("sum", true), "/b/bin/sum_hidden_test");
   EXPECT_TRUE(m.checker("sum_deterministic", true).empty());
   EXPECT_TRUE(m.checker("argmax", false).empty());
+  EXPECT_EQ(m.graded_checker("sum"), "/b/bin/sum_graded_test");
+  EXPECT_TRUE(m.graded_checker("sum_deterministic").empty());  // an older manifest has none
   EXPECT_EQ(m.library("14_atomic_max", "maximum"), "/b/submission/lib/lib14_atomic_max_maximum.so");
   EXPECT_TRUE(m.library("14_atomic_max", "atomic_max").empty());
   ASSERT_EQ(m.contract_header_paths().size(), 2u);

@@ -267,7 +267,10 @@ void RemoteLab::begin_repetition(int repetition) {
 void RemoteLab::stop() {
   for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
   timed_inputs_.clear();
-  if (pid_ < 0) return;
+  if (pid_ < 0) {
+    retired_.clear();
+    return;
+  }
   ::close(socket_);  // the runner reads end-of-file and exits
   socket_ = -1;
   int status = 0;
@@ -278,6 +281,7 @@ void RemoteLab::stop() {
   ::waitpid(pid_, &status, 0);
   pid_ = -1;
   output_.reset();
+  retired_.clear();  // no process maps them any more
 }
 
 void RemoteLab::fail(const std::string& what) {
@@ -293,6 +297,7 @@ Reply RemoteLab::request(Request& rq) {
   // queued on the GPU: the lab's process must not start before they land.
   cuda(cudaDeviceSynchronize(), "finishing the checker's own work before the call");
   if (pid_ < 0) start();
+  rq.forget_buffers = retired_.empty() ? 0 : 1;
   const double deadline = now_ms() + options_.call_timeout_s * 1e3;
   const char* p = reinterpret_cast<const char*>(&rq);
   for (std::size_t left = sizeof rq; left > 0;) {
@@ -334,6 +339,7 @@ Reply RemoteLab::request(Request& rq) {
     ::waitpid(pid_, &status, 0);
     const std::string how = describe_status(status);
     pid_ = -1;
+    retired_.clear();
     const std::string printed = output_ ? output_->last_lines() : std::string();
     output_.reset();
     ::close(socket_);
@@ -342,6 +348,7 @@ Reply RemoteLab::request(Request& rq) {
                       (printed.empty() ? "" : "\nit printed (last lines):\n" + printed));
   }
   if (reply.version != kProtocolVersion) fail("the lab's process answered out of protocol");
+  retired_.clear();  // the runner unmapped them before it answered
   reply.message[sizeof reply.message - 1] = '\0';
   if (first_reply_due_) {  // where a test's time goes: a runner's start is most of a short test's
     first_reply_due_ = false;
@@ -441,15 +448,14 @@ void RemoteLab::check_guards(const std::string& op, std::size_t n) {
 }
 
 /// A guarded workspace of at least \p bytes. The runner maps persistent buffers once and keeps
-/// them, and a new allocation may get the old one's handle: a runner that may hold the old
-/// workspace is stopped. Before any workspace exists it holds none, so the first allocation
-/// never costs a second start.
+/// them, so an outgrown workspace it may still map is not freed yet (freeing memory another
+/// process maps is undefined, and a new allocation could get the old one's handle): the next
+/// request tells the runner to unmap what it keeps, and the old workspace is freed once it
+/// answers. The runner keeps running, with the timed inputs it holds.
 void RemoteLab::ensure_workspace(std::size_t bytes) {
   if (workspace_ && workspace_->fits(bytes)) return;
-  const bool runner_may_hold_it = workspace_ != nullptr && pid_ >= 0;
-  workspace_.reset();
+  if (workspace_ && pid_ >= 0) retired_.push_back(std::move(workspace_));
   workspace_ = std::make_unique<Guarded>(bytes, 0);
-  if (runner_may_hold_it) stop();
 }
 
 void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, void* out,
@@ -562,10 +568,7 @@ TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, i
   std::lock_guard<std::mutex> lock(mutex_);
   const std::size_t rb = result_bytes(kOperations[index].kind);
   if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
-  if (!workspace_ || !workspace_->fits(ws)) {  // no restart: the runner holds the timed inputs
-    workspace_.reset();
-    workspace_ = std::make_unique<Guarded>(ws, 0);
-  }
+  ensure_workspace(ws);
   out_->arm(rb);
   workspace_->arm(ws);
   Request rq;

@@ -93,6 +93,12 @@ class Mappings {
     return static_cast<char*>(base) + ref.offset;
   }
 
+  /// Unmaps every buffer kept from earlier requests (the checker is about to free one).
+  void forget() {
+    for (auto& [key, base] : persistent_) cudaIpcCloseMemHandle(base);
+    persistent_.clear();
+  }
+
   /// Unmaps what this request mapped for itself.
   void end_request() {
     for (void* base : transient_) cudaIpcCloseMemHandle(base);
@@ -304,6 +310,7 @@ int main(int argc, char** argv) {
     } else if (rq.command == Command::kQuit) {
       return 0;
     } else {
+      if (rq.forget_buffers) maps.forget();
       try {
         if (stream == nullptr)
           check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");

@@ -78,6 +78,15 @@ std::string condense_failure(const std::string& message);
 /// Lists, runs and, where useful, reruns one GoogleTest binary.
 SuiteRun run_gtest_suite(const SuiteOptions& options);
 
+/// True when the test \p full_name belongs to a hidden suite: its suite's own name (after an
+/// instantiation prefix such as "Sizes/") starts with "Hidden", e.g. "Sizes/HiddenLarge.Exact/7".
+bool is_hidden_test(const std::string& full_name);
+
+/// The run of a graded checker (public and hidden suites in one binary) as two runs: its public
+/// tests and its hidden tests (is_hidden_test). Both keep the run's process facts (problem,
+/// timeouts, attempts, time, logs); the counts and the stub's mark follow each part's tests.
+std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run);
+
 /// Full test names from the output of --gtest_list_tests, in order.
 std::vector<std::string> parse_gtest_list(const std::string& output);
 

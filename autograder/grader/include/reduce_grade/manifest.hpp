@@ -23,13 +23,22 @@ struct BuildManifest {
   std::vector<std::filesystem::path> host_compilers;  ///< the C++ compilers (empty ones left out)
   std::filesystem::path contract_include_dir;  ///< the folder of the contract headers' copies
   std::vector<std::string> contract_headers;   ///< e.g. "reduce/lab.cuh"
-  /// Checker binaries per operation: (public, hidden); an empty path where none is configured.
-  std::map<std::string, std::pair<std::filesystem::path, std::filesystem::path>> checkers;
+  /// The checker binaries of one operation; an empty path where none is configured.
+  struct Checkers {
+    std::filesystem::path public_suite;  ///< the public tests (what students run)
+    std::filesystem::path hidden_suite;  ///< the hidden tests
+    std::filesystem::path graded;        ///< both in one binary (hidden: suites named Hidden*)
+  };
+  /// Checker binaries per operation.
+  std::map<std::string, Checkers> checkers;
   /// Lab libraries of the tree "submission" (or the first tree): (lab, op) to the library.
   std::map<std::pair<std::string, std::string>, std::filesystem::path> libraries;
 
   /// The public (or hidden) checker of \p op; empty when none is configured.
   std::filesystem::path checker(const std::string& op, bool hidden) const;
+  /// The checker of \p op that runs its public and hidden suites in one process; empty when
+  /// none is configured.
+  std::filesystem::path graded_checker(const std::string& op) const;
   /// The library of \p lab's \p op; empty when the build has none.
   std::filesystem::path library(const std::string& lab, const std::string& op) const;
   /// The contract headers' copies, as absolute paths.

@@ -18,7 +18,7 @@
 namespace reduce::remote {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 5;
+inline constexpr std::uint32_t kProtocolVersion = 6;
 
 /// What a lab entry point produces.
 enum class ResultKind : std::uint32_t {
@@ -96,6 +96,9 @@ struct Request {
   /// (n floats) into it on the lab's stream, and gives the lab that copy, so the input is ready
   /// only for work ordered after it on that stream.
   std::uint32_t stage_input = 0;
+  /// 1: before anything else, unmap every buffer kept mapped from earlier requests; the checker
+  /// frees one of them (a workspace it outgrew) once this request is answered.
+  std::uint32_t forget_buffers = 0;
   BufferRef inputs[kMaxInputs];  ///< input arrays
   BufferRef out;                 ///< the result slot; for kApply, *address (never poisoned)
   BufferRef aux;                 ///< the workspace; for kApply, old_values

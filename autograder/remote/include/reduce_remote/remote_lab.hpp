@@ -135,6 +135,9 @@ class RemoteLab {
   bool first_reply_due_ = false;  // it has not answered yet (its start-up is timed to then)
   std::unique_ptr<Output> output_;
   std::unique_ptr<Guarded> out_, workspace_, capture_;
+  // Workspaces outgrown while the runner may still map them: freed once a request with
+  // Request::forget_buffers has been answered (or the runner stopped), never before.
+  std::vector<std::unique_ptr<Guarded>> retired_;
   std::vector<void*> timed_inputs_;  // the runner's inputs, mapped here
   bool stage_inputs_ = false;
 };
