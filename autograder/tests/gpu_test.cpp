@@ -3,12 +3,18 @@
 #include <reduce/cuda_check.cuh>
 #include <reduce/generators.hpp>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 namespace reduce::testing {
 
@@ -61,6 +67,40 @@ std::string memory_shortfall(std::size_t bytes) {
                 "%sthe GPU has %.1f GiB in total; this test needs %.1f GiB and a %.1f GiB margin",
                 kSkipPrefix, gib(total_bytes), gib(bytes), gib(kDeviceMemoryMargin));
   return text;
+}
+
+MemoryLease::MemoryLease(std::size_t bytes) {
+  const char* spec = std::getenv("REDUCE_MEMORY_SLOTS");
+  if (spec == nullptr) return;
+  const std::string text = spec;
+  const auto colon = text.rfind(':');
+  const int slots = colon == std::string::npos ? 0 : std::atoi(text.c_str() + colon + 1);
+  if (slots < 1) return;
+  const std::string dir = text.substr(0, colon);
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    for (int k = 0; k < slots; ++k) {
+      const std::string path = dir + "/slot-" + std::to_string(k);
+      const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      if (fd < 0) return;  // no slots to be had: run without one rather than not at all
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
+        fd_ = fd;
+        const double waited =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (waited > 0.1)
+          std::fprintf(stderr,
+                       "[ memory   ] waited %.2f s for one of %d large-memory slots (%.1f GiB)\n",
+                       waited, slots, static_cast<double>(bytes) / (1u << 30));
+        return;
+      }
+      ::close(fd);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+MemoryLease::~MemoryLease() {
+  if (fd_ >= 0) ::close(fd_);  // closing the file releases its lock
 }
 
 DeviceBuffer<float> constant(std::size_t n, float value) {

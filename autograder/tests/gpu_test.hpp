@@ -35,8 +35,10 @@
 
 /// Skips the current test unless the GPU's total memory (a property of the hardware, not of
 /// what anything else holds at the moment) has room for \p bytes and a margin. On a GPU large
-/// enough the test runs, and an allocation that then fails is a failure.
+/// enough the test runs, and an allocation that then fails is a failure. For the rest of the
+/// test it holds one of the grader's large-memory slots (MemoryLease), once per test body.
 #define REDUCE_REQUIRE_DEVICE_MEMORY(bytes)                                           \
+  const ::reduce::testing::MemoryLease reduce_memory_lease_(bytes);                   \
   do {                                                                                \
     const std::string reduce_shortfall_ = ::reduce::testing::memory_shortfall(bytes); \
     if (!reduce_shortfall_.empty()) GTEST_SKIP() << reduce_shortfall_;                \
@@ -105,6 +107,22 @@ inline constexpr std::size_t kDeviceMemoryMargin = std::size_t{1} << 30;
 /// the GPU has 15.6 GiB in total; this test needs 8.0 GiB and a 1.0 GiB margin". Deliberately
 /// blind to free memory and to the lab's workspace size, which a lab controls.
 std::string memory_shortfall(std::size_t bytes);
+
+/// One of the grader's large-memory slots, held while it lives: REDUCE_MEMORY_SLOTS="DIR:N"
+/// names N lock files in DIR (slot-0 ... slot-N-1) shared by every checker of a grading, so
+/// that at most N tests at once hold inputs of several GiB while the other checkers' smaller
+/// tests run beside them. Without the variable (a student's own run) it holds nothing.
+class MemoryLease {
+ public:
+  /// Waits for a free slot (tests that need \p bytes of inputs; printed when it waited).
+  explicit MemoryLease(std::size_t bytes);
+  ~MemoryLease();
+  MemoryLease(const MemoryLease&) = delete;
+  MemoryLease& operator=(const MemoryLease&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 /// Writes \p v to element \p i of a device array; returns once it has landed.
 inline void set_element(float* device, std::size_t i, float v) {

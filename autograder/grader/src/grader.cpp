@@ -205,7 +205,9 @@ SuiteOptions graded_suite_options(const LabRunContext& c, const std::string& lab
                                   const OpPlan& plan) {
   SuiteOptions so = suite_options(c, lab, plan, false);
   so.binary = c.p.course->manifest.graded_checker(plan.op);
-  so.timeout_s = c.rubric.limits.test_timeout_s + c.rubric.limits.hidden_timeout_s;
+  // The larger limit, not the sum: the hidden suites add seconds to a run, and a lab that hangs
+  // would otherwise hold its slot for both limits.
+  so.timeout_s = std::max(c.rubric.limits.test_timeout_s, c.rubric.limits.hidden_timeout_s);
   so.log_stem = plan.op + "_graded";
   return so;
 }
@@ -224,7 +226,7 @@ struct CheckStep {
   std::size_t sanitized = 0;    ///< kSanitizer: how many of the lab's operations are sanitized
   std::size_t hidden_slot = 0;  ///< kGraded: where its hidden part goes in LabFacts::hidden
 
-  /// Runs the public tests, which may hold the largest inputs (limited by parallel_labs).
+  /// Runs the public tests (whose results decide whether the lab hung or has a GPU at all).
   bool is_public() const { return kind == Kind::kPublic || kind == Kind::kGraded; }
 };
 
@@ -353,11 +355,11 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
 }
 
 /// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
-/// at once, of which at most parallel_labs public suites (the ones that may hold 2^31-element
-/// inputs). Every step is queued at the start, the public suites first (labs with more
-/// operations, then serial-order labs, since their suites take longest), so that the hidden
-/// suites and the sanitizer runs fill the slots the public suites leave. A lab whose public
-/// suite hangs loses its queued steps. Returns false when the tests say there is no CUDA device
+/// at once; within them, at most parallel_labs tests at once hold inputs of several GiB (the
+/// checkers share that many large-memory slots, REDUCE_MEMORY_SLOTS). Every step is queued at
+/// the start, the public suites first (labs with more operations, then serial-order labs, since
+/// their suites take longest), so that the sanitizer runs fill the slots the public suites
+/// leave. A lab whose public suite hangs loses its queued steps. Returns false when the tests say there is no CUDA device
 /// after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
                 const LabRunContext& c) {
@@ -379,19 +381,16 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   for (std::size_t i : order)
     for (CheckStep& s : other_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
   const Limits& limits = c.rubric.limits;
-  const std::size_t max_public = static_cast<std::size_t>(std::max(1, limits.parallel_labs));
   std::mutex mutex;
   std::condition_variable changed;
-  std::size_t active = 0, active_public = 0;
+  std::size_t active = 0;
   bool no_cuda = false;
   auto worker = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     for (;;) {
       std::deque<CheckStep>::iterator next;
       changed.wait(lock, [&] {
-        next = std::find_if(queue.begin(), queue.end(), [&](const CheckStep& s) {
-          return !s.is_public() || active_public < max_public;
-        });
+        next = queue.begin();
         return no_cuda || next != queue.end() || (queue.empty() && active == 0);
       });
       if (no_cuda || next == queue.end()) break;
@@ -399,12 +398,10 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
       queue.erase(next);
       const bool is_public = step.is_public();
       ++active;
-      active_public += is_public ? 1 : 0;
       lock.unlock();
       run_step(step, p.labs[step.lab], c);
       lock.lock();
       --active;
-      active_public -= is_public ? 1 : 0;
       LabFacts& f = p.labs[step.lab];
       if (is_public) {
         if (--public_left[step.lab] == 0 && all_skipped_no_gpu(f.tests)) no_cuda = true;
@@ -871,6 +868,13 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   env.emplace_back("REDUCE_SEED", std::to_string(g.p.seed));
   env.emplace_back("REDUCE_CALL_TIMEOUT_S", "60");
   if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
+  // The large-memory slots (MemoryLease in autograder/tests/gpu_test.hpp): lock files in the
+  // build folder, which the lab's sandbox does not show, so no lab can hold one.
+  std::error_code ec;
+  const fs::path slots = g.p.build_dir / "memory-slots";
+  fs::create_directories(slots, ec);
+  env.emplace_back("REDUCE_MEMORY_SLOTS",
+                   fmt::format("{}:{}", slots.string(), std::max(1, g.rubric.limits.parallel_labs)));
   const fs::path sanitizer = g.gpu ? find_compute_sanitizer() : fs::path();
   std::vector<std::size_t> runnable;
   for (std::size_t i = 0; i < g.p.labs.size(); ++i) {

@@ -43,7 +43,7 @@ struct Limits {
   std::size_t output_cap_bytes = std::size_t{4} << 20;  ///< output kept per run; more is a flood
   int max_restarts = 3;  ///< reruns of a test binary after a crash or a sticky CUDA error
   /// Public test suites running at once (each may hold two copies of a 2^31-element input).
-  int parallel_labs = 4;
+  int parallel_labs = 3;
   /// Processes of the correctness phase at once: hidden suites and sanitizer runs (small inputs)
   /// fill the slots the public suites leave.
   int parallel_checks = 8;
