@@ -254,8 +254,7 @@ std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRun
     }
     if (plan.hidden_tests) ++hidden_slot;
   }
-  f.tests.resize(steps.size());
-  f.hidden.resize(hidden_slot);
+  f.tests.resize(steps.size());  // f.hidden: sized by other_steps, queued before any step runs
   if (steps.empty())
     f.tests_step = StepOutcome::not_applicable(
         "the course has no public test suite for this lab's operations");
@@ -359,8 +358,8 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
 /// checkers share that many large-memory slots, REDUCE_MEMORY_SLOTS). Every step is queued at
 /// the start, the public suites first (labs with more operations, then serial-order labs, since
 /// their suites take longest), so that the sanitizer runs fill the slots the public suites
-/// leave. A lab whose public suite hangs loses its queued steps. Returns false when the tests say there is no CUDA device
-/// after all.
+/// leave. A lab whose public suite hangs loses its queued steps. Returns false when the tests say
+/// there is no CUDA device after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
                 const LabRunContext& c) {
   std::vector<std::size_t> order = runnable;
@@ -873,8 +872,8 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   std::error_code ec;
   const fs::path slots = g.p.build_dir / "memory-slots";
   fs::create_directories(slots, ec);
-  env.emplace_back("REDUCE_MEMORY_SLOTS",
-                   fmt::format("{}:{}", slots.string(), std::max(1, g.rubric.limits.parallel_labs)));
+  env.emplace_back("REDUCE_MEMORY_SLOTS", fmt::format("{}:{}", slots.string(),
+                                                      std::max(1, g.rubric.limits.parallel_labs)));
   const fs::path sanitizer = g.gpu ? find_compute_sanitizer() : fs::path();
   std::vector<std::size_t> runnable;
   for (std::size_t i = 0; i < g.p.labs.size(); ++i) {
