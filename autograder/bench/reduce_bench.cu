@@ -334,6 +334,9 @@ struct Impl {
   bool checks_result = true;  // false for the probe, whose output is no result
   bool on_host = false;
   std::shared_ptr<reduce::remote::RemoteLab> remote;  // a graded lab: calls go to its runner
+  /// The graded lab whose row comes right after this one: its runner starts as this row's
+  /// samples end, so that its start overlaps this runner's exit (no lab runs during samples).
+  std::shared_ptr<reduce::remote::RemoteLab> next_remote;
 };
 
 /// Rotating inputs for one (operation, size) with their expected results.
@@ -418,9 +421,19 @@ bool check_result(const Operation& op, std::int64_t bits, double expected, Row& 
   return ok;
 }
 
+/// The runner of the previous graded row, told to exit but maybe not gone yet: every row waits
+/// for it before its own samples, so that no lab's process is alive while another is timed.
+std::shared_ptr<reduce::remote::RemoteLab> g_exiting_runner;
+
+void finish_exiting_runner() {
+  if (g_exiting_runner) g_exiting_runner->stop();
+  g_exiting_runner.reset();
+}
+
 void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
   Row& row = g_rows[{impl.op->name, n, impl.name}];
   try {
+    finish_exiting_runner();
     Inputs& in = inputs_for(*impl.op, n);
     reduce::Stream stream;
     reduce::L2Flush l2;
@@ -481,8 +494,8 @@ int timed_input_count(std::size_t n) {
 /// round trip and a copy back, is then a few percent of it); samples stop after kMinSamples and
 /// kMinSeconds, or at kMaxSamples, or once a slow lab has had kEnoughSeconds and 3 samples.
 constexpr double kRequestMs = 10.0;
-constexpr int kMinSamples = 5, kMaxSamples = 30;
-constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.5;
+constexpr int kMinSamples = 5, kMaxSamples = 20;
+constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.0;
 
 /// A graded lab: each sample is one request to its runner, one call per distinct input, timed
 /// by this process's clock; every call's result is the copy captured in stream order right
@@ -521,6 +534,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     int wrong = 0;
     const std::size_t rb = result_bytes(op);
     double seconds = 0;
+    finish_exiting_runner();
     const double setup_s = seconds_since(started);
     const auto sampling = std::chrono::steady_clock::now();
     for (auto _ : state) {
@@ -546,12 +560,14 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
       state.SetIterationTime(median(samples) * 1e-3);
     }
     const double sampling_s = seconds_since(sampling);
-    const auto stopping = std::chrono::steady_clock::now();
-    impl.remote->stop();  // frees the runner's inputs
-    // Where a row's wall time goes: runner start, allocation and warm-up; samples; stop.
+    // The runner exits (and frees its inputs) while the next row's runner starts.
+    impl.remote->begin_stop();
+    g_exiting_runner = impl.remote;
+    if (impl.next_remote) impl.next_remote->start_early();
+    // Where a row's wall time goes: runner start (unless started early), allocation, warm-up
+    // and the previous runner's exit; samples.
     state.counters["setup_s"] = setup_s;
     state.counters["sampling_s"] = sampling_s;
-    state.counters["stop_s"] = seconds_since(stopping);
     const double bytes = static_cast<double>(n) * sizeof(float);
     row.median_us = median(samples) * 1e3;
     row.gbps = bytes / (row.median_us * 1e-6) / 1e9;
@@ -577,7 +593,8 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
       state.SkipWithError(row.status.c_str());
     }
   } catch (const std::exception& e) {
-    if (impl.remote) impl.remote->stop();
+    finish_exiting_runner();
+    impl.remote->stop();
     row.status = e.what();
     state.SkipWithError(e.what());
   }
@@ -585,6 +602,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
 
 void bench_host(benchmark::State& state, const Operation& op, std::size_t n) {
   Row& row = g_rows[{op.name, n, "cpu"}];
+  finish_exiting_runner();
   Inputs& in = inputs_for(op, n);
   const std::vector<float> host = in.device[0].to_host();  // outside the clock
   std::vector<double> samples;
@@ -822,6 +840,9 @@ int main(int argc, char** argv) {
       if (lab.op == &op) impls.push_back(lab);
     impls.push_back({&op, "cpu", nullptr, nullptr, true, /*on_host=*/true});
   }
+  for (std::size_t i = 0; i + 1 < impls.size(); ++i)
+    if (impls[i].remote && impls[i + 1].remote && impls[i].op == impls[i + 1].op)
+      impls[i].next_remote = impls[i + 1].remote;
 
   for (const Operation& op : kOperations) {
     for (std::size_t n : sizes) {
@@ -846,6 +867,7 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::RunSpecifiedBenchmarks();
+  finish_exiting_runner();
   print_tables(sizes, impls, gpu);
   benchmark::Shutdown();
   return 0;

@@ -38,11 +38,11 @@
 /// enough the test runs, and an allocation that then fails is a failure. For the rest of the
 /// test it holds one of the grader's large-memory slots (MemoryLease), once per test body.
 #define REDUCE_REQUIRE_DEVICE_MEMORY(bytes)                                           \
-  const ::reduce::testing::MemoryLease reduce_memory_lease_(bytes);                   \
   do {                                                                                \
     const std::string reduce_shortfall_ = ::reduce::testing::memory_shortfall(bytes); \
     if (!reduce_shortfall_.empty()) GTEST_SKIP() << reduce_shortfall_;                \
-  } while (0)
+  } while (0);                                                                        \
+  const ::reduce::testing::MemoryLease reduce_memory_lease_(bytes)
 
 namespace reduce::testing {
 

@@ -218,8 +218,7 @@ void RemoteLab::start() {
   words.push_back(options_.runner);
   words.push_back(options_.library);
   std::vector<std::string> env_words;
-  for (const char* name : {"PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER",
-                           "HOME", "TMPDIR", "LANG"})
+  for (const char* name : kRunnerEnvironment)
     if (const char* v = std::getenv(name)) env_words.push_back(std::string(name) + "=" + v);
   std::vector<char*> argv, envp;
   for (std::string& w : words) argv.push_back(w.data());
@@ -264,19 +263,26 @@ void RemoteLab::begin_repetition(int repetition) {
   repetition_ = repetition;
 }
 
-void RemoteLab::stop() {
+void RemoteLab::begin_stop() {
   for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
   timed_inputs_.clear();
+  if (socket_ < 0) return;
+  ::close(socket_);  // the runner reads end-of-file and exits
+  socket_ = -1;
+  stop_begun_ms_ = now_ms();
+}
+
+void RemoteLab::stop() {
+  begin_stop();
   if (pid_ < 0) {
     retired_.clear();
     return;
   }
-  ::close(socket_);  // the runner reads end-of-file and exits
-  socket_ = -1;
   int status = 0;
-  for (const double deadline = now_ms() + options_.exit_grace_s * 1e3;
+  // The grace counts from begin_stop(): a runner told to exit earlier has had part of it.
+  for (const double deadline = stop_begun_ms_ + options_.exit_grace_s * 1e3;
        ::waitpid(pid_, &status, WNOHANG) == 0 && now_ms() < deadline;)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   ::kill(-pid_, SIGKILL);  // the runner and anything it started in its group
   ::waitpid(pid_, &status, 0);
   pid_ = -1;
@@ -296,6 +302,7 @@ Reply RemoteLab::request(Request& rq) {
   // This process's copies and memsets (inputs, staged outputs, armed guards) may still be
   // queued on the GPU: the lab's process must not start before they land.
   cuda(cudaDeviceSynchronize(), "finishing the checker's own work before the call");
+  if (pid_ >= 0 && socket_ < 0) stop();  // told to exit (begin_stop): wait, then start anew
   if (pid_ < 0) start();
   rq.forget_buffers = retired_.empty() ? 0 : 1;
   const double deadline = now_ms() + options_.call_timeout_s * 1e3;

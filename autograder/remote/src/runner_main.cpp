@@ -18,10 +18,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -280,6 +282,15 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   return reply;
 }
 
+/// Drops every environment variable but kRunnerEnvironment (what a sanitizer added).
+void keep_only_runner_environment() {
+  std::vector<std::pair<std::string, std::string>> kept;
+  for (const char* name : kRunnerEnvironment)
+    if (const char* value = std::getenv(name)) kept.emplace_back(name, value);
+  clearenv();
+  for (const auto& [name, value] : kept) setenv(name.c_str(), value.c_str(), 1);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -291,12 +302,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   const int sock = kRunnerSocketFd;
+  // The CUDA context now, while the checker makes its own (its first request would wait for it).
+  // A failure here is not sticky: the first request meets and reports it. A sanitizer attaches
+  // here, so the variables it needed can go before the lab is loaded.
+  (void)cudaFree(nullptr);
+  keep_only_runner_environment();
   Lab lab;
   lab.handle = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (lab.handle == nullptr) lab.load_error = dlerror();
-  // The CUDA context now, while the checker makes its own (its first request would wait for it).
-  // A failure here is not sticky: the first request meets and reports it.
-  (void)cudaFree(nullptr);
 
   cudaStream_t stream = nullptr;
   Mappings maps;

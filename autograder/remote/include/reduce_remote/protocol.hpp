@@ -141,4 +141,11 @@ struct Reply {
 /// The file descriptor on which a runner finds its socket.
 inline constexpr int kRunnerSocketFd = 3;
 
+/// The only environment variables a runner keeps: the checker starts it with these alone, and
+/// the runner drops whatever a sanitizer in front of it added (LD_PRELOAD,
+/// CUDA_INJECTION64_PATH...) before it loads the lab, so the lab cannot tell it is watched.
+inline constexpr const char* kRunnerEnvironment[] = {
+    "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "HOME", "TMPDIR",
+    "LANG"};
+
 }  // namespace reduce::remote

@@ -105,6 +105,10 @@ class RemoteLab {
   /// Stops the runner (it is started again by the next call).
   void stop();
 
+  /// Tells the runner to exit and returns without waiting: its exit (freeing its memory and
+  /// context) overlaps whatever the caller does next. stop() or the next call waits for it.
+  void begin_stop();
+
   /// From now on runners start with RunnerOptions::repetition_prefixes[\p repetition] after
   /// the prefix; the runner of an earlier repetition is stopped. Repetitions beyond the list
   /// add nothing.
@@ -132,6 +136,7 @@ class RemoteLab {
   int starts_ = 0;
   int repetition_ = 0;            // the entry of repetition_prefixes in use
   double started_ms_ = 0;         // when the runner now running was started
+  double stop_begun_ms_ = 0;      // when it was told to exit (begin_stop)
   bool first_reply_due_ = false;  // it has not answered yet (its start-up is timed to then)
   std::unique_ptr<Output> output_;
   std::unique_ptr<Guarded> out_, workspace_, capture_;
