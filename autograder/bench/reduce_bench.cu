@@ -513,6 +513,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     // Arrays beyond the rotating ones start as copies and differ after the first change.
     const int count = timed_input_count(n);
     const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(n, count);
+    const double allocated_s = seconds_since(started);
     std::vector<Expected> expected;
     for (int b = 0; b < count; ++b) {
       REDUCE_CUDA_CHECK(cudaMemcpy(inputs[b], in.device[b % kRotation].data(), n * sizeof(float),
@@ -521,6 +522,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     }
     std::mt19937_64 rng(run_seed() ^ 0x6A09E667F3BCC909ull ^ n);
     change_all(op, n, inputs, expected, rng);
+    const double filled_s = seconds_since(started);
     DeviceBuffer<std::int64_t> capture(count);
     const std::string entry = op.name;
     // Warm-up: one call tells how many fit in a request; a fast lab then reads every input once.
@@ -534,6 +536,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     int wrong = 0;
     const std::size_t rb = result_bytes(op);
     double seconds = 0;
+    const double warmed_s = seconds_since(started);
     finish_exiting_runner();
     const double setup_s = seconds_since(started);
     const auto sampling = std::chrono::steady_clock::now();
@@ -567,6 +570,10 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     // Where a row's wall time goes: runner start (unless started early), allocation, warm-up
     // and the previous runner's exit; samples.
     state.counters["setup_s"] = setup_s;
+    state.counters["allocate_s"] = allocated_s;  // runner ready, inputs allocated and mapped
+    state.counters["fill_s"] = filled_s - allocated_s;
+    state.counters["warmup_s"] = warmed_s - filled_s;
+    state.counters["exit_wait_s"] = setup_s - warmed_s;
     state.counters["sampling_s"] = sampling_s;
     const double bytes = static_cast<double>(n) * sizeof(float);
     row.median_us = median(samples) * 1e3;
