@@ -334,6 +334,9 @@ struct Impl {
   bool checks_result = true;  // false for the probe, whose output is no result
   bool on_host = false;
   std::shared_ptr<reduce::remote::RemoteLab> remote;  // a graded lab: calls go to its runner
+  /// The graded lab whose row comes right after this one: its runner starts as this row's
+  /// samples end, so that its start overlaps this runner's exit (no lab runs during samples).
+  std::shared_ptr<reduce::remote::RemoteLab> next_remote;
 };
 
 /// Rotating inputs for one (operation, size) with their expected results.
@@ -419,28 +422,8 @@ bool check_result(const Operation& op, std::int64_t bits, double expected, Row& 
 }
 
 /// The runner of the previous graded row, told to exit but maybe not gone yet: every row waits
-/// for it before its own samples.
+/// for it before its own samples, so that no lab's process is alive while another is timed.
 std::shared_ptr<reduce::remote::RemoteLab> g_exiting_runner;
-
-/// The graded labs' runners (with one operation each), all started together by the first
-/// graded row: a runner's start (a process and a CUDA context) is most of a row's setup, and
-/// they start in parallel. That is after the ceiling probe and the first stream_read row, which
-/// no lab's process sees; an idle runner can only slow the other rows of its own submission.
-std::vector<std::pair<std::shared_ptr<reduce::remote::RemoteLab>, std::string>> g_runners;
-bool g_runners_started = false;
-
-void start_all_runners(std::size_t n) {
-  if (g_runners_started) return;
-  g_runners_started = true;
-  for (auto& [runner, op] : g_runners) runner->start_early();
-  for (auto& [runner, op] : g_runners) {
-    try {
-      runner->workspace_bytes(op, n);  // its first answer: it is ready
-    } catch (const std::exception&) {
-      // Its row meets the failure again and reports it.
-    }
-  }
-}
 
 void finish_exiting_runner() {
   if (g_exiting_runner) g_exiting_runner->stop();
@@ -525,8 +508,6 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   try {
-    start_all_runners(n);
-    const double runners_s = seconds_since(started);
     Inputs& in = inputs_for(op, n);
     // The lab reads arrays its own process allocated; this process fills and changes them.
     // Arrays beyond the rotating ones start as copies and differ after the first change.
@@ -582,14 +563,14 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
       state.SetIterationTime(median(samples) * 1e-3);
     }
     const double sampling_s = seconds_since(sampling);
-    // The runner exits (and frees its inputs) while the next row gets ready.
+    // The runner exits (and frees its inputs) while the next row's runner starts.
     impl.remote->begin_stop();
     g_exiting_runner = impl.remote;
-    // Where a row's wall time goes: every runner's start (the first graded row), allocation,
-    // warm-up and the previous runner's exit; samples.
+    if (impl.next_remote) impl.next_remote->start_early();
+    // Where a row's wall time goes: runner start (unless started early), allocation, warm-up
+    // and the previous runner's exit; samples.
     state.counters["setup_s"] = setup_s;
-    state.counters["runners_start_s"] = runners_s;
-    state.counters["allocate_s"] = allocated_s - runners_s;  // inputs allocated and mapped
+    state.counters["allocate_s"] = allocated_s;  // runner ready, inputs allocated and mapped
     state.counters["fill_s"] = filled_s - allocated_s;
     state.counters["warmup_s"] = warmed_s - filled_s;
     state.counters["exit_wait_s"] = setup_s - warmed_s;
@@ -866,8 +847,9 @@ int main(int argc, char** argv) {
       if (lab.op == &op) impls.push_back(lab);
     impls.push_back({&op, "cpu", nullptr, nullptr, true, /*on_host=*/true});
   }
-  for (const Impl& impl : impls)
-    if (impl.remote) g_runners.emplace_back(impl.remote, impl.op->name);
+  for (std::size_t i = 0; i + 1 < impls.size(); ++i)
+    if (impls[i].remote && impls[i + 1].remote && impls[i].op == impls[i + 1].op)
+      impls[i].next_remote = impls[i + 1].remote;
 
   for (const Operation& op : kOperations) {
     for (std::size_t n : sizes) {
@@ -893,7 +875,6 @@ int main(int argc, char** argv) {
   }
   benchmark::RunSpecifiedBenchmarks();
   finish_exiting_runner();
-  g_runners.clear();  // runners whose rows the filter left out stop with their Impl
   print_tables(sizes, impls, gpu);
   benchmark::Shutdown();
   return 0;
