@@ -56,6 +56,8 @@ def phases(log_text):
 def add_grade(args):
     log = pathlib.Path(args.log).read_text(errors="replace")
     run = {"commit": args.commit, "parallel_checks": args.parallel_checks, "note": args.note}
+    if args.reverted:
+        run["reverted"] = True
     run.update(phases(log))
     report_path = pathlib.Path(args.report)
     if report_path.exists():
@@ -196,9 +198,10 @@ def render(_args):
 def class_estimate(grades, students=300):
     """Hours for a class, from the newest commit's gradings of the whole course that reused a
     built course (what every submission after the first costs): one submission per GPU at a
-    time, no overlap of one submission's build with another's GPU work counted."""
+    time, no overlap of one submission's build with another's GPU work counted. Gradings of a
+    change later reverted do not count."""
     whole = [g for g in grades if g.get("seconds") and len(g.get("labs", {})) == 15
-             and g.get("build_s") is not None and g["build_s"] < 30]
+             and g.get("build_s") is not None and g["build_s"] < 30 and not g.get("reverted")]
     if not whole:
         return "No grading of the whole course with a built course is recorded yet."
     newest = whole[-1]["commit"]
@@ -225,6 +228,8 @@ def main():
     g.add_argument("--note", default="")
     g.add_argument("--gpu", default="")
     g.add_argument("--date", default="")
+    g.add_argument("--reverted", action="store_true",
+                   help="the commit's change was undone: kept in the table, left out of estimates")
     g.set_defaults(run=add_grade)
     p = sub.add_parser("add-planted")
     p.add_argument("log")
