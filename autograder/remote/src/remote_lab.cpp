@@ -186,6 +186,14 @@ RemoteLab::RemoteLab(RunnerOptions options) : options_(std::move(options)) {
   prctl(PR_SET_DUMPABLE, 0);
 }
 
+/// A runner told to exit, with what it may still map, until it is gone.
+struct RemoteLab::Exiting {
+  pid_t pid = -1;
+  double deadline_ms = 0;  // then its group is killed
+  std::unique_ptr<Output> output;
+  std::vector<std::unique_ptr<Guarded>> retired;
+};
+
 RemoteLab::~RemoteLab() {
   try {
     stop();
@@ -259,8 +267,22 @@ void RemoteLab::start_early() {
 void RemoteLab::begin_repetition(int repetition) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (repetition == repetition_) return;
-  stop();
+  park_runner();  // its exit (a sanitizer writing its report) overlaps the next runner's start
   repetition_ = repetition;
+}
+
+void RemoteLab::park_runner() {
+  begin_stop();
+  if (pid_ < 0) return;
+  auto exiting = std::make_unique<Exiting>();
+  exiting->pid = pid_;
+  // The grace counts from begin_stop(): a runner told to exit earlier has had part of it.
+  exiting->deadline_ms = stop_begun_ms_ + options_.exit_grace_s * 1e3;
+  exiting->output = std::move(output_);
+  exiting->retired = std::move(retired_);
+  retired_.clear();
+  exiting_.push_back(std::move(exiting));
+  pid_ = -1;
 }
 
 void RemoteLab::begin_stop() {
@@ -273,21 +295,16 @@ void RemoteLab::begin_stop() {
 }
 
 void RemoteLab::stop() {
-  begin_stop();
-  if (pid_ < 0) {
-    retired_.clear();
-    return;
+  park_runner();
+  for (const std::unique_ptr<Exiting>& e : exiting_) {
+    int status = 0;
+    while (::waitpid(e->pid, &status, WNOHANG) == 0 && now_ms() < e->deadline_ms)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ::kill(-e->pid, SIGKILL);  // the runner and anything it started in its group
+    ::waitpid(e->pid, &status, 0);
   }
-  int status = 0;
-  // The grace counts from begin_stop(): a runner told to exit earlier has had part of it.
-  for (const double deadline = stop_begun_ms_ + options_.exit_grace_s * 1e3;
-       ::waitpid(pid_, &status, WNOHANG) == 0 && now_ms() < deadline;)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  ::kill(-pid_, SIGKILL);  // the runner and anything it started in its group
-  ::waitpid(pid_, &status, 0);
-  pid_ = -1;
-  output_.reset();
-  retired_.clear();  // no process maps them any more
+  exiting_.clear();  // frees their outgrown workspaces: no process maps them any more
+  retired_.clear();
 }
 
 void RemoteLab::fail(const std::string& what) {

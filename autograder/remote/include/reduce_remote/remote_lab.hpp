@@ -120,9 +120,11 @@ class RemoteLab {
  private:
   struct Guarded;  // a checker-owned device buffer with guard bytes
   struct Output;   // the runner's output pipe, drained by a thread
+  struct Exiting;  // a runner told to exit, not yet waited for
 
   Reply request(Request& rq);
   void start();
+  void park_runner();  // begin_stop(), then keep the runner in exiting_ until stop() waits
   [[noreturn]] void fail(const std::string& what);
   BufferRef ref(const void* device_ptr, std::size_t bytes, bool persistent) const;
   void check_guards(const std::string& op, std::size_t n);
@@ -143,7 +145,8 @@ class RemoteLab {
   // Workspaces outgrown while the runner may still map them: freed once a request with
   // Request::forget_buffers has been answered (or the runner stopped), never before.
   std::vector<std::unique_ptr<Guarded>> retired_;
-  std::vector<void*> timed_inputs_;  // the runner's inputs, mapped here
+  std::vector<std::unique_ptr<Exiting>> exiting_;  // parked by begin_repetition()
+  std::vector<void*> timed_inputs_;                // the runner's inputs, mapped here
   bool stage_inputs_ = false;
 };
 
