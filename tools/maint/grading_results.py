@@ -204,14 +204,14 @@ def class_estimate(grades, students=300):
              and g.get("build_s") is not None and g["build_s"] < 30 and not g.get("reverted")]
     if not whole:
         return "No grading of the whole course with a built course is recorded yet."
-    newest = whole[-1]["commit"]
-    runs = sorted(g["seconds"] for g in whole if g["commit"] == newest)
+    newest, gpu = whole[-1]["commit"], whole[-1]["gpu"]
+    runs = sorted(g["seconds"] for g in whole if g["commit"] == newest and g["gpu"] == gpu)
     per = round((runs[(len(runs) - 1) // 2] + runs[len(runs) // 2]) / 2, 1)
     rows = ["| GPUs | hours for %d students |" % students, "| ---: | ---: |"]
     for gpus in (1, 2, 4, 8):
         rows.append(f"| {gpus} | {students * per / gpus / 3600:.1f} |")
     return (f"One whole-course submission took {per:g} s (median of {len(runs)} gradings at "
-            f"{newest[:7]} on the {whole[-1]['gpu']}, course already built). At that rate, one "
+            f"{newest[:7]} on the {gpu}, course already built). At that rate, one "
             f"submission per GPU at a time:\n\n" + "\n".join(rows) +
             "\n\nA Slurm cluster with N GPUs divides the one-GPU time by N, plus the queue's waits.")
 
