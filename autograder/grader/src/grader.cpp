@@ -97,9 +97,11 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& b
   deps.toolkit_roots = toolkit_include_roots(built);
   deps.system_roots = compiler_system_roots(built);
   deps.contract_headers = built.contract_header_paths();
+  const LibraryRules rules = rubric.library.for_lab(rubric.find(lab));
+  deps.primitives_allowed = rules.primitives_allowed;
   for (const OpPlan& plan : plans) {
     const fs::path library = built.library(lab, plan.op);
-    const LibraryCheck reductions = inspect_library(library, rubric.library);
+    const LibraryCheck reductions = inspect_library(library, rules);
     check.stub = check.stub || reductions.stub;
     if (!reductions.problem.empty()) check.problem = reductions.problem;
     add(reductions.forbidden);
@@ -115,7 +117,7 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& b
                              "yours"}});
     add(check_dependencies(depfile, deps));
   }
-  add(scan_sources(tree / lab, rubric.library));
+  add(scan_sources(tree / lab, rules));
   return check;
 }
 

@@ -107,6 +107,10 @@ LibraryCheck check_symbol_text(const std::string& nm_text, const std::string& re
     if (is_stub_symbol(symbol)) check.stub = true;
     for (const std::string& pattern : rules.forbidden_symbols) {
       if (!contains(symbol, pattern)) continue;
+      if (pattern == "cub::" && rules.primitives_allowed &&
+          std::none_of(rules.device_wide_symbols.begin(), rules.device_wide_symbols.end(),
+                       [&](const std::string& word) { return contains(symbol, word); }))
+        continue;  // a block or warp primitive, allowed in this lab
       if (per_pattern[pattern]++ < kMaxFindingsPerPattern && seen.insert(symbol).second)
         check.forbidden.push_back({"symbol", symbol});
       break;
@@ -137,7 +141,13 @@ LibraryCheck check_library_bytes(const std::string& bytes, const LibraryRules& r
                                                                     {"_ZN6thrust", "thrust::"},
                                                                     {"N6thrust", "thrust::"}};
   std::set<std::string> found;
+  // Where CUB's primitives are allowed, its namespace alone is no finding: a device-wide
+  // algorithm's names are.
+  const bool device_wide =
+      std::any_of(rules.device_wide_symbols.begin(), rules.device_wide_symbols.end(),
+                  [&](const std::string& word) { return contains(bytes, word); });
   for (const auto& [marker, name] : markers) {
+    if (name == "cub::" && rules.primitives_allowed && !device_wide) continue;
     for (const std::string& pattern : rules.forbidden_symbols)
       if (pattern == name && contains(bytes, marker) && found.insert(name).second)
         check.forbidden.push_back({"symbol", name + " (mangled name in the library)"});
@@ -207,8 +217,14 @@ std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryR
       std::smatch m;
       if (!std::regex_search(line, m, include)) continue;
       const std::string header = m[1];
+      const auto forbidden = [&](const std::string& prefix) {
+        if (!starts_with(header, prefix)) return false;
+        if (prefix != "cub/" || !rules.primitives_allowed) return true;
+        return std::any_of(rules.device_wide_includes.begin(), rules.device_wide_includes.end(),
+                           [&](const std::string& p) { return starts_with(header, p); });
+      };
       for (const std::string& prefix : rules.forbidden_includes) {
-        if (starts_with(header, prefix)) {
+        if (forbidden(prefix)) {
           findings.push_back(
               {"include", fmt::format("{}:{}: #include <{}>",
                                       fs::relative(file, lab_dir.parent_path(), ec).string(),
@@ -322,6 +338,16 @@ fs::path below(const fs::path& path, const fs::path& root) {
   return rel;
 }
 
+/// Whether \p from_library (a path from the `cub` folder down) is part of CUB's device-wide
+/// algorithms, or the header that includes everything.
+bool is_device_wide(const fs::path& from_library, const DependencyPolicy& policy) {
+  if (from_library.filename() == "cub.cuh") return true;
+  for (const fs::path& part : from_library)
+    for (const std::string& folder : policy.device_wide_folders)
+      if (part == folder) return true;
+  return false;
+}
+
 }  // namespace
 
 std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
@@ -363,6 +389,8 @@ std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
           from_library = rel;
         }
       if (library.empty()) continue;
+      if (library == "CUB" && policy.primitives_allowed && !is_device_wide(from_library, policy))
+        continue;  // a block, warp or thread primitive, allowed in this lab
       auto [it, first] = per_library.try_emplace(library, findings.size(), 0);
       if (first)
         findings.push_back(

@@ -163,7 +163,7 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     const std::string where = "labs." + name;
     const toml::table* t = node.as_table();
     if (t == nullptr) r.fail(where, "must be a table");
-    r.only_keys(*t, where, {"threshold", "floor", "measured", "points"});
+    r.only_keys(*t, where, {"threshold", "floor", "measured", "points", "library"});
     LabRubric lab;
     lab.lab = name;
     lab.points = rubric.default_points;
@@ -175,6 +175,12 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     lab.floor = r.number(*t, where, "floor", rubric.performance.floor_ratio * lab.threshold);
     if (lab.floor > lab.threshold) r.fail(where, "'floor' must not exceed 'threshold'");
     lab.measured = r.number(*t, where, "measured", 0);
+    if (const auto library = (*t)["library"]) {
+      if (!library.is_string() || (library.value_or(std::string()) != "none" &&
+                                   library.value_or(std::string()) != "primitives"))
+        r.fail(where, "'library' must be \"none\" or \"primitives\"");
+      lab.library = library.value_or(std::string("none"));
+    }
     out.push_back(lab);
   }
   return out;

@@ -140,6 +140,34 @@ TEST(LibraryCheckText, BytesFallback) {
   EXPECT_TRUE(check_library_bytes("_ZN6reduce14NotImplementedC1ERKSs", rules).stub);
 }
 
+TEST(LibraryCheckText, PrimitivesLabAllowsCubBlockLevelOnly) {
+  LibraryRules rules;
+  rules.primitives_allowed = true;
+  const std::string block =
+      "0000000000002000 W cub::CUB_300000_SM_900::BlockReduce<float, 256, "
+      "(cub::CUB_300000_SM_900::BlockReduceAlgorithm)1, 1, 1>::Sum(float)\n";
+  const std::string device =
+      "0000000000002000 W cub::CUB_300000_SM_900::detail::reduce::DeviceReduceKernel<float>("
+      "float const*)\n"
+      "                 U thrust::THRUST_300000_SM_900::reduce(int)\n";
+  EXPECT_TRUE(check_symbol_text(block, "", rules).forbidden.empty());
+  EXPECT_EQ(check_symbol_text(block + device, "", rules).forbidden.size(), 2u);
+  EXPECT_EQ(check_symbol_text(block, "", LibraryRules{}).forbidden.size(), 1u);
+  // Without nm: CUB's namespace alone is no finding there, a device-wide name is.
+  EXPECT_TRUE(check_library_bytes("xx_ZN3cub17CUB_300000_SM_900_NS11BlockReduceIfyy", rules)
+                  .forbidden.empty());
+  EXPECT_FALSE(check_library_bytes("xx_ZN3cub17CUB_300000_SM_900_NS12DeviceReduceyy", rules)
+                   .forbidden.empty());
+}
+
+TEST(LibraryCheckText, ForLabReadsTheRubricEntry) {
+  LabRubric plain, primitives;
+  primitives.library = "primitives";
+  EXPECT_FALSE(LibraryRules{}.for_lab(nullptr).primitives_allowed);
+  EXPECT_FALSE(LibraryRules{}.for_lab(&plain).primitives_allowed);
+  EXPECT_TRUE(LibraryRules{}.for_lab(&primitives).primitives_allowed);
+}
+
 TEST(LibraryCheckSources, ForbiddenIncludesAreFoundCommentedOnesAreNot) {
   const fs::path dir = make_temp_dir("reduce-grade-src-");
   write_file(dir / "09_warp_shuffle" / "sum.cu",
@@ -151,6 +179,26 @@ TEST(LibraryCheckSources, ForbiddenIncludesAreFoundCommentedOnesAreNot) {
   ASSERT_EQ(found.size(), 2u);
   EXPECT_TRUE(contains(found[0].what, "helper.cuh:1"));
   EXPECT_TRUE(contains(found[1].what, "sum.cu:3: #include <cub/block/block_reduce.cuh>"));
+  remove_all_quietly(dir);
+}
+
+TEST(LibraryCheckSources, PrimitivesLabMayIncludeCubBlockHeadersOnly) {
+  const fs::path dir = make_temp_dir("reduce-grade-src-");
+  write_file(dir / "16_library_primitives" / "sum.cu",
+             "#include <cub/block/block_reduce.cuh>\n"
+             "#include <cub/warp/warp_reduce.cuh>\n"
+             "#include <cooperative_groups/reduce.h>\n"
+             "#include <cub/device/device_reduce.cuh>\n"
+             "#include <cub/cub.cuh>\n"
+             "#include <thrust/reduce.h>\n");
+  LibraryRules rules;
+  rules.primitives_allowed = true;
+  const std::vector<LibraryFinding> found = scan_sources(dir / "16_library_primitives", rules);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_TRUE(contains(found[0].what, "sum.cu:4: #include <cub/device/device_reduce.cuh>"));
+  EXPECT_TRUE(contains(found[1].what, "sum.cu:5: #include <cub/cub.cuh>"));
+  EXPECT_TRUE(contains(found[2].what, "sum.cu:6: #include <thrust/reduce.h>"));
+  EXPECT_EQ(scan_sources(dir / "16_library_primitives", LibraryRules{}).size(), 5u);
   remove_all_quietly(dir);
 }
 
@@ -263,6 +311,30 @@ TEST_F(DependencyCheckTest, CubAndThrustHoweverReached) {
             "forbidden header: thrust/reduce.h (Thrust) is a library reduction; and 1 more "
             "Thrust header");
   EXPECT_EQ(found[2].what, "forbidden header: cublas_v2.h (cuBLAS) is a library reduction");
+}
+
+TEST_F(DependencyCheckTest, PrimitivesLabReadsCubButNotItsDeviceWideAlgorithms) {
+  DependencyPolicy primitives = policy_;
+  primitives.primitives_allowed = true;
+  const fs::path cub = dir_ / "cuda/include/cccl/cub";
+  const auto check_with = [&](const std::vector<fs::path>& deps) {
+    std::string text = "sum.o : " + dep(lab_ / "sum.cu");
+    for (const fs::path& d : deps) text += " \\\n    " + dep(d);
+    return check_dependencies(text + "\n", primitives);
+  };
+  const std::vector<LibraryFinding> block =
+      check_with({cub / "block/block_reduce.cuh", cub / "warp/warp_reduce.cuh",
+                  cub / "util_type.cuh", dir_ / "cuda/include/cccl/cuda/std/cstdint"});
+  EXPECT_TRUE(block.empty()) << all(block);
+  const std::vector<LibraryFinding> device =
+      check_with({cub / "block/block_reduce.cuh", cub / "device/device_reduce.cuh",
+                  cub / "device/dispatch/dispatch_reduce.cuh", cub / "agent/agent_reduce.cuh",
+                  cub / "cub.cuh", dir_ / "cuda/include/cccl/thrust/reduce.h"});
+  ASSERT_EQ(device.size(), 2u) << all(device);
+  EXPECT_EQ(device[0].what,
+            "forbidden header: cub/device/device_reduce.cuh (CUB) is a library reduction; and 3 "
+            "more CUB headers");
+  EXPECT_EQ(device[1].what, "forbidden header: thrust/reduce.h (Thrust) is a library reduction");
 }
 
 TEST_F(DependencyCheckTest, PathsOutsideAreForbiddenAfterNormalising) {

@@ -60,6 +60,18 @@ TEST(RubricParse, DefaultsOverridesAndFloors) {
   EXPECT_EQ(r.find("10_max_min"), nullptr);
 }
 
+TEST(RubricParse, LibraryPrimitivesPerLab) {
+  const Rubric r = parse_rubric(
+      "[labs.09_warp_shuffle]\nthreshold = 0.2\n"
+      "[labs.16_library_primitives]\nthreshold = 0.2\nlibrary = \"primitives\"\n");
+  EXPECT_EQ(r.find("09_warp_shuffle")->library, "none");
+  EXPECT_EQ(r.find("16_library_primitives")->library, "primitives");
+  EXPECT_FALSE(r.library.for_lab(r.find("09_warp_shuffle")).primitives_allowed);
+  EXPECT_TRUE(r.library.for_lab(r.find("16_library_primitives")).primitives_allowed);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\nlibrary = \"cub\"\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\nlibrary = true\n"), ConfigError);
+}
+
 TEST(RubricParse, RejectsMistakes) {
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\n[grader]\npass_mrak = 3\n"), ConfigError);
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0\n"), ConfigError);

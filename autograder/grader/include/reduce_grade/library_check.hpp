@@ -95,6 +95,10 @@ struct DependencyPolicy {
   /// Folder that relative dependencies are relative to: the compile's working folder (empty:
   /// the grader's current folder).
   std::filesystem::path base_dir;
+  /// A lab with `library = "primitives"`: CUB's headers are allowed but for its device-wide
+  /// algorithms (a path below `cub` through one of device_wide_folders, or `cub/cub.cuh`).
+  bool primitives_allowed = false;
+  std::vector<std::string> device_wide_folders = {"device", "agent", "dispatch", "grid"};
 };
 
 /// The dependency paths of a make-style depfile, as `nvcc -MD -MF file.d` or `gcc -MD` write

@@ -30,6 +30,11 @@ struct LabRubric {
   double threshold = 0;  ///< fraction of the ceiling for full performance credit
   double floor = 0;      ///< fraction at and below which performance earns nothing
   double measured = 0;   ///< the reference solution's measured fraction (informative)
+  /// What library code the lab may use: "none" (every library reduction refused), or
+  /// "primitives" (CUB's block-, warp- and thread-level primitives allowed; its device-wide
+  /// algorithms, Thrust, cuBLAS... still refused). Cooperative groups and libcu++ (`cuda::`) are
+  /// part of the toolkit every lab may use.
+  std::string library = "none";
 };
 
 /// Time and output limits for the child processes the grader runs.
@@ -86,6 +91,23 @@ struct LibraryRules {
   /// Prefixes of `#include` paths in the lab's source files.
   std::vector<std::string> forbidden_includes = {"cub/",  "thrust/",  "cublas",
                                                  "cudnn", "cutensor", "npp"};
+
+  /// A lab with `library = "primitives"`: a symbol with "cub::" is then forbidden only when it
+  /// also holds one of device_wide_symbols, and of CUB's headers only those that start with one
+  /// of device_wide_includes (the rest of forbidden_includes stands).
+  bool primitives_allowed = false;
+  /// What marks CUB's device-wide algorithms in a demangled symbol (their kernels and dispatch).
+  std::vector<std::string> device_wide_symbols = {"Device", "Dispatch", "Agent"};
+  /// CUB's device-wide headers, and the one that includes them all.
+  std::vector<std::string> device_wide_includes = {"cub/cub.cuh", "cub/device/", "cub/agent/",
+                                                   "cub/dispatch/", "cub/grid/"};
+
+  /// These rules for \p lab: primitives_allowed set when its rubric entry says so.
+  LibraryRules for_lab(const LabRubric* lab) const {
+    LibraryRules rules = *this;
+    rules.primitives_allowed = lab != nullptr && lab->library == "primitives";
+    return rules;
+  }
 };
 
 /// The whole rubric.
