@@ -107,10 +107,10 @@ LibraryCheck check_symbol_text(const std::string& nm_text, const std::string& re
     if (is_stub_symbol(symbol)) check.stub = true;
     for (const std::string& pattern : rules.forbidden_symbols) {
       if (!contains(symbol, pattern)) continue;
-      if (pattern == "cub::" && rules.primitives_allowed &&
+      if ((pattern == "cub::" || pattern == "thrust::") && rules.primitives_allowed &&
           std::none_of(rules.device_wide_symbols.begin(), rules.device_wide_symbols.end(),
                        [&](const std::string& word) { return contains(symbol, word); }))
-        continue;  // a block or warp primitive, allowed in this lab
+        continue;  // a block or warp primitive (or the Thrust it includes), allowed in this lab
       if (per_pattern[pattern]++ < kMaxFindingsPerPattern && seen.insert(symbol).second)
         check.forbidden.push_back({"symbol", symbol});
       break;
@@ -147,7 +147,7 @@ LibraryCheck check_library_bytes(const std::string& bytes, const LibraryRules& r
       std::any_of(rules.device_wide_symbols.begin(), rules.device_wide_symbols.end(),
                   [&](const std::string& word) { return contains(bytes, word); });
   for (const auto& [marker, name] : markers) {
-    if (name == "cub::" && rules.primitives_allowed && !device_wide) continue;
+    if (rules.primitives_allowed && !device_wide) continue;
     for (const std::string& pattern : rules.forbidden_symbols)
       if (pattern == name && contains(bytes, marker) && found.insert(name).second)
         check.forbidden.push_back({"symbol", name + " (mangled name in the library)"});
@@ -389,8 +389,11 @@ std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
           from_library = rel;
         }
       if (library.empty()) continue;
-      if (library == "CUB" && policy.primitives_allowed && !is_device_wide(from_library, policy))
-        continue;  // a block, warp or thread primitive, allowed in this lab
+      // A lab allowed CUB's primitives reads the Thrust headers they include; Thrust's device
+      // algorithms include CUB's device-wide headers, which are refused.
+      if (policy.primitives_allowed &&
+          (library == "Thrust" || (library == "CUB" && !is_device_wide(from_library, policy))))
+        continue;
       auto [it, first] = per_library.try_emplace(library, findings.size(), 0);
       if (first)
         findings.push_back(

@@ -96,7 +96,9 @@ struct DependencyPolicy {
   /// the grader's current folder).
   std::filesystem::path base_dir;
   /// A lab with `library = "primitives"`: CUB's headers are allowed but for its device-wide
-  /// algorithms (a path below `cub` through one of device_wide_folders, or `cub/cub.cuh`).
+  /// algorithms (a path below `cub` through one of device_wide_folders, or `cub/cub.cuh`), and
+  /// Thrust's headers (CUB's block primitives include some; its device algorithms include CUB's
+  /// device-wide headers).
   bool primitives_allowed = false;
   std::vector<std::string> device_wide_folders = {"device", "agent", "dispatch", "grid"};
 };

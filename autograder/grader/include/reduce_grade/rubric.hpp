@@ -92,12 +92,13 @@ struct LibraryRules {
   std::vector<std::string> forbidden_includes = {"cub/",  "thrust/",  "cublas",
                                                  "cudnn", "cutensor", "npp"};
 
-  /// A lab with `library = "primitives"`: a symbol with "cub::" is then forbidden only when it
-  /// also holds one of device_wide_symbols, and of CUB's headers only those that start with one
-  /// of device_wide_includes (the rest of forbidden_includes stands).
+  /// A lab with `library = "primitives"`: a symbol with "cub::" or "thrust::" (CUB's block
+  /// primitives include part of Thrust) is then forbidden only when it also holds one of
+  /// device_wide_symbols, and of the `#include`s of CUB only those that start with one of
+  /// device_wide_includes (the rest of forbidden_includes, "thrust/" included, stands).
   bool primitives_allowed = false;
   /// What marks CUB's device-wide algorithms in a demangled symbol (their kernels and dispatch).
-  std::vector<std::string> device_wide_symbols = {"Device", "Dispatch", "Agent"};
+  std::vector<std::string> device_wide_symbols = {"Device", "Dispatch", "Agent", "cuda_cub"};
   /// CUB's device-wide headers, and the one that includes them all.
   std::vector<std::string> device_wide_includes = {"cub/cub.cuh", "cub/device/", "cub/agent/",
                                                    "cub/dispatch/", "cub/grid/"};
