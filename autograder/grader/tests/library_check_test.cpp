@@ -326,10 +326,10 @@ TEST_F(DependencyCheckTest, PrimitivesLabReadsCubButNotItsDeviceWideAlgorithms) 
     return check_dependencies(text + "\n", primitives);
   };
   // cub::BlockReduce includes part of Thrust (its iterators and execution policies).
-  const std::vector<LibraryFinding> block = check_with(
-      {cub / "block/block_reduce.cuh", cub / "warp/warp_reduce.cuh", cub / "util_type.cuh",
-       dir_ / "cuda/include/cccl/cuda/std/cstdint",
-       dir_ / "cuda/include/cccl/thrust/iterator/discard_iterator.h"});
+  const std::vector<LibraryFinding> block =
+      check_with({cub / "block/block_reduce.cuh", cub / "warp/warp_reduce.cuh",
+                  cub / "util_type.cuh", dir_ / "cuda/include/cccl/cuda/std/cstdint",
+                  dir_ / "cuda/include/cccl/thrust/iterator/discard_iterator.h"});
   EXPECT_TRUE(block.empty()) << all(block);
   // Thrust's device algorithms include CUB's device-wide headers.
   const std::vector<LibraryFinding> device =
