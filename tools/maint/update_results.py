@@ -172,9 +172,10 @@ class Course:
     # -- rows ----------------------------------------------------------------------------------
 
     def file(self, stem):
-        """(gpu, ceiling, rows, context) of docs/results/<stem>.json or capstone/<stem>.json."""
+        """(gpu, ceiling, rows, context) of docs/results/<stem>.json, capstone/<stem>.json or
+        library/<stem>.json (lab 16's runs: read only where a template names them)."""
         if stem not in self._files:
-            for folder in (self.results, self.results / "capstone"):
+            for folder in (self.results, self.results / "capstone", self.results / "library"):
                 path = folder / f"{stem}.json"
                 if path.exists():
                     gpu, ceiling, rows = read_run(path)
@@ -182,7 +183,7 @@ class Course:
                     self._files[stem] = (gpu, ceiling, rows, context)
                     break
             else:
-                raise GenerationError(f"no results file docs/results/[capstone/]{stem}.json")
+                raise GenerationError(f"no results file docs/results/[capstone/|library/]{stem}.json")
         return self._files[stem]
 
     def row(self, impl, gpu, n, op="sum", run=None):
@@ -227,7 +228,8 @@ class Course:
         threshold = float(entry["threshold"])
         floor_ratio = float(rubric.get("performance", {}).get("floor_ratio", 0.4))
         return {"threshold": threshold, "measured": entry.get("measured"),
-                "floor": float(entry.get("floor", floor_ratio * threshold)), "points": points}
+                "floor": float(entry.get("floor", floor_ratio * threshold)), "points": points,
+                "library": entry.get("library", "none")}
 
     def data(self, name):
         if name not in self._json:
@@ -459,8 +461,12 @@ def graded_section(course, lab):
                      f"{gbps_text(floor * probe)} | {ref_text} |")
     lines += ["", f"GB/s: the threshold and floor times the ceiling probe of {' and '.join(sources)}; "
               "the reference's fraction comes from the run that measured it (the lesson's table). "
-              "Correctness gates performance, and a library reduction (CUB, Thrust, cuBLAS...) "
-              "anywhere in the lab costs the whole lab its points (docs/grader.md)."]
+              + ("Correctness gates performance. This lab may use CUB's block- and warp-level "
+                 "primitives; a device-wide library reduction (`cub::DeviceReduce`, Thrust's "
+                 "algorithms, cuBLAS...) anywhere in it costs the whole lab its points "
+                 "(docs/grader.md)." if entry.get("library") == "primitives" else
+                 "Correctness gates performance, and a library reduction (CUB, Thrust, cuBLAS...) "
+                 "anywhere in the lab costs the whole lab its points (docs/grader.md).")]
     return reflow("\n".join(lines)) + "\n"
 
 
@@ -484,9 +490,22 @@ def reference_fraction(course, lab, gpu, ops):
         try:
             row = course.row(impl, gpu, 28, bench_op)
         except GenerationError:
-            return None
+            row = library_row(course, impl, gpu, bench_op)
+            if row is None:
+                return None
         fractions.append(row["gbps"] / row["ceiling"])
     return min(fractions) if fractions else None
+
+
+def library_row(course, impl, gpu, op):
+    """A row at 2^28 from docs/results/library/ (lab 16's runs, kept out of the main runs), or
+    None."""
+    for path in sorted((course.results / "library").glob("*.json")):
+        try:
+            return course.row(impl, gpu, 28, op, run=path.stem)
+        except GenerationError:
+            continue
+    return None
 
 
 HARRIS_RUNGS = ["02", "03", "04", "05", "06", "07", "08"]
