@@ -100,6 +100,7 @@ struct DependencyPolicy {
   /// Thrust's headers (CUB's block primitives include some; its device algorithms include CUB's
   /// device-wide headers).
   bool primitives_allowed = false;
+  /// The folders below `cub` that hold its device-wide algorithms.
   std::vector<std::string> device_wide_folders = {"device", "agent", "dispatch", "grid"};
 };
 
