@@ -197,6 +197,21 @@ LibraryCheck inspect_library(const fs::path& library, const LibraryRules& rules)
   return check;
 }
 
+namespace {
+
+/// Whether \p from_cub (a header path from the `cub` folder down, as an `#include` or a
+/// dependency names it) is part of CUB's device-wide algorithms, or the header that includes
+/// everything: what a lab allowed CUB's block and warp primitives may still not read.
+bool is_cub_device_wide(const fs::path& from_cub) {
+  static const std::set<fs::path> folders = {"device", "agent", "dispatch", "grid"};
+  if (from_cub.filename() == "cub.cuh") return true;
+  for (const fs::path& part : from_cub)
+    if (folders.count(part) != 0) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryRules& rules) {
   std::vector<LibraryFinding> findings;
   std::error_code ec;
@@ -219,9 +234,7 @@ std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryR
       const std::string header = m[1];
       const auto forbidden = [&](const std::string& prefix) {
         if (!starts_with(header, prefix)) return false;
-        if (prefix != "cub/" || !rules.primitives_allowed) return true;
-        return std::any_of(rules.device_wide_includes.begin(), rules.device_wide_includes.end(),
-                           [&](const std::string& p) { return starts_with(header, p); });
+        return prefix != "cub/" || !rules.primitives_allowed || is_cub_device_wide(header);
       };
       for (const std::string& prefix : rules.forbidden_includes) {
         if (forbidden(prefix)) {
@@ -338,16 +351,6 @@ fs::path below(const fs::path& path, const fs::path& root) {
   return rel;
 }
 
-/// Whether \p from_library (a path from the `cub` folder down) is part of CUB's device-wide
-/// algorithms, or the header that includes everything.
-bool is_device_wide(const fs::path& from_library, const DependencyPolicy& policy) {
-  if (from_library.filename() == "cub.cuh") return true;
-  for (const fs::path& part : from_library)
-    for (const std::string& folder : policy.device_wide_folders)
-      if (part == folder) return true;
-  return false;
-}
-
 }  // namespace
 
 std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
@@ -392,7 +395,7 @@ std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
       // A lab allowed CUB's primitives reads the Thrust headers they include; Thrust's device
       // algorithms include CUB's device-wide headers, which are refused.
       if (policy.primitives_allowed &&
-          (library == "Thrust" || (library == "CUB" && !is_device_wide(from_library, policy))))
+          (library == "Thrust" || (library == "CUB" && !is_cub_device_wide(from_library))))
         continue;
       auto [it, first] = per_library.try_emplace(library, findings.size(), 0);
       if (first)

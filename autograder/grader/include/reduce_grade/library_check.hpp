@@ -96,12 +96,10 @@ struct DependencyPolicy {
   /// the grader's current folder).
   std::filesystem::path base_dir;
   /// A lab with `library = "primitives"`: CUB's headers are allowed but for its device-wide
-  /// algorithms (a path below `cub` through one of device_wide_folders, or `cub/cub.cuh`), and
-  /// Thrust's headers (CUB's block primitives include some; its device algorithms include CUB's
-  /// device-wide headers).
+  /// algorithms (a path below `cub` through `device`, `agent`, `dispatch` or `grid`, or
+  /// `cub/cub.cuh`), and Thrust's headers (CUB's block primitives include some; its device
+  /// algorithms include CUB's device-wide headers).
   bool primitives_allowed = false;
-  /// The folders below `cub` that hold its device-wide algorithms.
-  std::vector<std::string> device_wide_folders = {"device", "agent", "dispatch", "grid"};
 };
 
 /// The dependency paths of a make-style depfile, as `nvcc -MD -MF file.d` or `gcc -MD` write

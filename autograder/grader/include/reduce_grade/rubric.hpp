@@ -94,14 +94,12 @@ struct LibraryRules {
 
   /// A lab with `library = "primitives"`: a symbol with "cub::" or "thrust::" (CUB's block
   /// primitives include part of Thrust) is then forbidden only when it also holds one of
-  /// device_wide_symbols, and of the `#include`s of CUB only those that start with one of
-  /// device_wide_includes (the rest of forbidden_includes, "thrust/" included, stands).
+  /// device_wide_symbols, and of the `#include`s of CUB only those of its device-wide
+  /// algorithms (library_check.cpp's is_cub_device_wide(); the rest of forbidden_includes,
+  /// "thrust/" included, stands).
   bool primitives_allowed = false;
   /// What marks CUB's device-wide algorithms in a demangled symbol (their kernels and dispatch).
   std::vector<std::string> device_wide_symbols = {"Device", "Dispatch", "Agent", "cuda_cub"};
-  /// CUB's device-wide headers, and the one that includes them all.
-  std::vector<std::string> device_wide_includes = {"cub/cub.cuh", "cub/device/", "cub/agent/",
-                                                   "cub/dispatch/", "cub/grid/"};
 
   /// These rules for \p lab: primitives_allowed set when its rubric entry says so.
   LibraryRules for_lab(const LabRubric* lab) const {
