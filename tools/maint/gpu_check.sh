@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [sweep] [capstone] [grade] [planted] [class] [batch]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [sweep] [capstone] [grade] [planted] [class] [batch]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -106,6 +106,19 @@ if want ops; then
     --benchmark_filter='^(maximum|minimum|product|mean|argmax)/' \
     --benchmark_out="$OUT/ops.json" --benchmark_out_format=json >"$OUT/ops.log" 2>&1
   note "ops: rc=$? in $(( $(stamp) - t0 ))s"
+fi
+
+# Lab 16 with each of its block steps (cub::BlockReduce, cub::WarpReduce, cg::reduce) beside labs
+# 09 and 15 and CUB, one benchmark process per step, for its lesson (docs/results/library/).
+if want library; then
+  t0=$(stamp)
+  for step in block_reduce warp_reduce cg_reduce; do
+    REDUCE_LAB16_BLOCK_STEP=$step REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" \
+      REDUCE_BENCH_SIZES=${LIBRARY_SIZES:-2^20,2^24,2^28} "$BUILD/bin/reduce_bench" \
+      --benchmark_filter='^sum/(stream_read|cub|09_warp_shuffle|15_capstone|16_library_primitives)/' \
+      --benchmark_out="$OUT/library_$step.json" --benchmark_out_format=json >"$OUT/library_$step.log" 2>&1
+    note "library ($step): rc=$? in $(( $(stamp) - t0 ))s"
+  done
 fi
 
 if want sweep; then
