@@ -1,6 +1,7 @@
 // The benchmark of every operation, and the ladder table.
 //
-// Times each operation of the labs it is given (sum, maximum, minimum, product, mean, argmax)
+// Times each operation of the labs it is given (sum, maximum, minimum, product, mean, argmax,
+// and lab 18's sum_compensated and sum_reproducible, whose rows also report their error)
 // beside its cub::DeviceReduce counterpart, the ceiling probe (a pure streaming read) and a
 // single-thread CPU loop, on the same buffers. Rows are named <op>/<implementation>/<n>.
 //   REDUCE_LABS_FILE=<build>/<tree>/labs.txt  trusted labs loaded into this process (the ladder:
@@ -66,6 +67,7 @@ using reduce::Workspace;
 struct Expected {
   double value = 0;  // the result (argmax: the index)
   std::size_t extreme_at = 0;
+  double tolerance = 0;  // a result this close to value passes too (the compensated sum's bound)
 };
 
 /// A cub::DeviceReduce call: with null storage it only sets the bytes it needs. \p extra is
@@ -110,6 +112,23 @@ __global__ void fill_uniform(float* x, std::size_t n, std::uint64_t seed, float 
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride)
     x[i] = reduce::uniform_at(seed, i, lo, hi);
+}
+
+__global__ void fill_cancelling(float* x, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    x[i] = reduce::cancelling_at(n, seed, i);
+}
+
+/// CUB's transformation for a sum in double.
+struct ToDouble {
+  __device__ double operator()(float v) const { return v; }
+};
+
+/// Converts CUB's double sum (in the row's extra scratch) to the float result.
+__global__ void round_to_float(const double* sum, float* out) {
+  *out = static_cast<float>(*sum);
 }
 
 __global__ void fill_value(float* x, std::size_t n, float value) {
@@ -194,6 +213,47 @@ void change_factor(float* x, std::size_t n, Expected& e, std::mt19937_64& rng, s
   }
   write_at(x, at, v);
   e.value = e.value / old * v;
+}
+
+// Lab 18: reduce::cancelling(), pairs v, -v (|v| < 2^12) around up to 1024 small integers, whose
+// exact sum is the integers' sum; a change replaces a few integers (the sum stays exact).
+Expected make_cancelling(float* x, std::size_t n, std::uint64_t seed) {
+  fill_cancelling<<<kFillBlocks, kFillThreads>>>(x, n, seed);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  return {reduce::cancelling_sum(n, seed), 0};
+}
+
+__global__ void add_magnitudes(const float* x, std::size_t n, double* total) {
+  double mine = 0;
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    mine += fabs(x[i]);
+  atomicAdd(total, mine);
+}
+
+/// The same input, and the contract's bound (compensated_error_bound) as the tolerance: the
+/// bound grows with sum |x| and the depth, so a small exact sum may come back a little off.
+Expected make_cancelling_with_bound(float* x, std::size_t n, std::uint64_t seed) {
+  Expected e = make_cancelling(x, n, seed);
+  DeviceBuffer<double> total(1);
+  total.fill_bytes(0);
+  add_magnitudes<<<kFillBlocks, kFillThreads>>>(x, n, total.data());
+  REDUCE_CUDA_CHECK_LAUNCH();
+  const double abs_sum = total.to_host()[0] * 1.01;  // the atomics' own rounding, with room
+  e.tolerance = reduce::compensated_error_bound(reduce::tree_depth(n), e.value, abs_sum);
+  return e;
+}
+
+void change_small(float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
+  const std::size_t small = std::min(n, reduce::kCancellingSmall);
+  for (int k = 0; k < 4; ++k) {
+    const std::size_t at = rng() % small;
+    const float old = read_at(x, at);
+    const float v = static_cast<float>(static_cast<int>(rng() % 17) - 8);
+    write_at(x, at, v);
+    e.value += static_cast<double>(v) - old;
+  }
 }
 
 bool same_float(double got, double expected) {
@@ -305,6 +365,31 @@ const Operation kOperations[] = {
        return cub::DeviceReduce::ArgMax(t, b, in, static_cast<float*>(extra), static_cast<I*>(out),
                                         static_cast<I>(n), s);
      }},
+    // The compensated sum must come within the contract's bound of the exact sum (a float
+    // tree errs by far more on this input).
+    {"sum_compensated", false, 0.0f, make_cancelling_with_bound, change_small, same_float,
+     [](const std::vector<float>& x, float id) -> double {
+       return fold(x, id, [](float a, float v) { return a + v; });
+     },
+     // CUB accumulates in double (TransformReduce with a conversion), then rounds once.
+     [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n, void* out,
+        cudaStream_t s) {
+       cudaError_t status = cub::DeviceReduce::TransformReduce(
+           t, b, in, static_cast<double*>(extra), static_cast<I>(n), cuda::std::plus<double>{},
+           ToDouble{}, 0.0, s);
+       if (t == nullptr || status != cudaSuccess) return status;
+       round_to_float<<<1, 1, 0, s>>>(static_cast<const double*>(extra), static_cast<float*>(out));
+       return cudaGetLastError();
+     }},
+    // The reproducible sum is the exact sum rounded once: the integers' sum, exactly. CCCL 3.0
+    // has no gpu_to_gpu determinism; its counterpart is the plain Sum (run-to-run determinism).
+    {"sum_reproducible", false, 0.0f, make_cancelling, change_small, same_float,
+     [](const std::vector<float>& x, float id) -> double {
+       return fold(x, id, [](float a, float v) { return a + v; });
+     },
+     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
+       return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
+     }},
 };
 
 const Operation* find_operation(const std::string& name) {
@@ -410,9 +495,11 @@ std::size_t result_bytes(const Operation& op) {
 
 /// Checks one call's result (\p bits as read back) and keeps it for the table: the first
 /// wrong one, else the latest. Returns whether it was right.
-bool check_result(const Operation& op, std::int64_t bits, double expected, Row& row, int& wrong) {
+bool check_result(const Operation& op, std::int64_t bits, const Expected& e, Row& row,
+                  int& wrong) {
+  const double expected = e.value;
   const double got = decode(op, bits);
-  const bool ok = op.check(got, expected);
+  const bool ok = op.check(got, expected) || std::fabs(got - expected) <= e.tolerance;
   if (!ok) ++wrong;
   if (!ok || wrong == 0) {
     row.result = got;
@@ -462,7 +549,7 @@ void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
       std::int64_t got = 0;
       REDUCE_CUDA_CHECK(
           cudaMemcpy(&got, out.data(), result_bytes(*impl.op), cudaMemcpyDeviceToHost));
-      check_result(*impl.op, got, in.expected[b].value, row, wrong);
+      check_result(*impl.op, got, in.expected[b], row, wrong);
     }
     const double bytes = static_cast<double>(n) * sizeof(float);
     row.median_us = median(samples) * 1e3;
@@ -471,6 +558,7 @@ void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
     state.counters["median_us"] = row.median_us;
     state.counters["median_gbps"] = row.gbps;
     state.counters["wrong_results"] = wrong;
+    if (impl.checks_result) state.counters["abs_error"] = row.error;  // |result - exact|
     if (wrong > 0) {
       row.status = "WRONG in " + std::to_string(wrong) + " timed runs";
       state.SkipWithError(row.status.c_str());
@@ -554,7 +642,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
         for (int b = 0; b < calls; ++b) {
           std::int64_t bits = 0;
           std::memcpy(&bits, got.data() + b * rb, rb);
-          check_result(op, bits, expected[b].value, row, wrong);
+          check_result(op, bits, expected[b], row, wrong);
         }
         const std::size_t k = samples.size();
         if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))

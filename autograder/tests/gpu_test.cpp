@@ -172,7 +172,8 @@ void for_each_window(const std::vector<float>& host, DeviceBuffer<float>& device
 // ---- realistic data ----------------------------------------------------------------------------
 
 namespace {
-const char* const kDataNames[] = {"uniform", "mixed_sign", "wide_range", "large_offset"};
+const char* const kDataNames[] = {"uniform", "mixed_sign", "wide_range", "large_offset",
+                                   "cancelling"};
 }  // namespace
 
 const char* data_name(Data data) {
@@ -193,6 +194,8 @@ std::vector<float> make_data(Data data, std::size_t n, std::uint64_t seed) {
       return wide_range(n, seed);
     case Data::kLargeOffset:
       return uniform(n, seed, 1000.0f, 1001.0f);
+    case Data::kCancelling:
+      return cancelling(n, seed);
   }
   return {};
 }

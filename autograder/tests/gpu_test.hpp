@@ -184,10 +184,11 @@ enum class Data {
   kUniform,     ///< uniform in [0, 1)
   kMixedSign,   ///< uniform in [-1, 1): cancellation
   kWideRange,   ///< random sign, 12 decades of magnitude
-  kLargeOffset  ///< uniform in [1000, 1001): running sums pass 2^24 early
+  kLargeOffset,  ///< uniform in [1000, 1001): running sums pass 2^24 early
+  kCancelling    ///< reduce::cancelling(): pairs v, -v around small integers (ill-conditioned)
 };
 
-/// The kind's name as test names use it: "uniform", "mixed_sign", "wide_range", "large_offset".
+/// The kind's name as test names use it: "uniform", "mixed_sign", "wide_range", "large_offset", "cancelling".
 const char* data_name(Data data);
 
 /// Prints a Data by its name in gtest's output.

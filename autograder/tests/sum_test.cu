@@ -17,17 +17,28 @@
 namespace reduce::testing {
 namespace {
 
-// The suite is reused by other modes of the sum (sum_deterministic_test.cu adds to it).
+// The suite is reused by other modes of the sum: sum_deterministic_test.cu adds to it, and lab
+// 18's sum_compensated and sum_reproducible run it on their own entry point by defining
+// REDUCE_SUM_SUITE_ENTRY before including this file (every input here is exact or within the
+// float tree's bound, which a more accurate sum meets too).
+#ifndef REDUCE_SUM_SUITE_ENTRY
+#define REDUCE_SUM_SUITE_ENTRY sum
+#endif
+#define REDUCE_SUM_SUITE_PASTE(entry, suffix) entry##suffix
+#define REDUCE_SUM_SUITE_WORKSPACE(entry) REDUCE_SUM_SUITE_PASTE(entry, _workspace_bytes)
 
 /// Error depth of the lab under test: its summation order comes from --lab-order.
 std::size_t lab_depth(std::size_t n) {
   return lab_order() == "serial" ? serial_depth(n) : tree_depth(n);
 }
 
-/// Every sum test: skips without a GPU, else calls reduce::sum through the contract runner.
+/// Every sum test: skips without a GPU, else calls the suite's entry point (reduce::sum unless
+/// REDUCE_SUM_SUITE_ENTRY says otherwise) through the contract runner.
 class SumTest : public FloatLabTest {
  protected:
-  SumTest() : FloatLabTest(FloatLab{&sum_workspace_bytes, &sum}) {}
+  SumTest()
+      : FloatLabTest(FloatLab{&REDUCE_SUM_SUITE_WORKSPACE(REDUCE_SUM_SUITE_ENTRY),
+                              &REDUCE_SUM_SUITE_ENTRY}) {}
 };
 
 /// Exact comparison with a message that tells a student what the difference suggests.

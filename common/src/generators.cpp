@@ -56,6 +56,18 @@ double exact_integers_sum(std::size_t n, std::uint64_t seed) {
   return ones;
 }
 
+std::vector<float> cancelling(std::size_t n, std::uint64_t seed) {
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) x[i] = cancelling_at(n, seed, i);
+  return x;
+}
+
+double cancelling_sum(std::size_t n, std::uint64_t seed) {
+  double sum = 0;
+  for (std::size_t i = 0; i < std::min(n, kCancellingSmall); ++i) sum += cancelling_at(n, seed, i);
+  return sum;
+}
+
 std::vector<float> sentinel(std::size_t n, std::size_t position, float value) {
   std::vector<float> x(n, 0.0f);
   if (position < n) x[position] = value;

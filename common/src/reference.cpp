@@ -199,4 +199,9 @@ double mean_error_bound(std::size_t depth, std::size_t n, double abs_sum, double
   return (1.0 + 2.0 * u) * (sum_part + 2.0 * u * std::fabs(mean));
 }
 
+double compensated_error_bound(std::size_t depth, double exact, double abs_sum) {
+  const double u = kFloatUnitRoundoff;
+  return (1 + 2 * u) * (u * std::fabs(exact) + 4.0 * static_cast<double>(depth + 1) * u * u * abs_sum);
+}
+
 }  // namespace reduce

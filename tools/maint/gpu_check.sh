@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [sweep] [capstone] [grade] [planted] [class] [batch]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [sweep] [capstone] [grade] [planted] [class] [batch]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -46,6 +46,7 @@ finish() {
   printf '%s\n' "${summary[@]}"
   [ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
   [ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
+  [ -f "$OUT/accuracy.txt" ] && cat "$OUT/accuracy.txt"
   cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" "$OUT/batch/compare.md" 2>/dev/null
   [ -f "$OUT/ops.log" ] && sed -n '/^probe layouts/,$p' "$OUT/ops.log" | grep -v "^probe\|^$\|^rung"
   [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
@@ -119,6 +120,28 @@ if want library; then
       --benchmark_out="$OUT/library_$step.json" --benchmark_out_format=json >"$OUT/library_$step.log" 2>&1
     note "library ($step): rc=$? in $(( $(stamp) - t0 ))s"
   done
+fi
+
+# Lab 18's two sums beside their CUB counterparts (TransformReduce in double; the plain Sum), then
+# the compensated sum with each per-thread accumulator (neumaier, kahan, float, double), one
+# benchmark process each, for its lesson (docs/results/accuracy/): bandwidth and |error| side by
+# side on the cancelling input.
+if want accuracy; then
+  t0=$(stamp)
+  REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" REDUCE_BENCH_SIZES=${ACCURACY_SIZES:-2^20,2^24,2^28} \
+    "$BUILD/bin/reduce_bench" --benchmark_filter='^sum_(compensated|reproducible)/' \
+    --benchmark_out="$OUT/accuracy.json" --benchmark_out_format=json >"$OUT/accuracy.log" 2>&1
+  note "accuracy: rc=$? in $(( $(stamp) - t0 ))s"
+  for accumulator in kahan float double; do
+    REDUCE_LAB18_ACCUMULATOR=$accumulator REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" \
+      REDUCE_BENCH_SIZES=${ACCURACY_SIZES:-2^20,2^24,2^28} "$BUILD/bin/reduce_bench" \
+      --benchmark_filter='^sum_compensated/(stream_read|18_accuracy)/' \
+      --benchmark_out="$OUT/accuracy_$accumulator.json" --benchmark_out_format=json \
+      >"$OUT/accuracy_$accumulator.log" 2>&1
+    note "accuracy ($accumulator): rc=$? in $(( $(stamp) - t0 ))s"
+  done
+  sed -n '/^sum_compensated, n\|^sum_reproducible, n/,/^$/p' "$OUT"/accuracy*.log | grep -v "^$" |
+    grep -v "^rung" >"$OUT/accuracy.txt"
 fi
 
 if want sweep; then

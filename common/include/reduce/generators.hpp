@@ -5,6 +5,7 @@
 /// input takes about a second and a failing case can be reproduced from its seed.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -92,6 +93,42 @@ std::vector<float> mixed_sign(std::size_t n, std::uint64_t seed);
 
 /// Random sign, magnitude 2^e with e uniform in [-20, 20]: a spread of 12 decades.
 std::vector<float> wide_range(std::size_t n, std::uint64_t seed);
+
+// ---- ill-conditioned sums (lab 18) -------------------------------------------------------------
+
+/// Leading small integers of cancelling(): their sum is the input's exact sum.
+inline constexpr std::size_t kCancellingSmall = 1024;
+
+/// Element \p i of cancelling(n, seed), computed alone (GPU fills use it too).
+REDUCE_HOST_DEVICE inline float cancelling_at(std::size_t n, std::uint64_t seed,
+                                              std::size_t i) noexcept {
+  const std::size_t small = n < kCancellingSmall ? n : kCancellingSmall;
+  if (i < small) {
+    const std::uint64_t r = mix(seed, i);
+    const float magnitude = static_cast<float>(1 + (r & 7));
+    return (r & 8) ? -magnitude : magnitude;
+  }
+  // The rest: a value with a full 24-bit mantissa in [2^-12, 2^12), and its exact negation at
+  // the mirrored place, so that every pair cancels only when the two halves meet.
+  const std::size_t pairs = (n - small) / 2, j = i - small;
+  const bool first_half = j < pairs;
+  if (!first_half && j < n - small - pairs) return 0.0f;  // the middle of an odd count
+  const std::size_t k = first_half ? j : n - small - 1 - j;
+  const std::uint64_t r = mix(seed ^ 0xCA4CE11ull, k);
+  const float mantissa = static_cast<float>((r & 0x7FFFFFu) | 0x800000u);  // [2^23, 2^24)
+  const int exponent = static_cast<int>((r >> 23) % 24) - 12 - 23;
+  const float v = ldexpf(mantissa, exponent);
+  return first_half ? v : -v;
+}
+
+/// An ill-conditioned input: up to kCancellingSmall leading integers in +-{1..8}, then values of
+/// magnitude 2^-12 to 2^12 whose second half negates the first in mirrored order. The exact sum
+/// is that of the integers (cancelling_sum()), while sum |x| is some 300 n: a float tree errs
+/// by far more than the sum itself, a compensated one by a few units in its last place.
+std::vector<float> cancelling(std::size_t n, std::uint64_t seed);
+
+/// The exact sum of cancelling(n, seed): an integer.
+double cancelling_sum(std::size_t n, std::uint64_t seed);
 
 /// A fresh seed from the clock and the process, for runs that must not repeat their inputs.
 std::uint64_t fresh_seed() noexcept;

@@ -85,4 +85,28 @@ void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace workspa
 void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
                       cudaStream_t stream);
 
+
+// ---- accuracy (lab 18) ----------------------------------------------------------------------
+// S is the exact sum of in[0..n) (reduce::ExactSum computes it), u = 2^-24 the unit roundoff of
+// float, and d = tree_depth(n) (reference.hpp) the depth the course allows a GPU tree.
+
+/// Bytes of workspace that sum_compensated() needs for \p n elements.
+std::size_t sum_compensated_workspace_bytes(std::size_t n);
+/// Writes to *out the sum of in[0..n) to within u |S| + 4 (d + 1) u^2 sum |in[i]|: as if every
+/// addition were carried in twice float's precision (a compensated or double-float accumulator,
+/// or double) and only the result rounded to float. Unlike sum(), its error does not scale with
+/// sum |in[i]| / |S|, the cancellation in the input. For finite inputs whose partial sums stay
+/// finite; the sum of no elements is +0.0f.
+void sum_compensated(const float* in, std::size_t n, float* out, Workspace workspace,
+                     cudaStream_t stream);
+
+/// Bytes of workspace that sum_reproducible() needs for \p n elements.
+std::size_t sum_reproducible_workspace_bytes(std::size_t n);
+/// Writes to *out the exact sum S rounded once to the nearest float, ties to even: the same bits
+/// for any order of the elements, any block count and any GPU. Beyond the float range the result
+/// is +-inf; a NaN, or +inf and -inf together, give NaN, otherwise an infinity wins; an exact
+/// zero is +0.0f unless every element is -0.0f. The sum of no elements is +0.0f.
+void sum_reproducible(const float* in, std::size_t n, float* out, Workspace workspace,
+                      cudaStream_t stream);
+
 }  // namespace reduce

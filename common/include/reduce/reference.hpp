@@ -49,6 +49,12 @@ std::size_t tree_depth(std::size_t n);
 /// to float, plus the double reference's own error (n * 2^-53 * abs_sum).
 double sum_error_bound(std::size_t depth, std::size_t n, double abs_sum);
 
+/// Bound on |sum_compensated result - exact sum| (lab 18): u |exact| for rounding the result to
+/// float, plus 4 (depth + 1) u^2 abs_sum for a tree of that depth whose additions each err by at
+/// most 4u^2 of the magnitudes below them (a double-float addition built on TwoSum: 3u^2; double:
+/// u^2 / 2), all scaled by (1 + 2u). The reference is exact (ExactSum), so it adds nothing.
+double compensated_error_bound(std::size_t depth, double exact, double abs_sum);
+
 // ---- references for the exercises (labs 10-14) ------------------------------------------------
 // The semantics are those of common/include/reduce/lab.cuh: IEEE 754-2019 maximum and minimum
 // (a NaN anywhere gives NaN; -0.0 < +0.0), numpy/torch argmax (first index on ties, first NaN).

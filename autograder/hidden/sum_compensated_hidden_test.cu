@@ -1,0 +1,30 @@
+// Hidden tests of lab 18's compensated sum: the hidden sum suite on reduce::sum_compensated, and
+// the compensated bound on ill-conditioned inputs of sizes and orders drawn from the run's seed.
+#define REDUCE_SUM_SUITE_ENTRY sum_compensated
+#include "sum_hidden_test.cu"
+
+#include "accuracy.hpp"
+
+namespace reduce::testing {
+namespace {
+
+class HiddenCompensatedDrawn : public HiddenSum, public ::testing::WithParamInterface<int> {};
+
+TEST_P(HiddenCompensatedDrawn, WithinCompensatedBound) {
+  const std::size_t n = drawn_size(100 + GetParam()) + 2;
+  const std::vector<float> host = GetParam() % 2 == 0
+                                      ? cancelling_shuffled(n, test_seed() ^ (0xC0 + n))
+                                      : cancelling(n, test_seed() ^ (0xC1 + n));
+  const ExactReference ref = exact_reference(host);
+  const double bound = compensated_error_bound(tree_depth(n), ref.exact, ref.abs_sum);
+  const float got = run(host);
+  EXPECT_LE(std::fabs(static_cast<double>(got) - ref.exact), bound)
+      << "n = " << n << " (REDUCE_SEED=" << test_seed() << "), cancelling pairs"
+      << (GetParam() % 2 == 0 ? " in random order" : "") << ": got " << describe(got)
+      << ", exact " << ref.exact << ", bound " << bound;
+}
+
+INSTANTIATE_TEST_SUITE_P(Draws, HiddenCompensatedDrawn, ::testing::Range(0, 6));
+
+}  // namespace
+}  // namespace reduce::testing

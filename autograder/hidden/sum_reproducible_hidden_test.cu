@@ -1,0 +1,54 @@
+// Hidden tests of lab 18's reproducible sum: the hidden sum suite on reduce::sum_reproducible, and
+// the correctly rounded sum, bit for bit, on inputs of sizes, ranges and orders drawn from the
+// run's seed.
+#define REDUCE_SUM_SUITE_ENTRY sum_reproducible
+#include "sum_hidden_test.cu"
+
+#include "accuracy.hpp"
+
+namespace reduce::testing {
+namespace {
+
+class HiddenReproducibleDrawn : public HiddenSum, public ::testing::WithParamInterface<int> {};
+
+TEST_P(HiddenReproducibleDrawn, CorrectlyRounded) {
+  const std::size_t n = drawn_size(200 + GetParam());
+  const std::uint64_t seed = test_seed() ^ (0xEC0 + n);
+  const std::vector<float> host = GetParam() % 3 == 0   ? full_range(n, seed)
+                                  : GetParam() % 3 == 1 ? cancelling_shuffled(n, seed)
+                                                        : make_data(Data::kWideRange, n, seed);
+  const float want = exact_reference(host).rounded;
+  const float got = run(host);
+  EXPECT_EQ(bits(got), bits(want))
+      << "n = " << n << " (REDUCE_SEED=" << test_seed() << "), input kind " << GetParam() % 3
+      << ": got " << describe(got) << ", the exact sum rounded once is " << describe(want);
+}
+
+INSTANTIATE_TEST_SUITE_P(Draws, HiddenReproducibleDrawn, ::testing::Range(0, 9));
+
+TEST_F(HiddenSum, ReproducibleRoundsOnceAtRandomPlaces) {
+  // 1 + 2^-24 + 2^-60 (correctly rounded: 1 + 2^-23; through double: 1) with the three terms
+  // at places drawn from the seed, among zeros and pairs that cancel exactly.
+  const std::size_t n = 3000017;
+  std::vector<float> host(n, 0.0f);
+  const float terms[] = {1.0f, 0x1.0p-24f, 0x1.0p-60f};
+  for (std::uint64_t round = 0; round < 3; ++round) {
+    std::fill(host.begin(), host.end(), 0.0f);
+    for (std::size_t k = 0; k < 200; ++k) {
+      const std::size_t a = mix(test_seed(), round * 1000 + 2 * k) % n;
+      const std::size_t b = mix(test_seed(), round * 1000 + 2 * k + 1) % n;
+      if (a == b) continue;
+      host[a] = 0x1.0p20f + static_cast<float>(k);
+      host[b] = -host[a];
+    }
+    for (std::size_t k = 0; k < 3; ++k) host[mix(test_seed(), 0x7E + round * 3 + k) % n] = terms[k];
+    const float want = exact_reference(host).rounded;
+    const float got = run(host);
+    EXPECT_EQ(bits(got), bits(want)) << "round " << round << " (REDUCE_SEED=" << test_seed()
+                                     << "): got " << describe(got) << ", want "
+                                     << describe(want);
+  }
+}
+
+}  // namespace
+}  // namespace reduce::testing

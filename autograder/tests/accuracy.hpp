@@ -1,0 +1,59 @@
+/// \file
+/// \brief What lab 18's suites share: the exact sum of an input, its conditioning, and the
+/// inputs that separate an accurate sum from a float tree.
+#pragma once
+
+#include <reduce/exact_sum.hpp>
+#include <reduce/generators.hpp>
+#include <reduce/reference.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace reduce::testing {
+
+/// The exact sum of an input rounded once to double and to float, and its sum of magnitudes.
+struct ExactReference {
+  double exact = 0;   ///< ExactSum::to_double(): within 2^-53 of the exact sum, relatively
+  float rounded = 0;  ///< ExactSum::to_float(): what sum_reproducible must return
+  double abs_sum = 0; ///< sum |x| in double (its relative error is at most n 2^-53)
+};
+
+/// ExactSum of \p x.
+inline ExactReference exact_reference(const std::vector<float>& x) {
+  ExactSum s;
+  s.add(x.data(), x.size());
+  return {s.to_double(), s.to_float(), absolute_sum(x)};
+}
+
+/// \p x in an order drawn from \p seed.
+inline std::vector<float> shuffled(std::vector<float> x, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::shuffle(x.begin(), x.end(), rng);
+  return x;
+}
+
+/// Random signs and exponents over almost the whole float range (2^-149 to 2^100), full
+/// mantissas: sums whose exact value needs hundreds of bits before it is rounded.
+inline std::vector<float> full_range(std::size_t n, std::uint64_t seed) {
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t r = mix(seed, i);
+    const float mantissa = static_cast<float>((r & 0x7FFFFFu) | 0x800000u);
+    const int exponent = static_cast<int>((r >> 24) % 250) - 149 - 23;
+    const float v = std::ldexp(mantissa, exponent);
+    x[i] = (r >> 32) & 1 ? -v : v;
+  }
+  return x;
+}
+
+/// cancelling(n, seed) shuffled: the pairs v, -v meet at random depths of any tree.
+inline std::vector<float> cancelling_shuffled(std::size_t n, std::uint64_t seed) {
+  return shuffled(cancelling(n, seed), seed ^ 0x5ABull);
+}
+
+}  // namespace reduce::testing
