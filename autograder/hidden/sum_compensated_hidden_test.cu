@@ -20,8 +20,8 @@ TEST_P(HiddenCompensatedDrawn, WithinCompensatedBound) {
   const float got = run(host);
   EXPECT_LE(std::fabs(static_cast<double>(got) - ref.exact), bound)
       << "n = " << n << " (REDUCE_SEED=" << test_seed() << "), cancelling pairs"
-      << (GetParam() % 2 == 0 ? " in random order" : "") << ": got " << describe(got)
-      << ", exact " << ref.exact << ", bound " << bound;
+      << (GetParam() % 2 == 0 ? " in random order" : "") << ": got " << describe(got) << ", exact "
+      << ref.exact << ", bound " << bound;
 }
 
 INSTANTIATE_TEST_SUITE_P(Draws, HiddenCompensatedDrawn, ::testing::Range(0, 6));

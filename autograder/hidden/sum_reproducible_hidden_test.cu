@@ -45,8 +45,7 @@ TEST_F(HiddenSum, ReproducibleRoundsOnceAtRandomPlaces) {
     const float want = exact_reference(host).rounded;
     const float got = run(host);
     EXPECT_EQ(bits(got), bits(want)) << "round " << round << " (REDUCE_SEED=" << test_seed()
-                                     << "): got " << describe(got) << ", want "
-                                     << describe(want);
+                                     << "): got " << describe(got) << ", want " << describe(want);
   }
 }
 

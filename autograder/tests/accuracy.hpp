@@ -18,9 +18,9 @@ namespace reduce::testing {
 
 /// The exact sum of an input rounded once to double and to float, and its sum of magnitudes.
 struct ExactReference {
-  double exact = 0;   ///< ExactSum::to_double(): within 2^-53 of the exact sum, relatively
-  float rounded = 0;  ///< ExactSum::to_float(): what sum_reproducible must return
-  double abs_sum = 0; ///< sum |x| in double (its relative error is at most n 2^-53)
+  double exact = 0;    ///< ExactSum::to_double(): within 2^-53 of the exact sum, relatively
+  float rounded = 0;   ///< ExactSum::to_float(): what sum_reproducible must return
+  double abs_sum = 0;  ///< sum |x| in double (its relative error is at most n 2^-53)
 };
 
 /// ExactSum of \p x.

@@ -127,6 +127,45 @@ TEST(ExactSum, ManyTermsCarryCorrectly) {
   EXPECT_EQ(negative.to_float(), -std::numeric_limits<float>::infinity());
 }
 
+// ---- lab 18's ill-conditioned input and its bound --------------------------------------------
+
+TEST(Cancelling, ExactSumIsTheSmallIntegers) {
+  for (std::size_t n : {1, 7, 1024, 1025, 1026, 4097, 100000}) {
+    const std::vector<float> x = reduce::cancelling(n, 42 + n);
+    reduce::ExactSum exact;
+    exact.add(x.data(), x.size());
+    EXPECT_EQ(exact.to_double(), reduce::cancelling_sum(n, 42 + n)) << "n = " << n;
+  }
+}
+
+/// A float tree over x[lo, hi), halves of equal size: the best order a float sum can have.
+float pairwise(const std::vector<float>& x, std::size_t lo, std::size_t hi) {
+  if (hi - lo == 1) return x[lo];
+  const std::size_t mid = lo + (hi - lo) / 2;
+  return pairwise(x, lo, mid) + pairwise(x, mid, hi);
+}
+
+TEST(Cancelling, DefeatsAFloatTreeButNotTheCompensatedBound) {
+  // The input is only worth testing with if a float sum, even a pairwise one, misses the
+  // compensated bound on it by far, while double (standing in for a compensated sum) meets it.
+  const std::size_t n = (std::size_t{1} << 20) + 7;
+  const std::vector<float> x = reduce::cancelling(n, 7);
+  const double exact = reduce::cancelling_sum(n, 7);
+  const double bound =
+      reduce::compensated_error_bound(reduce::tree_depth(n), exact, reduce::absolute_sum(x));
+  EXPECT_GT(std::fabs(pairwise(x, 0, n) - exact), 10 * bound);
+  EXPECT_GT(std::fabs(reduce::serial_float_sum(x.data(), n) - exact), 10 * bound);
+  double in_double = 0;
+  for (float v : x) in_double += v;
+  EXPECT_LE(std::fabs(static_cast<float>(in_double) - exact), bound);
+}
+
+TEST(CompensatedBound, IsTheRoundingPlusTheAccumulation) {
+  const double u = reduce::kFloatUnitRoundoff;
+  EXPECT_NEAR(reduce::compensated_error_bound(0, 1.0, 0.0), u * (1 + 2 * u), 1e-30);
+  EXPECT_NEAR(reduce::compensated_error_bound(9, 0.0, 1.0), 40 * u * u * (1 + 2 * u), 1e-40);
+}
+
 // ---- stub message ----------------------------------------------------------------------------
 
 TEST(NotImplemented, NamesTheLabFile) {

@@ -18,8 +18,9 @@ void expect_compensated(float got, const std::vector<float>& host, const std::st
   const double float_tree = sum_error_bound(tree_depth(host.size()), host.size(), ref.abs_sum);
   EXPECT_LE(error, bound) << what << ", n = " << host.size() << ": got " << describe(got)
                           << ", exact sum " << ref.exact << ", error " << error << " > bound "
-                          << bound << " (u|S| + 4 (d + 1) u^2 sum|x|, d = "
-                          << tree_depth(host.size()) << ", sum|x| = " << ref.abs_sum
+                          << bound
+                          << " (u|S| + 4 (d + 1) u^2 sum|x|, d = " << tree_depth(host.size())
+                          << ", sum|x| = " << ref.abs_sum
                           << "). A float accumulator may err by up to " << float_tree
                           << " here: carry each running sum as a pair (sum, compensation) with "
                              "TwoSum, or in double, and round to float once at the end.";
@@ -58,8 +59,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CompensatedShuffled,
 
 // A huge value and its negation around small ones at every place a block or warp boundary
 // falls: a float sum loses the small ones next to 2^40; a compensated sum keeps them exactly.
-class CompensatedBigAndSmall : public SumTest,
-                               public ::testing::WithParamInterface<std::size_t> {};
+class CompensatedBigAndSmall : public SumTest, public ::testing::WithParamInterface<std::size_t> {};
 
 TEST_P(CompensatedBigAndSmall, KeepsTheSmallValues) {
   const std::size_t n = GetParam();

@@ -72,9 +72,9 @@ TEST_P(ReproducibleOrder, SameBitsInAnyOrder) {
       << " after " << describe(first);
   for (std::uint64_t k = 0; k < 3; ++k) {
     const float again = run(shuffled(host, test_seed() + k));
-    EXPECT_EQ(bits(again), bits(first)) << "n = " << n << ": the same values shuffled (" << k
-                                        << ") gave " << describe(again) << " after "
-                                        << describe(first);
+    EXPECT_EQ(bits(again), bits(first))
+        << "n = " << n << ": the same values shuffled (" << k << ") gave " << describe(again)
+        << " after " << describe(first);
   }
 }
 
@@ -127,8 +127,8 @@ TEST_P(ReproducibleRounding, RoundsOnce) {
   for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
     const std::vector<float> host = placed(n, at, c.values);
     ASSERT_EQ(bits(exact_reference(host).rounded), bits(c.want)) << c.name;
-    expect_correctly_rounded(run(host), host, std::string(c.name) + " from index " +
-                                                  std::to_string(at));
+    expect_correctly_rounded(run(host), host,
+                             std::string(c.name) + " from index " + std::to_string(at));
   }
 }
 
@@ -170,8 +170,7 @@ TEST_P(ReproducibleEdges, AsIeeeSays) {
     for (std::size_t at : {std::size_t{0}, n - 1}) {
       const std::vector<float> host = placed(n, at, c.values);
       const float want = exact_reference(host).rounded;
-      ASSERT_TRUE(bits(want) == bits(c.want) || (std::isnan(want) && std::isnan(c.want)))
-          << c.name;
+      ASSERT_TRUE(bits(want) == bits(c.want) || (std::isnan(want) && std::isnan(c.want))) << c.name;
       expect_correctly_rounded(run(host), host,
                                std::string(c.name) + " from index " + std::to_string(at));
     }

@@ -7,9 +7,9 @@
 // in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab18
 // Until you do, the tests fail with "not implemented: see labs/18_accuracy/sum_reproducible.cu".
+#include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/not_implemented.hpp>
-#include <reduce/cuda_check.cuh>
 
 namespace reduce {
 namespace {

@@ -174,8 +174,8 @@ unsigned grid_for(std::size_t n) {
 template <typename A>
 void launch(const float* in, std::size_t n, float* out, Pair* partials, cudaStream_t stream) {
   const unsigned grid = grid_for(n);
-  compensated_partials<A><<<grid, kThreads, 0, stream>>>(in, n, partials,
-                                                         grid == 1 ? out : nullptr);
+  compensated_partials<A>
+      <<<grid, kThreads, 0, stream>>>(in, n, partials, grid == 1 ? out : nullptr);
   REDUCE_CUDA_CHECK_LAUNCH();
   if (grid == 1) return;
   compensated_final<<<1, kThreads, 0, stream>>>(partials, grid, out);
@@ -184,16 +184,22 @@ void launch(const float* in, std::size_t n, float* out, Pair* partials, cudaStre
 
 }  // namespace
 
-std::size_t sum_compensated_workspace_bytes(std::size_t n) { return grid_for(n) * sizeof(Pair); }
+std::size_t sum_compensated_workspace_bytes(std::size_t n) {
+  return grid_for(n) * sizeof(Pair);
+}
 
 void sum_compensated(const float* in, std::size_t n, float* out, Workspace workspace,
                      cudaStream_t stream) {
   Pair* partials = workspace.as<Pair>();
   switch (chosen_accumulator()) {
-    case Accumulator::kNeumaier: return launch<Neumaier>(in, n, out, partials, stream);
-    case Accumulator::kKahan: return launch<Kahan>(in, n, out, partials, stream);
-    case Accumulator::kPlain: return launch<Plain>(in, n, out, partials, stream);
-    case Accumulator::kDouble: return launch<Double>(in, n, out, partials, stream);
+    case Accumulator::kNeumaier:
+      return launch<Neumaier>(in, n, out, partials, stream);
+    case Accumulator::kKahan:
+      return launch<Kahan>(in, n, out, partials, stream);
+    case Accumulator::kPlain:
+      return launch<Plain>(in, n, out, partials, stream);
+    case Accumulator::kDouble:
+      return launch<Double>(in, n, out, partials, stream);
   }
 }
 

@@ -34,6 +34,8 @@ the power of two (28 for 2^28) or the element count:
   pct(impl, gpu, n, op='sum', run=None)    percent of the ceiling probe of the row's run
   frac(impl, gpu, n, op='sum', run=None)   the same as a fraction (what the grader compares)
   ratio(a, b, gpu, n, op='sum', run=None)  us(a) / us(b): how many times longer a takes
+  raw(impl, gpu, n, op, run)               a named run's row as measured, wrong results too:
+                                           {'us', 'gbps', 'pct', 'error', 'wrong'}
   ceiling(gpu, run=None)                   the ceiling probe of a run, GB/s
   theoretical(gpu, run=None)               the GPU's theoretical bandwidth, GB/s
   sms(gpu, run=None)                       its SM count
@@ -44,7 +46,7 @@ the power of two (28 for 2^28) or the element count:
 
 run=None reads the main runs (docs/results/ladder_*.json for the sums, ops_*.json for the other
 operations; one run per GPU); run='capstone_auto_h200' reads that one file (a stem of
-docs/results/ or docs/results/capstone/).
+docs/results/ or of its folders capstone/, library/ and accuracy/).
 
 usage: tools/maint/update_results.py [ROOT]       (default: the repository holding this script)
 Run it after copying a new run's JSON into docs/results/ (and after editing a template).
@@ -60,6 +62,10 @@ import sys
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"  # the first generator's markers
 LADDER_GPUS = (("H100", "ladder_h100.json"), ("H200", "ladder_h200.json"))
+# Folders of docs/results that hold runs read only where a template names them.
+SIDE_FOLDERS = ("capstone", "library", "accuracy")
+# The runs of the reference solutions' default code among them (the rest time variants).
+DEFAULT_SIDE_RUNS = ("library/library_primitives_h*.json", "accuracy/accuracy_h*.json")
 
 
 class GenerationError(Exception):
@@ -172,10 +178,11 @@ class Course:
     # -- rows ----------------------------------------------------------------------------------
 
     def file(self, stem):
-        """(gpu, ceiling, rows, context) of docs/results/<stem>.json, capstone/<stem>.json or
-        library/<stem>.json (lab 16's runs: read only where a template names them)."""
+        """(gpu, ceiling, rows, context) of docs/results/<stem>.json or of one of its folders
+        capstone/, library/ (lab 16's runs) and accuracy/ (lab 18's), read only where a template
+        names them."""
         if stem not in self._files:
-            for folder in (self.results, self.results / "capstone", self.results / "library"):
+            for folder in (self.results, *(self.results / sub for sub in SIDE_FOLDERS)):
                 path = folder / f"{stem}.json"
                 if path.exists():
                     gpu, ceiling, rows = read_run(path)
@@ -183,7 +190,8 @@ class Course:
                     self._files[stem] = (gpu, ceiling, rows, context)
                     break
             else:
-                raise GenerationError(f"no results file docs/results/[capstone/|library/]{stem}.json")
+                raise GenerationError(f"no results file docs/results/[{'/|'.join(SIDE_FOLDERS)}/]"
+                                      f"{stem}.json")
         return self._files[stem]
 
     def row(self, impl, gpu, n, op="sum", run=None):
@@ -201,6 +209,28 @@ class Course:
         if not row:
             raise GenerationError(f"no row {op}/{impl}/{pow2(n)} on {gpu} in docs/results/*.json")
         return row
+
+    def raw_row(self, impl, gpu, n, op, run):
+        """One row of a named run as measured, also when its results were wrong (a comparison
+        that times an implementation known to miss the contract): us, gbps, pct of the run's
+        probe, error (|result - exact| of a timed call) and wrong (whether any call was)."""
+        if not run:
+            raise GenerationError("raw() reads a named run: give run=")
+        impl, n = self.impl(impl), self.size(n)
+        name, ceiling, _rows, _context = self.file(run)
+        if short_gpu(name or "") != gpu and name != gpu:
+            raise GenerationError(f"{run}.json was measured on {name}, not {gpu}")
+        for folder in (self.results, *(self.results / sub for sub in SIDE_FOLDERS)):
+            path = folder / f"{run}.json"
+            if path.exists():
+                break
+        for bench in json.loads(path.read_text()).get("benchmarks", []):
+            if bench.get("name", "").split("/")[:3] == [op, impl, str(n)] and "median_us" in bench:
+                return {"us": bench["median_us"], "gbps": bench["median_gbps"],
+                        "pct": 100 * bench["median_gbps"] / ceiling,
+                        "error": bench.get("abs_error", math.nan),
+                        "wrong": bench.get("wrong_results", 0) > 0}
+        raise GenerationError(f"no row {op}/{impl}/{pow2(n)} in {run}.json")
 
     def context(self, gpu, run=None):
         if run:
@@ -281,6 +311,9 @@ class Course:
         def sms(gpu, run=None):
             return int(self.context(gpu, run)["sm_count"])
 
+        def raw(impl, gpu, n=28, op="sum", run=None):
+            return self.raw_row(impl, gpu, n, op, run)
+
         def runs(pattern):
             stems = [p.stem for p in sorted(self.results.rglob("*.json"))
                      if fnmatch.fnmatch(p.stem, pattern)]
@@ -321,7 +354,7 @@ class Course:
         return dict(safe, us=us, gbps=gbps, frac=frac, pct=pct, ratio=ratio, ceiling=ceiling,
                     theoretical=theoretical, sms=sms, runs=runs, rubric=self.lab_rubric,
                     lit=self.lit, perr=self.perr, pow2=pow2, span=span, sig=sig, probe=probe,
-                    tick=tick, cap=cap, wave=wave)
+                    tick=tick, cap=cap, wave=wave, raw=raw)
 
 
 def sig(value, digits=3):
@@ -498,13 +531,14 @@ def reference_fraction(course, lab, gpu, ops):
 
 
 def library_row(course, impl, gpu, op):
-    """A row at 2^28 from docs/results/library/ (lab 16's runs, kept out of the main runs), or
-    None."""
-    for path in sorted((course.results / "library").glob("*.json")):
-        try:
-            return course.row(impl, gpu, 28, op, run=path.stem)
-        except GenerationError:
-            continue
+    """A row at 2^28 from the default runs of labs 16 and 18 (docs/results/library/ and
+    accuracy/, kept out of the main runs; their variants' files are not read here), or None."""
+    for pattern in DEFAULT_SIDE_RUNS:
+        for path in sorted(course.results.glob(pattern)):
+            try:
+                return course.row(impl, gpu, 28, op, run=path.stem)
+            except GenerationError:
+                continue
     return None
 
 

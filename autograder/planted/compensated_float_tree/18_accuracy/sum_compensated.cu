@@ -79,7 +79,9 @@ unsigned grid_for(std::size_t n) {
 
 }  // namespace
 
-std::size_t sum_compensated_workspace_bytes(std::size_t n) { return grid_for(n) * sizeof(float); }
+std::size_t sum_compensated_workspace_bytes(std::size_t n) {
+  return grid_for(n) * sizeof(float);
+}
 
 void sum_compensated(const float* in, std::size_t n, float* out, Workspace workspace,
                      cudaStream_t stream) {

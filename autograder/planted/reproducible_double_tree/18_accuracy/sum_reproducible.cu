@@ -41,7 +41,9 @@ __global__ void double_final(const double* partials, unsigned count, float* out)
 
 }  // namespace
 
-std::size_t sum_reproducible_workspace_bytes(std::size_t) { return kBlocks * sizeof(double); }
+std::size_t sum_reproducible_workspace_bytes(std::size_t) {
+  return kBlocks * sizeof(double);
+}
 
 void sum_reproducible(const float* in, std::size_t n, float* out, Workspace workspace,
                       cudaStream_t stream) {
