@@ -223,7 +223,8 @@ __global__ void exact_final(const BlockDigits* __restrict__ partials, unsigned c
     f |= partials[b].flags;
   }
   v = warp_sum(v);
-  f = __reduce_or_sync(kFullMask, f);
+  for (unsigned offset = kWarp / 2; offset > 0; offset >>= 1)  // every lane's flags, OR-ed
+    f |= __shfl_xor_sync(kFullMask, f, offset);
   if (lane == 0) {
     digit[warp] = v;
     atomicOr(&flags, f);
