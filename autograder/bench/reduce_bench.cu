@@ -68,7 +68,7 @@ using reduce::Workspace;
 struct Expected {
   double value = 0;  // the result (argmax: the index)
   std::size_t extreme_at = 0;
-  double tolerance = 0;  // a result this close to value passes too (the compensated sum's bound)
+  double tolerance = 0;  // the compensated sum: how far from value a result may be (its bound)
 };
 
 /// A cub::DeviceReduce call: with null storage it only sets the bytes it needs. \p extra is
@@ -88,7 +88,7 @@ struct Operation {
   void (*change)(float* x, std::size_t n, Expected& e, std::mt19937_64& rng,
                  std::uint64_t generation);
   /// Whether a result (a float's value, or an index) is the expected one.
-  bool (*check)(double got, double expected);
+  bool (*check)(double got, const Expected& expected);
   /// The single-thread CPU loop a student would write first, in float.
   double (*cpu_loop)(const std::vector<float>& x, float identity);
   CubCall cub;  ///< the cub::DeviceReduce counterpart
@@ -257,14 +257,24 @@ void change_small(float* x, std::size_t n, Expected& e, std::mt19937_64& rng, st
   }
 }
 
-bool same_float(double got, double expected) {
-  return static_cast<float>(got) == static_cast<float>(expected);
+bool same_float(double got, const Expected& e) {
+  return static_cast<float>(got) == static_cast<float>(e.value);
+}
+
+/// Within the input's own tolerance (the compensated sum's bound, set when it was made).
+bool within_tolerance(double got, const Expected& e) {
+  return std::fabs(got - e.value) <= e.tolerance;
 }
 
 template <typename Combine>
 float fold(const std::vector<float>& x, float acc, Combine combine) {
   for (float v : x) acc = combine(acc, v);
   return acc;
+}
+
+/// The CPU loop of every sum: one float accumulator, in order.
+double float_loop_sum(const std::vector<float>& x, float identity) {
+  return fold(x, identity, [](float a, float v) { return a + v; });
 }
 
 using I = std::int64_t;
@@ -277,10 +287,7 @@ const Operation kOperations[] = {
      [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
        change_integers(x, n, e.value, rng);
      },
-     same_float,
-     [](const std::vector<float>& x, float id) -> double {
-       return fold(x, id, [](float a, float v) { return a + v; });
-     },
+     same_float, float_loop_sum,
      [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
      }},
@@ -329,12 +336,12 @@ const Operation kOperations[] = {
        change_integers(x, n, sum, rng);
        e.value = sum / static_cast<double>(n);
      },
-     [](double got, double expected) {  // one rounding of the division: allow 2 ulp
-       return std::fabs(got - expected) <=
-              2.0 * std::numeric_limits<float>::epsilon() * std::fabs(expected);
+     [](double got, const Expected& e) {  // one rounding of the division: allow 2 ulp
+       return std::fabs(got - e.value) <=
+              2.0 * std::numeric_limits<float>::epsilon() * std::fabs(e.value);
      },
      [](const std::vector<float>& x, float id) -> double {
-       return fold(x, id, [](float a, float v) { return a + v; }) / static_cast<float>(x.size());
+       return static_cast<float>(float_loop_sum(x, id)) / static_cast<float>(x.size());
      },
      [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
        cudaError_t status =
@@ -353,7 +360,7 @@ const Operation kOperations[] = {
        move_extreme(x, n, e, rng, g, 1.0f);
        e.value = static_cast<double>(e.extreme_at);
      },
-     [](double got, double expected) { return got == expected; },
+     [](double got, const Expected& e) { return got == e.value; },
      [](const std::vector<float>& x, float best) -> double {
        std::size_t at = 0;
        for (std::size_t i = 0; i < x.size(); ++i)
@@ -368,10 +375,8 @@ const Operation kOperations[] = {
      }},
     // The compensated sum must come within the contract's bound of the exact sum (a float
     // tree errs by far more on this input).
-    {"sum_compensated", false, 0.0f, make_cancelling_with_bound, change_small, same_float,
-     [](const std::vector<float>& x, float id) -> double {
-       return fold(x, id, [](float a, float v) { return a + v; });
-     },
+    {"sum_compensated", false, 0.0f, make_cancelling_with_bound, change_small, within_tolerance,
+     float_loop_sum,
      // CUB accumulates in double (TransformReduce with a conversion), then rounds once.
      [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n, void* out,
         cudaStream_t s) {
@@ -384,10 +389,7 @@ const Operation kOperations[] = {
      }},
     // The reproducible sum is the exact sum rounded once: the integers' sum, exactly. CCCL 3.0
     // has no gpu_to_gpu determinism; its counterpart is the plain Sum (run-to-run determinism).
-    {"sum_reproducible", false, 0.0f, make_cancelling, change_small, same_float,
-     [](const std::vector<float>& x, float id) -> double {
-       return fold(x, id, [](float a, float v) { return a + v; });
-     },
+    {"sum_reproducible", false, 0.0f, make_cancelling, change_small, same_float, float_loop_sum,
      [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
      }},
@@ -496,11 +498,10 @@ std::size_t result_bytes(const Operation& op) {
 
 /// Checks one call's result (\p bits as read back) and keeps it for the table: the first
 /// wrong one, else the latest. Returns whether it was right.
-bool check_result(const Operation& op, std::int64_t bits, const Expected& e, Row& row,
-                  int& wrong) {
+bool check_result(const Operation& op, std::int64_t bits, const Expected& e, Row& row, int& wrong) {
   const double expected = e.value;
   const double got = decode(op, bits);
-  const bool ok = op.check(got, expected) || std::fabs(got - expected) <= e.tolerance;
+  const bool ok = op.check(got, e);
   if (!ok) ++wrong;
   if (!ok || wrong == 0) {
     row.result = got;

@@ -31,17 +31,13 @@ namespace {
 #ifndef REDUCE_SUM_SUITE_ENTRY
 #define REDUCE_SUM_SUITE_ENTRY sum
 #endif
-#define REDUCE_SUM_SUITE_PASTE(entry, suffix) entry##suffix
-#define REDUCE_SUM_SUITE_WORKSPACE(entry) REDUCE_SUM_SUITE_PASTE(entry, _workspace_bytes)
 
 /// Every hidden test: a GPU, and the suite's entry point (reduce::sum unless
 /// REDUCE_SUM_SUITE_ENTRY says otherwise) called through the contract runner (its output's
 /// second float is a guard the lab must never write).
 class HiddenSum : public FloatLabTest {
  protected:
-  HiddenSum()
-      : FloatLabTest(FloatLab{&REDUCE_SUM_SUITE_WORKSPACE(REDUCE_SUM_SUITE_ENTRY),
-                              &REDUCE_SUM_SUITE_ENTRY}) {}
+  HiddenSum() : FloatLabTest(REDUCE_FLOAT_LAB(REDUCE_SUM_SUITE_ENTRY)) {}
 };
 
 /// Bitwise comparison with the facts a student needs to reproduce the failure.
@@ -130,14 +126,13 @@ TEST_P(HiddenWorkspaceReuse, AlternatingSizesOnTheSameBuffers) {
   const cudaStream_t stream = runner().stream().get();
   DeviceBuffer<float>& out = runner().float_output();
   DeviceBuffer<unsigned char> workspace(
-      std::max(REDUCE_SUM_SUITE_WORKSPACE(REDUCE_SUM_SUITE_ENTRY)(n1),
-               REDUCE_SUM_SUITE_WORKSPACE(REDUCE_SUM_SUITE_ENTRY)(n2)));
+      std::max(lab().workspace_bytes(n1), lab().workspace_bytes(n2)));
   workspace.fill_bytes(kPoisonByte, stream);
   const Workspace ws{workspace.data(), workspace.bytes()};
   for (int call_index = 0; call_index < 6; ++call_index) {
     const std::size_t n = call_index % 2 == 0 ? n1 : n2;
     out.fill_bytes(kPoisonByte, stream);
-    REDUCE_SUM_SUITE_ENTRY(in.data(), n, out.data(), ws, stream);
+    lab().run(in.data(), n, out.data(), ws, stream);
     expect_exact(runner().float_result(), expected[call_index % 2],
                  "call " + std::to_string(call_index) + " with n = " + std::to_string(n) +
                      " after n = " + std::to_string(call_index % 2 == 0 ? n2 : n1) +
@@ -221,7 +216,7 @@ TEST_F(HiddenSum, RepeatedCallsDoNotAccumulate) {
   const std::size_t n = 100003;
   const std::vector<float> host = exact_integers(n, test_seed() + 0xACC);
   const DeviceBuffer<float> in(host);
-  DeviceBuffer<unsigned char> workspace(REDUCE_SUM_SUITE_WORKSPACE(REDUCE_SUM_SUITE_ENTRY)(n));
+  DeviceBuffer<unsigned char> workspace(lab().workspace_bytes(n));
   const double expected = reference_sum(host);
   const cudaStream_t stream = runner().stream().get();
   expect_exact(run(in.data(), n), expected, "first call");
@@ -229,7 +224,7 @@ TEST_F(HiddenSum, RepeatedCallsDoNotAccumulate) {
     // The output keeps the previous result: a lab that adds into it without resetting it first
     // returns a multiple.
     workspace.fill_bytes(kPoisonByte, stream);
-    REDUCE_SUM_SUITE_ENTRY(in.data(), n, runner().float_output().data(),
+    lab().run(in.data(), n, runner().float_output().data(),
         Workspace{workspace.data(), workspace.bytes()}, stream);
     expect_exact(runner().float_result(), expected,
                  "call " + std::to_string(again + 1) + " without clearing the output in between");

@@ -17,11 +17,7 @@ TEST_P(HiddenReproducibleDrawn, CorrectlyRounded) {
   const std::vector<float> host = GetParam() % 3 == 0   ? full_range(n, seed)
                                   : GetParam() % 3 == 1 ? cancelling_shuffled(n, seed)
                                                         : make_data(Data::kWideRange, n, seed);
-  const float want = exact_reference(host).rounded;
-  const float got = run(host);
-  EXPECT_EQ(bits(got), bits(want))
-      << "n = " << n << " (REDUCE_SEED=" << test_seed() << "), input kind " << GetParam() % 3
-      << ": got " << describe(got) << ", the exact sum rounded once is " << describe(want);
+  expect_correctly_rounded(run(host), host, "input kind " + std::to_string(GetParam() % 3));
 }
 
 INSTANTIATE_TEST_SUITE_P(Draws, HiddenReproducibleDrawn, ::testing::Range(0, 9));
@@ -42,10 +38,7 @@ TEST_F(HiddenSum, ReproducibleRoundsOnceAtRandomPlaces) {
       host[b] = -host[a];
     }
     for (std::size_t k = 0; k < 3; ++k) host[mix(test_seed(), 0x7E + round * 3 + k) % n] = terms[k];
-    const float want = exact_reference(host).rounded;
-    const float got = run(host);
-    EXPECT_EQ(bits(got), bits(want)) << "round " << round << " (REDUCE_SEED=" << test_seed()
-                                     << "): got " << describe(got) << ", want " << describe(want);
+    expect_correctly_rounded(run(host), host, "round " + std::to_string(round));
   }
 }
 

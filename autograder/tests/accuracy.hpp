@@ -1,7 +1,9 @@
 /// \file
-/// \brief What lab 18's suites share: the exact sum of an input, its conditioning, and the
-/// inputs that separate an accurate sum from a float tree.
+/// \brief What lab 18's suites share: the exact sum of an input, the inputs that separate an
+/// accurate sum from a float tree, and the two checks (the compensated bound, correct rounding).
 #pragma once
+
+#include "gpu_test.hpp"
 
 #include <reduce/exact_sum.hpp>
 #include <reduce/generators.hpp>
@@ -54,6 +56,37 @@ inline std::vector<float> full_range(std::size_t n, std::uint64_t seed) {
 /// cancelling(n, seed) shuffled: the pairs v, -v meet at random depths of any tree.
 inline std::vector<float> cancelling_shuffled(std::size_t n, std::uint64_t seed) {
   return shuffled(cancelling(n, seed), seed ^ 0x5ABull);
+}
+
+/// The compensated bound (compensated_error_bound) for \p host, checked on \p got, with what
+/// the numbers say.
+inline void expect_compensated(float got, const std::vector<float>& host, const std::string& what) {
+  const ExactReference ref = exact_reference(host);
+  const double bound = compensated_error_bound(tree_depth(host.size()), ref.exact, ref.abs_sum);
+  const double error = std::fabs(static_cast<double>(got) - ref.exact);
+  const double float_tree = sum_error_bound(tree_depth(host.size()), host.size(), ref.abs_sum);
+  EXPECT_LE(error, bound) << what << ", n = " << host.size() << ": got " << describe(got)
+                          << ", exact sum " << ref.exact << ", error " << error << " > bound "
+                          << bound
+                          << " (u|S| + 4 (d + 1) u^2 sum|x|, d = " << tree_depth(host.size())
+                          << ", sum|x| = " << ref.abs_sum
+                          << "). A float accumulator may err by up to " << float_tree
+                          << " here: carry each running sum as a pair (sum, compensation) with "
+                             "TwoSum, or in double, and round to float once at the end.";
+}
+
+/// The correctly rounded sum of \p host, bit for bit (any NaN matching any NaN), with what the
+/// numbers say.
+inline void expect_correctly_rounded(float got, const std::vector<float>& host,
+                                     const std::string& what) {
+  const ExactReference ref = exact_reference(host);
+  if (bits(got) == bits(ref.rounded) || (std::isnan(got) && std::isnan(ref.rounded))) return;
+  ADD_FAILURE() << what << ", n = " << host.size() << ": got " << describe(got)
+                << ", the exact sum rounded once is " << describe(ref.rounded) << " (exact sum "
+                << ref.exact << ", REDUCE_SEED=" << test_seed()
+                << "). Only the exact sum is the same for every order of additions: accumulate "
+                   "it exactly (integers in a fixed point wide enough for every float) and round "
+                   "once, to nearest, ties to even.";
 }
 
 }  // namespace reduce::testing

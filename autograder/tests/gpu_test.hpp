@@ -181,14 +181,15 @@ void for_each_window(const std::vector<float>& host, DeviceBuffer<float>& device
 
 /// Kinds of realistic input, compared with a double reference within a derived bound.
 enum class Data {
-  kUniform,     ///< uniform in [0, 1)
-  kMixedSign,   ///< uniform in [-1, 1): cancellation
-  kWideRange,   ///< random sign, 12 decades of magnitude
+  kUniform,      ///< uniform in [0, 1)
+  kMixedSign,    ///< uniform in [-1, 1): cancellation
+  kWideRange,    ///< random sign, 12 decades of magnitude
   kLargeOffset,  ///< uniform in [1000, 1001): running sums pass 2^24 early
   kCancelling    ///< reduce::cancelling(): pairs v, -v around small integers (ill-conditioned)
 };
 
-/// The kind's name as test names use it: "uniform", "mixed_sign", "wide_range", "large_offset", "cancelling".
+/// The kind's name as test names use it: "uniform", "mixed_sign", "wide_range", "large_offset",
+/// "cancelling".
 const char* data_name(Data data);
 
 /// Prints a Data by its name in gtest's output.
@@ -351,6 +352,15 @@ class LabTest : public ContractTest {
 
 /// Fixture of the suites whose operation returns one float.
 using FloatLabTest = LabTest<FloatLab>;
+
+/// The FloatLab of the entry point \p entry (a name, or a macro that names one):
+/// REDUCE_FLOAT_LAB(sum) is FloatLab{&sum_workspace_bytes, &sum}. The sum suites are written
+/// once and run on every mode of the sum through it (REDUCE_SUM_SUITE_ENTRY).
+// clang-format off
+#define REDUCE_FLOAT_LAB(entry) REDUCE_FLOAT_LAB_OF_(entry)
+#define REDUCE_FLOAT_LAB_OF_(entry) ::reduce::FloatLab{&entry##_workspace_bytes, &entry}
+// clang-format on
+
 /// Fixture of the argmax suites.
 using ArgmaxLabTest = LabTest<ArgmaxLab>;
 

@@ -10,22 +10,6 @@
 namespace reduce::testing {
 namespace {
 
-/// The compensated bound for \p host, checked on \p got with what the numbers say.
-void expect_compensated(float got, const std::vector<float>& host, const std::string& what) {
-  const ExactReference ref = exact_reference(host);
-  const double bound = compensated_error_bound(tree_depth(host.size()), ref.exact, ref.abs_sum);
-  const double error = std::fabs(static_cast<double>(got) - ref.exact);
-  const double float_tree = sum_error_bound(tree_depth(host.size()), host.size(), ref.abs_sum);
-  EXPECT_LE(error, bound) << what << ", n = " << host.size() << ": got " << describe(got)
-                          << ", exact sum " << ref.exact << ", error " << error << " > bound "
-                          << bound
-                          << " (u|S| + 4 (d + 1) u^2 sum|x|, d = " << tree_depth(host.size())
-                          << ", sum|x| = " << ref.abs_sum
-                          << "). A float accumulator may err by up to " << float_tree
-                          << " here: carry each running sum as a pair (sum, compensation) with "
-                             "TwoSum, or in double, and round to float once at the end.";
-}
-
 class CompensatedIllConditioned
     : public SumTest,
       public ::testing::WithParamInterface<std::tuple<Data, std::size_t>> {};

@@ -13,18 +13,6 @@
 namespace reduce::testing {
 namespace {
 
-/// The correctly rounded sum of \p host, bit for bit, with what the numbers say.
-void expect_correctly_rounded(float got, const std::vector<float>& host, const std::string& what) {
-  const ExactReference ref = exact_reference(host);
-  if (bits(got) == bits(ref.rounded) || (std::isnan(got) && std::isnan(ref.rounded))) return;
-  ADD_FAILURE() << what << ", n = " << host.size() << ": got " << describe(got)
-                << ", the exact sum rounded once is " << describe(ref.rounded) << " (exact sum "
-                << ref.exact << ", REDUCE_SEED=" << test_seed()
-                << "). Only the exact sum is the same for every order of additions: accumulate "
-                   "it exactly (integers in a fixed point wide enough for every float) and round "
-                   "once, to nearest, ties to even.";
-}
-
 // ---- the exact sum, rounded once, on data where rounding errors are large -------------------
 
 class ReproducibleData : public SumTest,

@@ -24,8 +24,6 @@ namespace {
 #ifndef REDUCE_SUM_SUITE_ENTRY
 #define REDUCE_SUM_SUITE_ENTRY sum
 #endif
-#define REDUCE_SUM_SUITE_PASTE(entry, suffix) entry##suffix
-#define REDUCE_SUM_SUITE_WORKSPACE(entry) REDUCE_SUM_SUITE_PASTE(entry, _workspace_bytes)
 
 /// Error depth of the lab under test: its summation order comes from --lab-order.
 std::size_t lab_depth(std::size_t n) {
@@ -36,9 +34,7 @@ std::size_t lab_depth(std::size_t n) {
 /// REDUCE_SUM_SUITE_ENTRY says otherwise) through the contract runner.
 class SumTest : public FloatLabTest {
  protected:
-  SumTest()
-      : FloatLabTest(FloatLab{&REDUCE_SUM_SUITE_WORKSPACE(REDUCE_SUM_SUITE_ENTRY),
-                              &REDUCE_SUM_SUITE_ENTRY}) {}
+  SumTest() : FloatLabTest(REDUCE_FLOAT_LAB(REDUCE_SUM_SUITE_ENTRY)) {}
 };
 
 /// Exact comparison with a message that tells a student what the difference suggests.

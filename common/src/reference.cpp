@@ -201,7 +201,8 @@ double mean_error_bound(std::size_t depth, std::size_t n, double abs_sum, double
 
 double compensated_error_bound(std::size_t depth, double exact, double abs_sum) {
   const double u = kFloatUnitRoundoff;
-  return (1 + 2 * u) * (u * std::fabs(exact) + 4.0 * static_cast<double>(depth + 1) * u * u * abs_sum);
+  return (1 + 2 * u) *
+         (u * std::fabs(exact) + 4.0 * static_cast<double>(depth + 1) * u * u * abs_sum);
 }
 
 }  // namespace reduce

@@ -523,14 +523,14 @@ def reference_fraction(course, lab, gpu, ops):
         try:
             row = course.row(impl, gpu, 28, bench_op)
         except GenerationError:
-            row = library_row(course, impl, gpu, bench_op)
+            row = side_run_row(course, impl, gpu, bench_op)
             if row is None:
                 return None
         fractions.append(row["gbps"] / row["ceiling"])
     return min(fractions) if fractions else None
 
 
-def library_row(course, impl, gpu, op):
+def side_run_row(course, impl, gpu, op):
     """A row at 2^28 from the default runs of labs 16 and 18 (docs/results/library/ and
     accuracy/, kept out of the main runs; their variants' files are not read here), or None."""
     for pattern in DEFAULT_SIDE_RUNS:

@@ -85,7 +85,6 @@ void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace workspa
 void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
                       cudaStream_t stream);
 
-
 // ---- accuracy (lab 18) ----------------------------------------------------------------------
 // S is the exact sum of in[0..n) (reduce::ExactSum computes it), u = 2^-24 the unit roundoff of
 // float, and d = tree_depth(n) (reference.hpp) the depth the course allows a GPU tree.
