@@ -27,6 +27,7 @@
 #include <reduce/device_buffer.cuh>
 #include <reduce/device_info.cuh>
 #include <reduce/event_timer.cuh>
+#include <reduce/exact_sum.hpp>
 #include <reduce/generators.hpp>
 #include <reduce/l2_flush.cuh>
 #include <reduce/lab_entry_points.cuh>
@@ -69,6 +70,7 @@ struct Expected {
   double value = 0;  // the result (argmax: the index)
   std::size_t extreme_at = 0;
   double tolerance = 0;  // the compensated sum: how far from value a result may be (its bound)
+  double integers = 0;   // the reproducible sum: the small integers' sum beside its trap
 };
 
 /// A cub::DeviceReduce call: with null storage it only sets the bytes it needs. \p extra is
@@ -257,6 +259,55 @@ void change_small(float* x, std::size_t n, Expected& e, std::mt19937_64& rng, st
   }
 }
 
+// Lab 18's reproducible sum: cancelling() with a rounding trap in its first two places. The
+// exact sum is S + h + t: S the other small integers' sum, h half an ulp of S, and t = +-2^-100,
+// signed so that the correctly rounded sum differs from what rounding the tie S + h gives. A
+// double accumulator loses t (it is 2^-100 beside S) and rounds the tie: it is wrong on every
+// call, so a double tree at the timed size cannot pass for the exact sum.
+void place_trap(float* x, Expected& e) {
+  const auto s = static_cast<float>(e.integers);  // exact: |S| <= 8 * 1024
+  float h = 1.0f, t = 0.0f;  // S == 0 has no tie to set: the sum is then 1, exactly
+  if (s != 0.0f) {
+    const float magnitude = std::fabs(s);
+    const float half_ulp = (std::nextafter(magnitude, INFINITY) - magnitude) / 2;
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, &magnitude, sizeof bits);
+    // |S| even: the tie goes down to |S|, so t pulls the exact sum up; odd: the other way.
+    const float outward = (bits & 1u) == 0 ? 0x1.0p-100f : -0x1.0p-100f;
+    h = std::copysign(half_ulp, s);
+    t = s > 0 ? outward : -outward;
+  }
+  write_at(x, 0, h);
+  write_at(x, 1, t);
+  reduce::ExactSum exact;
+  for (float v : {s, h, t}) exact.add(v);
+  e.value = exact.to_float();
+}
+
+Expected make_trapped(float* x, std::size_t n, std::uint64_t seed) {
+  Expected e = make_cancelling(x, n, seed);
+  if (n < 3) return e;  // no room for a trap
+  e.integers = e.value - reduce::cancelling_at(n, seed, 0) - reduce::cancelling_at(n, seed, 1);
+  place_trap(x, e);
+  return e;
+}
+
+/// change_small() for the trapped input: integers change (never the trap's places), then the
+/// trap follows the new S.
+void change_trapped(float* x, std::size_t n, Expected& e, std::mt19937_64& rng,
+                    std::uint64_t generation) {
+  if (n < 3) return change_small(x, n, e, rng, generation);
+  const std::size_t small = std::min(n, reduce::kCancellingSmall);
+  for (int k = 0; k < 4; ++k) {
+    const std::size_t at = 2 + rng() % (small - 2);
+    const float old = read_at(x, at);
+    const float v = static_cast<float>(static_cast<int>(rng() % 17) - 8);
+    write_at(x, at, v);
+    e.integers += static_cast<double>(v) - old;
+  }
+  place_trap(x, e);
+}
+
 bool same_float(double got, const Expected& e) {
   return static_cast<float>(got) == static_cast<float>(e.value);
 }
@@ -387,9 +438,9 @@ const Operation kOperations[] = {
        round_to_float<<<1, 1, 0, s>>>(static_cast<const double*>(extra), static_cast<float*>(out));
        return cudaGetLastError();
      }},
-    // The reproducible sum is the exact sum rounded once: the integers' sum, exactly. CCCL 3.0
-    // has no gpu_to_gpu determinism; its counterpart is the plain Sum (run-to-run determinism).
-    {"sum_reproducible", false, 0.0f, make_cancelling, change_small, same_float, float_loop_sum,
+    // The reproducible sum is the exact sum rounded once, which the trap tells from a double sum.
+    // CCCL 3.0 has no gpu_to_gpu determinism; its counterpart is the plain Sum (run-to-run).
+    {"sum_reproducible", false, 0.0f, make_trapped, change_trapped, same_float, float_loop_sum,
      [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
      }},
