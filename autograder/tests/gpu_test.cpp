@@ -173,7 +173,7 @@ void for_each_window(const std::vector<float>& host, DeviceBuffer<float>& device
 
 namespace {
 const char* const kDataNames[] = {"uniform", "mixed_sign", "wide_range", "large_offset",
-                                   "cancelling"};
+                                  "cancelling"};
 }  // namespace
 
 const char* data_name(Data data) {
@@ -261,6 +261,22 @@ std::int64_t ContractRunner::run(const ArgmaxLab& lab, const float* in, std::siz
 std::int64_t ContractRunner::run(const ArgmaxLab& lab, const std::vector<float>& host) {
   const DeviceBuffer<float> in(host);
   return run(lab, in.data(), host.size());
+}
+
+std::vector<float> ContractRunner::run(const SegmentedLab& lab, const float* in, std::size_t n,
+                                       const std::int64_t* offsets, std::size_t segments) {
+  DeviceBuffer<float> out(segments + 1);
+  out.fill_bytes(kPoisonByte, stream_.get());
+  DeviceBuffer<unsigned char> workspace(lab.workspace_bytes(n, segments));
+  workspace.fill_bytes(kPoisonByte, stream_.get());
+  lab.run(in, n, offsets, segments, out.data(), Workspace{workspace.data(), workspace.bytes()},
+          stream_.get());
+  stream_.synchronize();
+  std::vector<float> host = out.to_host();
+  EXPECT_EQ(bits(host[segments]), repeated(kPoisonByte))
+      << "the lab wrote past its output of " << segments << " floats";
+  host.pop_back();
+  return host;
 }
 
 float ContractRunner::float_result(int output_byte) {

@@ -281,6 +281,12 @@ class ContractRunner {
   /// Copies \p host to a new device buffer and runs \p lab on it.
   std::int64_t run(const ArgmaxLab& lab, const std::vector<float>& host);
 
+  /// Calls a segmented reduction on in[0..n) with the device \p offsets (segments + 1 values)
+  /// and returns its \p segments results. The output (segments floats and a guard float after
+  /// them) is poisoned with 0xFF bytes first; a write past it fails the test.
+  std::vector<float> run(const SegmentedLab& lab, const float* in, std::size_t n,
+                         const std::int64_t* offsets, std::size_t segments);
+
   /// Passed as \p per_launch to atomic_max(): every value in one launch.
   static constexpr std::size_t kOneLaunch = std::numeric_limits<std::size_t>::max();
 

@@ -92,9 +92,10 @@ Course parse_course_catalogue(const std::string& json_text) {
       o.name = op.at("name").get<std::string>();
       o.entry = op.at("entry").get<std::string>();
       o.result = op.at("result").get<std::string>();
-      if (o.result != "float" && o.result != "index" && o.result != "apply")
+      if (o.result != "float" && o.result != "index" && o.result != "apply" &&
+          o.result != "segments")
         throw ConfigError("course.json: operation " + o.name + " has result '" + o.result +
-                          "' (float, index or apply)");
+                          "' (float, index, apply or segments)");
       o.getter = "reduce_" + o.name + "_lab";
       for (const CourseOperation& earlier : course.operations)
         if (earlier.entry == o.entry) o.getter = earlier.getter;

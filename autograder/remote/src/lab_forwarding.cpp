@@ -16,7 +16,8 @@ remote::RemoteLab& lab() {
 }  // namespace
 
 // One forwarding definition per entry point of the catalogue, shaped by its result kind: a
-// reduction writes one Out (a float, or argmax's index); atomic_max_apply updates in place.
+// reduction writes one Out (a float, or argmax's index); atomic_max_apply updates in place; a
+// segmented reduction writes one float per segment.
 #define REDUCE_FORWARD_REDUCTION(entry, Out)                                             \
   std::size_t entry##_workspace_bytes(std::size_t n) {                                   \
     return lab().workspace_bytes(#entry, n);                                             \
@@ -30,6 +31,14 @@ remote::RemoteLab& lab() {
   void entry(const float* values, std::size_t n, float* address, float* old_values, \
              cudaStream_t stream) {                                                 \
     lab().atomic_max_apply(values, n, address, old_values, stream);                 \
+  }
+#define REDUCE_FORWARD_SegmentedLab(entry)                                                      \
+  std::size_t entry##_workspace_bytes(std::size_t n, std::size_t segments) {                    \
+    return lab().workspace_bytes(#entry, n, segments);                                          \
+  }                                                                                             \
+  void entry(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments, \
+             float* out, Workspace, cudaStream_t stream) {                                      \
+    lab().reduce_segments(#entry, in, n, offsets, segments, out, stream);                       \
   }
 #define REDUCE_ENTRY(entry, getter, kind, table) REDUCE_FORWARD_##table(entry)
 #include <reduce/course_entries.inc>

@@ -443,11 +443,16 @@ void rethrow(const Reply& reply) {
 }  // namespace
 
 std::size_t RemoteLab::workspace_bytes(const std::string& op, std::size_t n) {
+  return workspace_bytes(op, n, 0);
+}
+
+std::size_t RemoteLab::workspace_bytes(const std::string& op, std::size_t n, std::size_t segments) {
   std::lock_guard<std::mutex> lock(mutex_);
   Request rq;
   rq.command = Command::kWorkspaceBytes;
   rq.op = static_cast<std::uint32_t>(op_index(op));
   rq.n = n;
+  rq.segments = segments;
   const Reply reply = request(rq);
   rethrow(reply);
   if (reply.value > (std::size_t{1} << 40))
@@ -460,9 +465,11 @@ void RemoteLab::check_guards(const std::string& op, std::size_t n) {
   bool before = false;
   if (const long long at = out_->first_change(before)) {
     throw RunnerError("the lab wrote " + std::string(before ? "before" : "past") + " its " +
-                      (op == "argmax" ? "one-index" : "one-float") + " output (" +
-                      std::to_string(at) + " bytes " + (before ? "before it" : "past its end") +
-                      ", n = " + std::to_string(n) + ")");
+                      (op == "argmax"                                            ? "one-index"
+                       : kOperations[op_index(op)].kind == ResultKind::kSegments ? "per-segment"
+                                                                                 : "one-float") +
+                      " output (" + std::to_string(at) + " bytes " +
+                      (before ? "before it" : "past its end") + ", n = " + std::to_string(n) + ")");
   }
   if (const long long at = workspace_->first_change(before)) {
     throw RunnerError("the lab wrote past its workspace: " + op + "_workspace_bytes(" +
@@ -480,6 +487,52 @@ void RemoteLab::ensure_workspace(std::size_t bytes) {
   if (workspace_ && workspace_->fits(bytes)) return;
   if (workspace_ && pid_ >= 0) retired_.push_back(std::move(workspace_));
   workspace_ = std::make_unique<Guarded>(bytes, 0);
+}
+
+void RemoteLab::ensure_buffer(std::unique_ptr<Guarded>& slot, std::size_t bytes,
+                              std::size_t front_guard) {
+  if (slot && slot->fits(bytes)) return;
+  if (slot && pid_ >= 0) retired_.push_back(std::move(slot));  // as ensure_workspace() says
+  slot = std::make_unique<Guarded>(bytes, front_guard);
+}
+
+void RemoteLab::reduce_segments(const std::string& op, const float* in, std::size_t n,
+                                const std::int64_t* offsets, std::size_t segments, float* out,
+                                cudaStream_t stream) {
+  const int index = op_index(op);
+  const std::size_t ws = workspace_bytes(op, n, segments);
+  std::lock_guard<std::mutex> lock(mutex_);
+  cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
+  const std::size_t rb = call_result_bytes(kOperations[index].kind, segments);
+  ensure_buffer(out_, rb, kFrontGuard);
+  ensure_buffer(capture_, rb, 0);
+  ensure_workspace(ws);
+  out_->arm(rb);
+  workspace_->arm(ws);
+  if (out != nullptr && rb > 0)
+    cuda(cudaMemcpy(out_->lab_ptr(), out, rb, cudaMemcpyDeviceToDevice), "staging the output");
+  Request rq;
+  rq.command = Command::kRun;
+  rq.op = static_cast<std::uint32_t>(index);
+  rq.n = n;
+  rq.segments = segments;
+  rq.calls = 1;
+  rq.input_count = 1;
+  rq.poison = out != nullptr ? kPoisonAux : kPoisonOut | kPoisonAux;
+  rq.inputs[0] = ref(in, n * sizeof(float), false);
+  rq.inputs[0].bytes = 0;  // inputs are never poisoned
+  rq.offsets = ref(offsets, (segments + 1) * sizeof(std::int64_t), false);
+  rq.offsets.bytes = 0;
+  rq.stage_input = stage_inputs_ ? 1 : 0;
+  rq.out = ref(out_->lab_ptr(), rb, true);
+  rq.aux = ref(workspace_->lab_ptr(), ws, true);
+  rq.capture = ref(capture_->lab_ptr(), rb, true);
+  const Reply reply = request(rq);
+  rethrow(reply);
+  check_guards(op, n);
+  if (rb > 0)
+    cuda(cudaMemcpyAsync(out, capture_->lab_ptr(), rb, cudaMemcpyDeviceToDevice, stream),
+         "copying the results");
 }
 
 void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, void* out,

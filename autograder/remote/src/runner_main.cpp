@@ -133,9 +133,16 @@ struct Lab {
 };
 
 /// Calls the lab once; rethrows nothing (the caller maps exceptions to replies).
-void call_lab(const void* entry, ResultKind kind, const float* in, std::size_t n, char* out,
-              char* aux, std::size_t aux_bytes, cudaStream_t stream) {
+void call_lab(const void* entry, ResultKind kind, const float* in, std::size_t n,
+              const std::int64_t* offsets, std::size_t segments, char* out, char* aux,
+              std::size_t aux_bytes, cudaStream_t stream) {
   switch (kind) {
+    case ResultKind::kSegments: {
+      const auto* lab = static_cast<const reduce::SegmentedLab*>(entry);
+      lab->run(in, n, offsets, segments, reinterpret_cast<float*>(out),
+               reduce::Workspace{aux, aux_bytes}, stream);
+      return;
+    }
     case ResultKind::kFloat: {
       const auto* lab = static_cast<const reduce::FloatLab*>(entry);
       lab->run(in, n, reinterpret_cast<float*>(out), reduce::Workspace{aux, aux_bytes}, stream);
@@ -173,6 +180,10 @@ Reply workspace_bytes(const Lab& lab, const Request& rq) {
       break;
     case ResultKind::kApply:
       reply.value = 0;
+      break;
+    case ResultKind::kSegments:
+      reply.value =
+          static_cast<const reduce::SegmentedLab*>(entry)->workspace_bytes(rq.n, rq.segments);
       break;
   }
   return reply;
@@ -234,7 +245,8 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   char* out = maps.map(rq.out);
   char* aux = maps.map(rq.aux);
   char* capture = maps.map(rq.capture);
-  const std::size_t rb = result_bytes(kind);
+  const auto* offsets = reinterpret_cast<const std::int64_t*>(maps.map(rq.offsets));
+  const std::size_t rb = call_result_bytes(kind, rq.segments);
 
   cudaEvent_t start = nullptr, stop = nullptr;
   check(cudaEventCreate(&start), "cudaEventCreate");
@@ -246,7 +258,8 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
     if ((rq.poison & kPoisonAux) && aux != nullptr && rq.aux.bytes > 0)
       check(cudaMemsetAsync(aux, 0xFF, rq.aux.bytes, stream), "poisoning the workspace");
     try {
-      call_lab(entry, kind, inputs[k % rq.input_count], rq.n, out, aux, rq.aux.bytes, stream);
+      call_lab(entry, kind, inputs[k % rq.input_count], rq.n, offsets, rq.segments, out, aux,
+               rq.aux.bytes, stream);
     } catch (const std::invalid_argument& e) {
       reply.status = Status::kLabThrew;
       reply.error_kind = ErrorKind::kInvalidArgument;

@@ -85,6 +85,20 @@ void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace workspa
 void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
                       cudaStream_t stream);
 
+
+// ---- segmented reductions (lab 17) --------------------------------------------------------
+// Segments as cub::DeviceSegmentedReduce takes them: segment s is in[offsets[s], offsets[s + 1]),
+// for s < segments; offsets is a device array of segments + 1 int64 values, non-decreasing, from
+// offsets[0] >= 0 to offsets[segments] <= n. Segments may be empty; elements outside every
+// segment are never read.
+
+/// Bytes of workspace that segmented_sum() needs for \p segments segments over \p n elements.
+std::size_t segmented_sum_workspace_bytes(std::size_t n, std::size_t segments);
+/// Writes to out[s] the sum of segment s, for every s < segments (+0.0f for an empty one), to
+/// within the bound of a tree of depth tree_depth(length) over that segment.
+void segmented_sum(const float* in, std::size_t n, const std::int64_t* offsets,
+                   std::size_t segments, float* out, Workspace workspace, cudaStream_t stream);
+
 // ---- accuracy (lab 18) ----------------------------------------------------------------------
 // S is the exact sum of in[0..n) (reduce::ExactSum computes it), u = 2^-24 the unit roundoff of
 // float, and d = tree_depth(n) (reference.hpp) the depth the course allows a GPU tree.

@@ -26,6 +26,13 @@ struct AtomicMaxLab {
   void (*apply)(const float*, std::size_t, float*, float*, cudaStream_t);  ///< atomic_max_apply
 };
 
+/// The entry points of one lab for a segmented reduction: one float per segment (lab 17).
+struct SegmentedLab {
+  std::size_t (*workspace_bytes)(std::size_t n, std::size_t segments);  ///< *_workspace_bytes
+  void (*run)(const float*, std::size_t, const std::int64_t*, std::size_t, float*, Workspace,
+              cudaStream_t);  ///< the operation
+};
+
 /// Kept for readers of lesson 01-09: the sum entry points.
 using SumLab = FloatLab;
 

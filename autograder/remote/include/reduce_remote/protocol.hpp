@@ -18,13 +18,14 @@
 namespace reduce::remote {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 6;
+inline constexpr std::uint32_t kProtocolVersion = 7;
 
 /// What a lab entry point produces.
 enum class ResultKind : std::uint32_t {
   kFloat = 0,  ///< one float (sum, maximum, minimum, product, mean)
   kIndex = 1,  ///< one std::int64_t (argmax)
   kApply = 2,  ///< atomic_max_apply: updates *address and writes one old value per input
+  kSegments = 3,  ///< one float per segment of the input (segmented_sum)
 };
 
 /// One entry point of the lab contract (common/include/reduce/lab.cuh).
@@ -49,9 +50,14 @@ constexpr int find_operation(std::string_view name) {
   return -1;
 }
 
-/// Bytes of one result of \p kind in the capture buffer.
+/// Bytes of one result of \p kind in the capture buffer (for kSegments: of one segment's).
 constexpr std::size_t result_bytes(ResultKind kind) {
   return kind == ResultKind::kIndex ? sizeof(std::int64_t) : sizeof(float);
+}
+
+/// Bytes of one call's whole result: \p segments results for kSegments, else one.
+constexpr std::size_t call_result_bytes(ResultKind kind, std::uint64_t segments) {
+  return result_bytes(kind) * (kind == ResultKind::kSegments ? segments : 1);
 }
 
 /// A device buffer of the checker, as the runner maps it.
@@ -82,7 +88,7 @@ inline constexpr int kMaxInputs = 16;
 
 /// One request. For kRun, call k reads inputs[k % input_count]; before each call the runner
 /// poisons `out` and `aux` (0xFF bytes) when `poison` is set, then calls the lab on its own
-/// stream, then copies the result into capture + k * result_bytes on the same stream.
+/// stream, then copies the result into capture + k * call_result_bytes on the same stream.
 struct Request {
   std::uint32_t version = kProtocolVersion;        ///< kProtocolVersion
   Command command = Command::kQuit;                ///< what to do
@@ -99,6 +105,8 @@ struct Request {
   /// 1: before anything else, unmap every buffer kept mapped from earlier requests; the checker
   /// frees one of them (a workspace it outgrew) once this request is answered.
   std::uint32_t forget_buffers = 0;
+  std::uint64_t segments = 0;    ///< kSegments: segments per call (offsets holds segments + 1)
+  BufferRef offsets;             ///< kSegments: the int64 offsets of the segments (never poisoned)
   BufferRef inputs[kMaxInputs];  ///< input arrays
   BufferRef out;                 ///< the result slot; for kApply, *address (never poisoned)
   BufferRef aux;                 ///< the workspace; for kApply, old_values

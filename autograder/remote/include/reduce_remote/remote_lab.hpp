@@ -74,6 +74,16 @@ class RemoteLab {
   /// <op>_workspace_bytes(n) of the lab.
   std::size_t workspace_bytes(const std::string& op, std::size_t n);
 
+  /// <op>_workspace_bytes(n, segments) of a segmented reduction (lab 17).
+  std::size_t workspace_bytes(const std::string& op, std::size_t n, std::size_t segments);
+
+  /// Calls the segmented reduction \p op once: segment s of \p in is [offsets[s],
+  /// offsets[s + 1]) (\p offsets: segments + 1 device int64 values). Its \p segments results
+  /// (captured in stream order) go to the caller's \p out on \p stream.
+  void reduce_segments(const std::string& op, const float* in, std::size_t n,
+                       const std::int64_t* offsets, std::size_t segments, float* out,
+                       cudaStream_t stream);
+
   /// Calls \p op once on \p in and writes its result (the copy captured in stream order) to the
   /// caller's \p out on \p stream. The lab writes only into the checker's guarded buffers.
   void reduce(const std::string& op, const float* in, std::size_t n, void* out,
@@ -129,6 +139,8 @@ class RemoteLab {
   BufferRef ref(const void* device_ptr, std::size_t bytes, bool persistent) const;
   void check_guards(const std::string& op, std::size_t n);
   void ensure_workspace(std::size_t bytes);
+  /// A guarded buffer \p slot (the output or the capture) of at least \p bytes.
+  void ensure_buffer(std::unique_ptr<Guarded>& slot, std::size_t bytes, std::size_t front_guard);
   int op_index(const std::string& op) const;
 
   RunnerOptions options_;
