@@ -38,6 +38,7 @@
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
 #include <cuda/std/functional>
 
 #include <algorithm>
@@ -890,6 +891,169 @@ Impl probe_impl(const Operation& op) {
           /*checks_result=*/false};
 }
 
+// ---- segmented sums (lab 17) --------------------------------------------------------------
+// Rows "segmented_sum_<length>/<implementation>/<n>": n floats cut into n / length segments of
+// `length` elements each (REDUCE_SEGMENT_LENGTHS, default 32,1024,32768,1048576), beside
+// cub::DeviceSegmentedReduce::Sum on the same buffers. Every element is +1 or -1, so every
+// segment's sum is exact in float in any order (length <= 2^24): each timed call's results are
+// compared with CUB's, bit for bit, on the device. GB/s counts the floats and the offsets read.
+
+/// A segmented sum to time: a lab's, or CUB's (lab == nullptr).
+struct SegmentedImpl {
+  std::string name;
+  const reduce::SegmentedLab* lab = nullptr;
+};
+
+__global__ void fill_signs(float* x, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    x[i] = (reduce::mix(seed, i) & 1) != 0 ? 1.0f : -1.0f;
+}
+
+__global__ void fill_uniform_offsets(std::int64_t* offsets, std::size_t segments,
+                                     std::size_t length) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t s = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+       s <= segments; s += stride)
+    offsets[s] = static_cast<std::int64_t>(s * length);
+}
+
+/// Counts the results whose bits differ from the expected ones.
+__global__ void count_mismatches(const float* got, const float* want, std::size_t count,
+                                 unsigned* mismatches) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
+       i += stride)
+    if (__float_as_uint(got[i]) != __float_as_uint(want[i])) atomicAdd(mismatches, 1u);
+}
+
+cudaError_t cub_segmented_sum(void* storage, std::size_t& bytes, const float* in,
+                              const std::int64_t* offsets, std::size_t segments, float* out,
+                              cudaStream_t stream) {
+  return cub::DeviceSegmentedReduce::Sum(storage, bytes, in, out,
+                                         static_cast<std::int64_t>(segments), offsets, offsets + 1,
+                                         stream);
+}
+
+/// The input, offsets and CUB's results for one (n, length), kept while rows reuse them.
+struct SegmentedInputs {
+  std::size_t n = 0, length = 0, segments = 0;
+  DeviceBuffer<float> x{1}, expected{1};
+  DeviceBuffer<std::int64_t> offsets{1};
+};
+
+SegmentedInputs& segmented_inputs(std::size_t n, std::size_t length) {
+  static std::unique_ptr<SegmentedInputs> current;
+  if (current && current->n == n && current->length == length) return *current;
+  current.reset();
+  auto fresh = std::make_unique<SegmentedInputs>();
+  fresh->n = n;
+  fresh->length = length;
+  fresh->segments = n / length;
+  fresh->x = DeviceBuffer<float>(n);
+  fresh->offsets = DeviceBuffer<std::int64_t>(fresh->segments + 1);
+  fresh->expected = DeviceBuffer<float>(fresh->segments);
+  fill_signs<<<kFillBlocks, kFillThreads>>>(fresh->x.data(), n, run_seed() + length);
+  fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(fresh->offsets.data(), fresh->segments,
+                                                      length);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  std::size_t bytes = 0;
+  REDUCE_CUDA_CHECK(cub_segmented_sum(nullptr, bytes, fresh->x.data(), fresh->offsets.data(),
+                                      fresh->segments, fresh->expected.data(), nullptr));
+  DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
+  REDUCE_CUDA_CHECK(cub_segmented_sum(storage.data(), bytes, fresh->x.data(),
+                                      fresh->offsets.data(), fresh->segments,
+                                      fresh->expected.data(), nullptr));
+  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+  current = std::move(fresh);
+  return *current;
+}
+
+void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::size_t n,
+                     std::size_t length) {
+  try {
+    finish_exiting_runner();
+    SegmentedInputs& in = segmented_inputs(n, length);
+    const std::size_t segments = in.segments;
+    reduce::Stream stream;
+    reduce::L2Flush l2;
+    reduce::EventTimer timer;
+    std::size_t bytes = 0;
+    if (impl.lab != nullptr)
+      bytes = impl.lab->workspace_bytes(n, segments);
+    else
+      REDUCE_CUDA_CHECK(cub_segmented_sum(nullptr, bytes, in.x.data(), in.offsets.data(),
+                                          segments, nullptr, stream.get()));
+    DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(bytes, 1));
+    DeviceBuffer<float> out(segments);
+    DeviceBuffer<unsigned> mismatches(1);
+    const auto call = [&] {
+      if (impl.lab != nullptr) {
+        impl.lab->run(in.x.data(), n, in.offsets.data(), segments, out.data(),
+                      Workspace{workspace.data(), bytes}, stream.get());
+      } else {
+        std::size_t b = bytes;
+        REDUCE_CUDA_CHECK(cub_segmented_sum(workspace.data(), b, in.x.data(), in.offsets.data(),
+                                            segments, out.data(), stream.get()));
+      }
+    };
+    call();  // warm-up
+    stream.synchronize();
+    std::vector<double> samples;
+    mismatches.fill_bytes(0, stream.get());
+    for (auto _ : state) {
+      out.fill_bytes(0xFF, stream.get());
+      workspace.fill_bytes(0xFF, stream.get());
+      l2.flush(stream.get());
+      timer.start(stream.get());
+      call();
+      timer.stop(stream.get());
+      const double ms = timer.elapsed_ms();
+      state.SetIterationTime(ms * 1e-3);
+      samples.push_back(ms);
+      count_mismatches<<<kFillBlocks, kFillThreads, 0, stream.get()>>>(
+          out.data(), in.expected.data(), segments, mismatches.data());
+    }
+    stream.synchronize();
+    const unsigned wrong = mismatches.to_host()[0];
+    const double read = static_cast<double>(n) * sizeof(float) +
+                        static_cast<double>(segments + 1) * sizeof(std::int64_t);
+    const double median_us = median(samples) * 1e3;
+    state.counters["median_us"] = median_us;
+    state.counters["median_gbps"] = read / (median_us * 1e-6) / 1e9;
+    state.counters["segments"] = static_cast<double>(segments);
+    state.counters["wrong_results"] = wrong;
+    if (wrong > 0) state.SkipWithError("WRONG segment sums");
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+  }
+}
+
+/// Trusted labs that export a segmented sum, with CUB first.
+std::vector<SegmentedImpl> segmented_impls() {
+  std::vector<SegmentedImpl> impls;
+  std::vector<std::string> entries;
+  if (const char* env = std::getenv("REDUCE_LABS")) entries = split(env, ',');
+  if (const char* file = std::getenv("REDUCE_LABS_FILE")) {
+    std::ifstream list(file);
+    for (std::string line; std::getline(list, line);)
+      if (!line.empty()) entries.push_back(line);
+  }
+  for (const std::string& entry : entries) {
+    const auto eq = entry.find('=');
+    const std::string path = eq == std::string::npos ? entry : entry.substr(eq + 1);
+    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) continue;
+    void* getter = dlsym(handle, "reduce_segmented_sum_lab");
+    if (getter == nullptr) continue;
+    if (impls.empty()) impls.push_back({"cub", nullptr});
+    impls.push_back({entry.substr(0, eq),
+                     reinterpret_cast<const reduce::SegmentedLab* (*)()>(getter)()});
+  }
+  return impls;
+}
+
 // ---- the tables --------------------------------------------------------------------------
 
 std::string fixed(double v, int digits) {
@@ -1015,6 +1179,29 @@ int main(int argc, char** argv) {
           b->Iterations(1);  // bench_remote takes its own samples
         else
           b->MinTime(impl.on_host ? 0.2 : 0.1);
+      }
+    }
+  }
+  std::vector<std::size_t> lengths;
+  for (const std::string& l :
+       split(std::getenv("REDUCE_SEGMENT_LENGTHS") ? std::getenv("REDUCE_SEGMENT_LENGTHS")
+                                                   : "32,1024,32768,1048576",
+             ','))
+    lengths.push_back(parse_size(l));
+  const std::vector<SegmentedImpl> segmented = segmented_impls();
+  for (std::size_t length : lengths) {
+    for (std::size_t n : sizes) {
+      if (length == 0 || n / length == 0) continue;
+      for (const SegmentedImpl& impl : segmented) {
+        const std::string name = "segmented_sum_" + std::to_string(length) + "/" + impl.name +
+                                 "/" + std::to_string(n);
+        benchmark::RegisterBenchmark(name.c_str(),
+                                     [impl, n, length](benchmark::State& st) {
+                                       bench_segmented(st, impl, n, length);
+                                     })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->MinTime(0.1);
       }
     }
   }

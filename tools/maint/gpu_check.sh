@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [sweep] [capstone] [grade] [planted] [class] [batch]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [sweep] [capstone] [grade] [planted] [class] [batch]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -47,6 +47,7 @@ finish() {
   [ -f "$OUT/ladder.log" ] && sed -n '/^NVIDIA\|^n = /,$p' "$OUT/ladder.log" | grep -v "^$" | head -60
   [ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
   [ -f "$OUT/accuracy.txt" ] && cat "$OUT/accuracy.txt"
+  [ -f "$OUT/segmented.txt" ] && cat "$OUT/segmented.txt"
   cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" "$OUT/batch/compare.md" 2>/dev/null
   [ -f "$OUT/ops.log" ] && sed -n '/^probe layouts/,$p' "$OUT/ops.log" | grep -v "^probe\|^$\|^rung"
   [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
@@ -144,6 +145,18 @@ if want accuracy; then
   unset REDUCE_BENCH_KEEP_WRONG
   sed -n '/^sum_compensated, n\|^sum_reproducible, n/,/^$/p' "$OUT"/accuracy*.log | grep -v "^$" |
     grep -v "^rung" >"$OUT/accuracy.txt"
+fi
+
+# Lab 17's segmented sum beside cub::DeviceSegmentedReduce::Sum at several segment lengths
+# (REDUCE_SEGMENT_LENGTHS), for its lesson (docs/results/segmented/).
+if want segmented; then
+  t0=$(stamp)
+  REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" REDUCE_BENCH_SIZES=${SEGMENTED_SIZES:-2^24,2^28} \
+    "$BUILD/bin/reduce_bench" --benchmark_filter='^segmented_sum_' \
+    --benchmark_out="$OUT/segmented.json" --benchmark_out_format=json >"$OUT/segmented.log" 2>&1
+  note "segmented: rc=$? in $(( $(stamp) - t0 ))s"
+  grep -E "^segmented_sum_" "$OUT/segmented.log" | sed -E 's/ +[0-9.]+ us +[0-9.]+ us +[0-9]+ / /' |
+    sed -E 's/bytes_per_second=[^ ]+ //' >"$OUT/segmented.txt"
 fi
 
 if want sweep; then
