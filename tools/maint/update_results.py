@@ -63,7 +63,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"  # the first generator's markers
 LADDER_GPUS = (("H100", "ladder_h100.json"), ("H200", "ladder_h200.json"))
 # Folders of docs/results that hold runs read only where a template names them.
-SIDE_FOLDERS = ("capstone", "library", "accuracy")
+SIDE_FOLDERS = ("capstone", "library", "accuracy", "segmented")
 # The runs of the reference solutions' default code among them (the rest time variants).
 DEFAULT_SIDE_RUNS = ("library/library_primitives_h*.json", "accuracy/accuracy_h*.json")
 
