@@ -852,6 +852,7 @@ std::vector<Impl> remote_labs() {
       std::fprintf(stderr, "REDUCE_REMOTE_LABS: expected name=op:path, got %s\n", entry.c_str());
       continue;
     }
+    if (entry.substr(eq + 1, colon - eq - 1) == "segmented_sum") continue;  // its own rows
     const Operation* op = find_operation(entry.substr(eq + 1, colon - eq - 1));
     if (op == nullptr) {
       std::fprintf(stderr, "REDUCE_REMOTE_LABS: no operation in %s\n", entry.c_str());
@@ -931,9 +932,8 @@ __global__ void count_mismatches(const float* got, const float* want, std::size_
 cudaError_t cub_segmented_sum(void* storage, std::size_t& bytes, const float* in,
                               const std::int64_t* offsets, std::size_t segments, float* out,
                               cudaStream_t stream) {
-  return cub::DeviceSegmentedReduce::Sum(storage, bytes, in, out,
-                                         static_cast<std::int64_t>(segments), offsets, offsets + 1,
-                                         stream);
+  return cub::DeviceSegmentedReduce::Sum(
+      storage, bytes, in, out, static_cast<std::int64_t>(segments), offsets, offsets + 1, stream);
 }
 
 /// The input, offsets and CUB's results for one (n, length), kept while rows reuse them.
@@ -962,9 +962,8 @@ SegmentedInputs& segmented_inputs(std::size_t n, std::size_t length) {
   REDUCE_CUDA_CHECK(cub_segmented_sum(nullptr, bytes, fresh->x.data(), fresh->offsets.data(),
                                       fresh->segments, fresh->expected.data(), nullptr));
   DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  REDUCE_CUDA_CHECK(cub_segmented_sum(storage.data(), bytes, fresh->x.data(),
-                                      fresh->offsets.data(), fresh->segments,
-                                      fresh->expected.data(), nullptr));
+  REDUCE_CUDA_CHECK(cub_segmented_sum(storage.data(), bytes, fresh->x.data(), fresh->offsets.data(),
+                                      fresh->segments, fresh->expected.data(), nullptr));
   REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
   current = std::move(fresh);
   return *current;
@@ -983,8 +982,8 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
     if (impl.lab != nullptr)
       bytes = impl.lab->workspace_bytes(n, segments);
     else
-      REDUCE_CUDA_CHECK(cub_segmented_sum(nullptr, bytes, in.x.data(), in.offsets.data(),
-                                          segments, nullptr, stream.get()));
+      REDUCE_CUDA_CHECK(cub_segmented_sum(nullptr, bytes, in.x.data(), in.offsets.data(), segments,
+                                          nullptr, stream.get()));
     DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(bytes, 1));
     DeviceBuffer<float> out(segments);
     DeviceBuffer<unsigned> mismatches(1);
@@ -1030,6 +1029,125 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
   }
 }
 
+/// A graded lab's segmented sum, in its runner.
+struct RemoteSegmented {
+  std::string name;
+  std::shared_ptr<reduce::remote::RemoteLab> remote;
+};
+
+/// The segmented entries of REDUCE_REMOTE_LABS ("name=segmented_sum:path").
+std::vector<RemoteSegmented> remote_segmented_labs() {
+  std::vector<RemoteSegmented> labs;
+  const char* env = std::getenv("REDUCE_REMOTE_LABS");
+  if (env == nullptr) return labs;
+  for (const std::string& entry : split(env, ',')) {
+    const auto eq = entry.find('=');
+    const auto colon = entry.find(':', eq);
+    if (eq == std::string::npos || colon == std::string::npos ||
+        entry.substr(eq + 1, colon - eq - 1) != "segmented_sum")
+      continue;
+    reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
+    options.library = entry.substr(colon + 1);
+    labs.push_back(
+        {entry.substr(0, eq), std::make_shared<reduce::remote::RemoteLab>(std::move(options))});
+  }
+  return labs;
+}
+
+/// A graded lab's segmented sum, timed as bench_remote() times the other operations: the lab
+/// reads arrays its own process allocated (inputs and offsets), a few signs change before every
+/// sample (CUB recomputes the expected sums outside the clock), a request's calls read distinct
+/// inputs, and the runner's events are a second clock.
+void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl, std::size_t n,
+                            std::size_t length) {
+  try {
+    finish_exiting_runner();
+    const std::size_t segments = n / length;
+    const std::string entry = "segmented_sum";
+    const int count = timed_input_count(n);
+    const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(n, count, segments);
+    std::int64_t* offsets = impl.remote->timed_offsets();
+    fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(offsets, segments, length);
+    for (int b = 0; b < count; ++b)
+      fill_signs<<<kFillBlocks, kFillThreads>>>(inputs[b], n, run_seed() + length + b);
+    REDUCE_CUDA_CHECK_LAUNCH();
+    std::size_t bytes = 0;
+    REDUCE_CUDA_CHECK(
+        cub_segmented_sum(nullptr, bytes, inputs[0], offsets, segments, nullptr, nullptr));
+    DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
+    std::vector<DeviceBuffer<float>> expected;
+    for (int b = 0; b < count; ++b) expected.emplace_back(std::max<std::size_t>(segments, 1));
+    const auto recompute = [&](int b) {
+      std::size_t b_bytes = bytes;
+      REDUCE_CUDA_CHECK(cub_segmented_sum(storage.data(), b_bytes, inputs[b], offsets, segments,
+                                          expected[b].data(), nullptr));
+    };
+    for (int b = 0; b < count; ++b) recompute(b);
+    REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+    DeviceBuffer<float> capture(std::max<std::size_t>(segments, 1) * count);
+    const double one_ms = impl.remote->run_timed(entry, 1, n, 1, capture.data(), segments).host_ms;
+    const int calls = static_cast<int>(std::clamp(std::ceil(kRequestMs / std::max(one_ms, 1e-3)),
+                                                  1.0, static_cast<double>(count)));
+    if (calls > 1) impl.remote->run_timed(entry, calls, n, calls, capture.data(), segments);
+    std::mt19937_64 rng(run_seed() ^ 0x5E6 ^ n ^ length);
+    DeviceBuffer<unsigned> mismatches(1);
+    mismatches.fill_bytes(0);
+    std::vector<double> samples, events;
+    double seconds = 0;
+    for (auto _ : state) {
+      while (samples.size() < static_cast<std::size_t>(kMaxSamples)) {
+        for (int b = 0; b < calls; ++b) {  // outside the clock
+          for (int k = 0; k < 8; ++k) {
+            const std::size_t at = rng() % n;
+            write_at(inputs[b], at, -read_at(inputs[b], at));
+          }
+          recompute(b);
+        }
+        REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+        const reduce::remote::TimedRun t =
+            impl.remote->run_timed(entry, calls, n, calls, capture.data(), segments);
+        seconds += t.host_ms * 1e-3;
+        samples.push_back(t.host_ms / calls);
+        events.push_back(t.event_ms / calls);
+        for (int b = 0; b < calls; ++b)
+          count_mismatches<<<kFillBlocks, kFillThreads>>>(
+              capture.data() + b * segments, expected[b].data(), segments, mismatches.data());
+        const std::size_t k = samples.size();
+        if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))
+          break;
+      }
+      state.SetIterationTime(median(samples) * 1e-3);
+    }
+    const unsigned wrong = mismatches.to_host()[0];
+    impl.remote->begin_stop();
+    g_exiting_runner = impl.remote;
+    const double read = static_cast<double>(n) * sizeof(float) +
+                        static_cast<double>(segments + 1) * sizeof(std::int64_t);
+    const double median_us = median(samples) * 1e3, event_us = median(events) * 1e3;
+    state.counters["median_us"] = median_us;
+    state.counters["median_gbps"] = read / (median_us * 1e-6) / 1e9;
+    state.counters["runner_event_us"] = event_us;
+    state.counters["calls_per_sample"] = calls;
+    state.counters["samples"] = static_cast<double>(samples.size());
+    state.counters["segments"] = static_cast<double>(segments);
+    state.counters["wrong_results"] = wrong;
+    if (wrong > 0) {
+      state.SkipWithError(("WRONG: " + std::to_string(wrong) + " segment sums in timed calls " +
+                           "(inputs changed before every sample)")
+                              .c_str());
+    } else if (event_us < 0.8 * median_us - 20.0) {
+      state.counters["clocks_disagree"] = 1;
+      state.SkipWithError(("clocks disagree: the lab's process reports " + fixed(event_us, 1) +
+                           " us per call, the grader's clock " + fixed(median_us, 1) + " us")
+                              .c_str());
+    }
+  } catch (const std::exception& e) {
+    finish_exiting_runner();
+    impl.remote->stop();
+    state.SkipWithError(e.what());
+  }
+}
+
 /// Trusted labs that export a segmented sum, with CUB first.
 std::vector<SegmentedImpl> segmented_impls() {
   std::vector<SegmentedImpl> impls;
@@ -1048,8 +1166,8 @@ std::vector<SegmentedImpl> segmented_impls() {
     void* getter = dlsym(handle, "reduce_segmented_sum_lab");
     if (getter == nullptr) continue;
     if (impls.empty()) impls.push_back({"cub", nullptr});
-    impls.push_back({entry.substr(0, eq),
-                     reinterpret_cast<const reduce::SegmentedLab* (*)()>(getter)()});
+    impls.push_back(
+        {entry.substr(0, eq), reinterpret_cast<const reduce::SegmentedLab* (*)()>(getter)()});
   }
   return impls;
 }
@@ -1188,17 +1306,29 @@ int main(int argc, char** argv) {
                                                    : "32,1024,32768,1048576",
              ','))
     lengths.push_back(parse_size(l));
-  const std::vector<SegmentedImpl> segmented = segmented_impls();
+  std::vector<SegmentedImpl> segmented = segmented_impls();
+  const std::vector<RemoteSegmented> remote_segmented = remote_segmented_labs();
+  if (segmented.empty() && !remote_segmented.empty()) segmented.push_back({"cub", nullptr});
   for (std::size_t length : lengths) {
     for (std::size_t n : sizes) {
       if (length == 0 || n / length == 0) continue;
-      for (const SegmentedImpl& impl : segmented) {
-        const std::string name = "segmented_sum_" + std::to_string(length) + "/" + impl.name +
-                                 "/" + std::to_string(n);
+      for (const RemoteSegmented& impl : remote_segmented) {
+        const std::string name =
+            "segmented_sum_" + std::to_string(length) + "/" + impl.name + "/" + std::to_string(n);
         benchmark::RegisterBenchmark(name.c_str(),
                                      [impl, n, length](benchmark::State& st) {
-                                       bench_segmented(st, impl, n, length);
+                                       bench_remote_segmented(st, impl, n, length);
                                      })
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->Iterations(1);  // it takes its own samples
+      }
+      for (const SegmentedImpl& impl : segmented) {
+        const std::string name =
+            "segmented_sum_" + std::to_string(length) + "/" + impl.name + "/" + std::to_string(n);
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [impl, n, length](benchmark::State& st) { bench_segmented(st, impl, n, length); })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->MinTime(0.1);

@@ -510,6 +510,24 @@ std::string missing_row_problem(const OpPlan& plan, const ProcessResult& r,
   return problem;
 }
 
+/// Whether a course.json "bench" names a family pattern: a prefix and '*' (lab 17's
+/// segmented_sum_*, one family per segment length).
+bool is_family_pattern(const std::string& bench_op) {
+  return !bench_op.empty() && bench_op.back() == '*';
+}
+
+/// Whether a benchmark family is one that \p bench_op times.
+bool family_matches(const std::string& family, const std::string& bench_op) {
+  return is_family_pattern(bench_op) ? starts_with(family, bench_op.substr(0, bench_op.size() - 1))
+                                     : family == bench_op;
+}
+
+/// \p bench_op in the benchmark's --benchmark_filter: a pattern's '*' stands for digits.
+std::string family_regex(const std::string& bench_op) {
+  return is_family_pattern(bench_op) ? bench_op.substr(0, bench_op.size() - 1) + "[0-9]+"
+                                     : bench_op;
+}
+
 PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
                             const BenchResults& results, const Rubric& rubric, const fs::path& log,
                             std::uint64_t seed) {
@@ -525,61 +543,69 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
   double slowest = -1;
   for (const OpPlan& plan : target.plans) {
     if (plan.bench_op.empty()) continue;
-    const BenchRow* row = nullptr;
+    // One row per plan, or (a family pattern, lab 17's segment lengths) one per family.
+    std::vector<const BenchRow*> matching;
     for (const BenchRow& candidate : results.rows)
       if (candidate.impl == plan.bench_name && candidate.n == perf.n &&
-          (candidate.family.empty() || candidate.family == plan.bench_op))
-        row = &candidate;
-    if (row == nullptr) {
+          (candidate.family.empty() || family_matches(candidate.family, plan.bench_op))) {
+        if (!is_family_pattern(plan.bench_op)) matching.clear();  // the last one, as before
+        matching.push_back(&candidate);
+      }
+    if (matching.empty()) {
       perf.problem = missing_row_problem(plan, r, results);
       return perf;
     }
-    perf.wrong_results += row->wrong_results;
-    if (row->error) {
-      perf.problem = plan.bench_op + ": " + row->error_message;
-      if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in "))
-        perf.wrong_results += std::atof(row->error_message.c_str() + 9);
-      return perf;
-    }
-    // The stream read is the same kernel whatever the family: the benchmark runs it once.
-    double stream = 0, cub = 0;
-    for (const BenchRow& other : results.rows) {
-      if (other.n != perf.n) continue;
-      if (other.impl == "stream_read" && (stream == 0 || other.family == plan.bench_op))
-        stream = other.median_gbps;
-      if (other.impl == "cub" && (other.family.empty() || other.family == plan.bench_op))
-        cub = other.median_gbps;
-    }
-    double ceiling = probe ? perf.probe_gbps : stream;
-    if (ceiling <= 0) ceiling = probe ? stream : perf.probe_gbps;
-    if (ceiling <= 0) {
-      perf.problem = "the benchmark measured no ceiling";
-      return perf;
-    }
-    // Faster than the GPU can read is not a fast lab: the work was not done, or not timed.
-    const double tolerance = 1.10;  // noise between the probe's run and the lab's
-    if ((perf.probe_gbps > 0 && row->median_gbps > tolerance * perf.probe_gbps) ||
-        (results.theoretical_gbps > 0 && row->median_gbps > results.theoretical_gbps)) {
-      perf.problem = fmt::format(
-          "physically impossible: {} read at {} GB/s, above what this GPU can read (ceiling "
-          "probe {} GB/s, theoretical peak {} GB/s); no performance points",
-          plan.op, fixed(row->median_gbps, 1), fixed(perf.probe_gbps, 1),
-          fixed(results.theoretical_gbps, 1));
-      perf.impossible = true;
-      return perf;
-    }
-    const double fraction = row->median_gbps / ceiling;
-    perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", plan.op,
-                               fraction_text(fraction), fixed(row->median_gbps, 1));
-    if (slowest < 0 || fraction < slowest) {
-      slowest = fraction;
-      perf.op = plan.op;
-      perf.fraction = fraction;
-      perf.gbps = row->median_gbps;
-      perf.median_us = row->median_us;
-      perf.ceiling_gbps = ceiling;
-      perf.stream_read_gbps = stream;
-      perf.cub_gbps = cub;
+    for (const BenchRow* row : matching) {
+      const std::string what =
+          is_family_pattern(plan.bench_op) ? plan.op + " (" + row->family + ")" : plan.op;
+      perf.wrong_results += row->wrong_results;
+      if (row->error) {
+        perf.problem =
+            (row->family.empty() ? plan.bench_op : row->family) + ": " + row->error_message;
+        if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in "))
+          perf.wrong_results += std::atof(row->error_message.c_str() + 9);
+        return perf;
+      }
+      // The stream read is the same kernel whatever the family: the benchmark runs it once.
+      double stream = 0, cub = 0;
+      for (const BenchRow& other : results.rows) {
+        if (other.n != perf.n) continue;
+        if (other.impl == "stream_read" && (stream == 0 || other.family == row->family))
+          stream = other.median_gbps;
+        if (other.impl == "cub" && (other.family.empty() || other.family == row->family))
+          cub = other.median_gbps;
+      }
+      double ceiling = probe ? perf.probe_gbps : stream;
+      if (ceiling <= 0) ceiling = probe ? stream : perf.probe_gbps;
+      if (ceiling <= 0) {
+        perf.problem = "the benchmark measured no ceiling";
+        return perf;
+      }
+      // Faster than the GPU can read is not a fast lab: the work was not done, or not timed.
+      const double tolerance = 1.10;  // noise between the probe's run and the lab's
+      if ((perf.probe_gbps > 0 && row->median_gbps > tolerance * perf.probe_gbps) ||
+          (results.theoretical_gbps > 0 && row->median_gbps > results.theoretical_gbps)) {
+        perf.problem = fmt::format(
+            "physically impossible: {} read at {} GB/s, above what this GPU can read (ceiling "
+            "probe {} GB/s, theoretical peak {} GB/s); no performance points",
+            what, fixed(row->median_gbps, 1), fixed(perf.probe_gbps, 1),
+            fixed(results.theoretical_gbps, 1));
+        perf.impossible = true;
+        return perf;
+      }
+      const double fraction = row->median_gbps / ceiling;
+      perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", what,
+                                 fraction_text(fraction), fixed(row->median_gbps, 1));
+      if (slowest < 0 || fraction < slowest) {
+        slowest = fraction;
+        perf.op = what;
+        perf.fraction = fraction;
+        perf.gbps = row->median_gbps;
+        perf.median_us = row->median_us;
+        perf.ceiling_gbps = ceiling;
+        perf.stream_read_gbps = stream;
+        perf.cub_gbps = cub;
+      }
     }
   }
   if (slowest < 0) {
@@ -606,9 +632,10 @@ std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
       if (plan.bench_op.empty()) continue;
       libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" + plan.entry + ":" +
               labs.library(target.lab, plan.op).string();
-      if (first_family.empty()) first_family = plan.bench_op;
-      if (!contains("|" + families + "|", "|" + plan.bench_op + "|"))
-        families += (families.empty() ? "" : "|") + plan.bench_op;
+      if (first_family.empty()) first_family = family_regex(plan.bench_op);
+      const std::string family = family_regex(plan.bench_op);
+      if (!contains("|" + families + "|", "|" + family + "|"))
+        families += (families.empty() ? "" : "|") + family;
       names += "|" + plan.bench_name;
     }
   }

@@ -288,6 +288,8 @@ void RemoteLab::park_runner() {
 void RemoteLab::begin_stop() {
   for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
   timed_inputs_.clear();
+  if (timed_offsets_ != nullptr) cudaIpcCloseMemHandle(timed_offsets_);
+  timed_offsets_ = nullptr;
   if (socket_ < 0) return;
   ::close(socket_);  // the runner reads end-of-file and exits
   socket_ = -1;
@@ -617,14 +619,27 @@ void RemoteLab::atomic_max_apply(const float* values, std::size_t n, float* addr
 }
 
 std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count) {
+  return allocate_timed_inputs(n, count, 0);
+}
+
+std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count,
+                                                     std::size_t segments) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (count < 1 || count > kMaxInputs) throw RunnerError("checker: bad number of timed inputs");
   Request rq;
   rq.command = Command::kAllocateInputs;
   rq.n = n;
+  rq.segments = segments;
   rq.input_count = static_cast<std::uint32_t>(count);
   const Reply reply = request(rq);
   rethrow(reply);
+  if (segments > 0) {
+    if (timed_offsets_ != nullptr) cudaIpcCloseMemHandle(timed_offsets_);
+    void* p = nullptr;
+    cuda(cudaIpcOpenMemHandle(&p, reply.offsets, cudaIpcMemLazyEnablePeerAccess),
+         "mapping the runner's timed offsets");
+    timed_offsets_ = static_cast<std::int64_t*>(p);
+  }
   std::vector<float*> mapped;
   for (int i = 0; i < count; ++i) {
     void* p = nullptr;
@@ -638,13 +653,18 @@ std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count) {
 
 TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, int calls,
                               void* capture) {
+  return run_timed(op, count, n, calls, capture, 0);
+}
+
+TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, int calls,
+                              void* capture, std::size_t segments) {
   const int index = op_index(op);
   if (count < 1 || count > kMaxInputs || calls < 1 || pid_ < 0)
     throw RunnerError("checker: bad timed request (inputs allocated?)");
-  const std::size_t ws = workspace_bytes(op, n);
+  const std::size_t ws = workspace_bytes(op, n, segments);
   std::lock_guard<std::mutex> lock(mutex_);
-  const std::size_t rb = result_bytes(kOperations[index].kind);
-  if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
+  const std::size_t rb = call_result_bytes(kOperations[index].kind, segments);
+  ensure_buffer(out_, rb, kFrontGuard);
   ensure_workspace(ws);
   out_->arm(rb);
   workspace_->arm(ws);
@@ -655,6 +675,7 @@ TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, i
   rq.calls = static_cast<std::uint32_t>(calls);
   rq.input_count = static_cast<std::uint32_t>(count);
   rq.own_inputs = 1;
+  rq.segments = segments;
   rq.out = ref(out_->lab_ptr(), rb, true);
   rq.aux = ref(workspace_->lab_ptr(), ws, true);
   rq.capture = ref(capture, rb * static_cast<std::size_t>(calls), true);

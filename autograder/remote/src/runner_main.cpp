@@ -191,6 +191,8 @@ Reply workspace_bytes(const Lab& lab, const Request& rq) {
 
 /// Input arrays this runner allocated for timed calls (kAllocateInputs).
 float* own_inputs[kMaxInputs] = {};
+/// The offsets of timed segmented calls, allocated here too.
+std::int64_t* own_offsets = nullptr;
 
 Reply allocate_inputs(const Request& rq) {
   Reply reply;
@@ -205,6 +207,13 @@ Reply allocate_inputs(const Request& rq) {
     check(cudaMalloc(&own_inputs[i], std::max<std::uint64_t>(rq.n, 1) * sizeof(float)),
           "allocating the timed inputs");
     check(cudaIpcGetMemHandle(&reply.inputs[i], own_inputs[i]), "exporting the timed inputs");
+  }
+  if (rq.segments > 0) {
+    if (own_offsets != nullptr) cudaFree(own_offsets);
+    own_offsets = nullptr;
+    check(cudaMalloc(&own_offsets, (rq.segments + 1) * sizeof(std::int64_t)),
+          "allocating the timed offsets");
+    check(cudaIpcGetMemHandle(&reply.offsets, own_offsets), "exporting the timed offsets");
   }
   return reply;
 }
@@ -245,7 +254,9 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   char* out = maps.map(rq.out);
   char* aux = maps.map(rq.aux);
   char* capture = maps.map(rq.capture);
-  const auto* offsets = reinterpret_cast<const std::int64_t*>(maps.map(rq.offsets));
+  const auto* offsets = rq.own_inputs && !rq.offsets.present
+                            ? own_offsets
+                            : reinterpret_cast<const std::int64_t*>(maps.map(rq.offsets));
   const std::size_t rb = call_result_bytes(kind, rq.segments);
 
   cudaEvent_t start = nullptr, stop = nullptr;

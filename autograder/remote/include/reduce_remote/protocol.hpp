@@ -22,9 +22,9 @@ inline constexpr std::uint32_t kProtocolVersion = 7;
 
 /// What a lab entry point produces.
 enum class ResultKind : std::uint32_t {
-  kFloat = 0,  ///< one float (sum, maximum, minimum, product, mean)
-  kIndex = 1,  ///< one std::int64_t (argmax)
-  kApply = 2,  ///< atomic_max_apply: updates *address and writes one old value per input
+  kFloat = 0,     ///< one float (sum, maximum, minimum, product, mean)
+  kIndex = 1,     ///< one std::int64_t (argmax)
+  kApply = 2,     ///< atomic_max_apply: updates *address and writes one old value per input
   kSegments = 3,  ///< one float per segment of the input (segmented_sum)
 };
 
@@ -74,7 +74,8 @@ enum class Command : std::uint32_t {
   kWorkspaceBytes = 1,  ///< value = <op>_workspace_bytes(n)
   kRun = 2,             ///< call the entry point `calls` times
   kQuit = 3,            ///< exit cleanly
-  kAllocateInputs = 4,  ///< allocate input_count arrays of n floats in the runner; reply: handles
+  kAllocateInputs = 4,  ///< allocate input_count arrays of n floats in the runner (and, with
+                        ///< segments > 0, one array of segments + 1 offsets); reply: handles
 };
 
 /// Request::poison bits: the runner fills these with 0xFF bytes before every call.
@@ -105,8 +106,10 @@ struct Request {
   /// 1: before anything else, unmap every buffer kept mapped from earlier requests; the checker
   /// frees one of them (a workspace it outgrew) once this request is answered.
   std::uint32_t forget_buffers = 0;
-  std::uint64_t segments = 0;    ///< kSegments: segments per call (offsets holds segments + 1)
-  BufferRef offsets;             ///< kSegments: the int64 offsets of the segments (never poisoned)
+  std::uint64_t segments = 0;  ///< kSegments: segments per call (offsets holds segments + 1)
+  /// kSegments: the int64 offsets of the segments (never poisoned); with own_inputs and no
+  /// offsets here, the runner's own (kAllocateInputs).
+  BufferRef offsets;
   BufferRef inputs[kMaxInputs];  ///< input arrays
   BufferRef out;                 ///< the result slot; for kApply, *address (never poisoned)
   BufferRef aux;                 ///< the workspace; for kApply, old_values
@@ -143,6 +146,8 @@ struct Reply {
   /// Timed calls read memory the runner allocated itself: memory mapped from another process
   /// reads slower on some GPUs, which would charge the lab for the grader's plumbing.
   cudaIpcMemHandle_t inputs[kMaxInputs] = {};
+  /// kAllocateInputs with segments > 0: the runner's offsets for timed segmented calls.
+  cudaIpcMemHandle_t offsets = {};
   char message[1024] = {};  ///< what went wrong
 };
 

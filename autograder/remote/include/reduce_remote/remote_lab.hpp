@@ -97,11 +97,23 @@ class RemoteLab {
   /// them mapped into this process (to fill and change; valid until stop()).
   std::vector<float*> allocate_timed_inputs(std::size_t n, int count);
 
+  /// The same for a segmented reduction: also \p segments + 1 offsets in the runner, which
+  /// timed_offsets() returns mapped (to fill).
+  std::vector<float*> allocate_timed_inputs(std::size_t n, int count, std::size_t segments);
+
+  /// The runner's offsets of allocate_timed_inputs(n, count, segments), mapped here.
+  std::int64_t* timed_offsets() const { return timed_offsets_; }
+
   /// Calls \p op `calls` times, call k on timed input k % count (allocate_timed_inputs()), on
   /// the runner's stream, and times the request with the checker's clock. Results go to
   /// \p capture (device, one result per call, in stream order). Guards are checked afterwards;
   /// throws RunnerError.
   TimedRun run_timed(const std::string& op, int count, std::size_t n, int calls, void* capture);
+
+  /// run_timed() of a segmented reduction over the runner's offsets: \p capture gets
+  /// \p segments results per call.
+  TimedRun run_timed(const std::string& op, int count, std::size_t n, int calls, void* capture,
+                     std::size_t segments);
 
   /// From now on, reduce() and atomic_max_apply() have the runner copy the input on the lab's
   /// stream right before each call (Request::stage_input): a lab that works on another stream
@@ -159,6 +171,7 @@ class RemoteLab {
   std::vector<std::unique_ptr<Guarded>> retired_;
   std::vector<std::unique_ptr<Exiting>> exiting_;  // parked by begin_repetition()
   std::vector<void*> timed_inputs_;                // the runner's inputs, mapped here
+  std::int64_t* timed_offsets_ = nullptr;          // the runner's offsets, mapped here
   bool stage_inputs_ = false;
 };
 
