@@ -40,6 +40,7 @@
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cuda/std/functional>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <chrono>
@@ -839,6 +840,9 @@ std::vector<Impl> load_labs() {
   return labs;
 }
 
+struct SegmentedOp;
+const SegmentedOp* find_segmented_op(const std::string& name);
+
 /// Labs being graded (REDUCE_REMOTE_LABS="name=op:path,..."): never loaded here; each runs in a
 /// lab runner process of its own.
 std::vector<Impl> remote_labs() {
@@ -852,7 +856,7 @@ std::vector<Impl> remote_labs() {
       std::fprintf(stderr, "REDUCE_REMOTE_LABS: expected name=op:path, got %s\n", entry.c_str());
       continue;
     }
-    if (entry.substr(eq + 1, colon - eq - 1) == "segmented_sum") continue;  // its own rows
+    if (find_segmented_op(entry.substr(eq + 1, colon - eq - 1)) != nullptr) continue;  // own rows
     const Operation* op = find_operation(entry.substr(eq + 1, colon - eq - 1));
     if (op == nullptr) {
       std::fprintf(stderr, "REDUCE_REMOTE_LABS: no operation in %s\n", entry.c_str());
@@ -892,24 +896,108 @@ Impl probe_impl(const Operation& op) {
           /*checks_result=*/false};
 }
 
-// ---- segmented sums (lab 17) --------------------------------------------------------------
-// Rows "segmented_sum_<length>/<implementation>/<n>": n floats cut into n / length segments of
-// `length` elements each (REDUCE_SEGMENT_LENGTHS, default 32,1024,32768,1048576), beside
-// cub::DeviceSegmentedReduce::Sum on the same buffers. Every element is +1 or -1, so every
-// segment's sum is exact in float in any order (length <= 2^24): each timed call's results are
-// compared with CUB's, bit for bit, on the device. GB/s counts the floats and the offsets read.
+// ---- segmented reductions (lab 17) --------------------------------------------------------
+// Rows "<op>_<length>/<implementation>/<n>", op segmented_sum or segmented_softmax: n floats cut
+// into n / length segments of `length` elements each (REDUCE_SEGMENT_LENGTHS, default
+// 32,1024,32768,1048576), beside cub::DeviceSegmentedReduce on the same buffers (Sum, or Reduce
+// with the online-softmax pair). Every timed call's results are compared with CUB's on the device:
+// the sums bit for bit (every element is +1 or -1, so every segment's sum is exact in float in any
+// order, length <= 2^24); softmax's maxima bit for bit and its sums within twice the contract's
+// bound (elements in [-3.5, 0], or [-3.5, 3.5] once the graded rows have flipped signs, so
+// |x - m| <= 7). GB/s counts the floats and the offsets read.
 
-/// A segmented sum to time: a lab's, or CUB's (lab == nullptr).
+/// Softmax's statistics of a segment, as CUB's counterpart reduces them.
+struct SoftmaxPair {
+  float max, sum;
+};
+
+/// An element enters as (x, 1).
+struct ToSoftmaxPair {
+  __device__ SoftmaxPair operator()(float x) const { return {x, 1.0f}; }
+};
+
+/// Online softmax's combination: the pair with the smaller maximum is rescaled.
+struct CombineSoftmax {
+  __device__ SoftmaxPair operator()(SoftmaxPair a, SoftmaxPair b) const {
+    if (a.max < b.max) {
+      const SoftmaxPair t = a;
+      a = b;
+      b = t;
+    }
+    if (b.max == -INFINITY) return a;
+    return {a.max, a.sum + b.sum * __expf(b.max - a.max)};
+  }
+};
+
+/// A segmented operation the benchmark times.
+struct SegmentedOp {
+  std::string name;          ///< the contract's, and the rows' prefix
+  const char* getter;        ///< the C function a lab library exports it by
+  std::size_t per_segment;   ///< floats of result per segment
+  /// CUB's counterpart, with cub::DeviceSegmentedReduce's two-phase storage protocol.
+  cudaError_t (*cub)(void* storage, std::size_t& bytes, const float* in,
+                     const std::int64_t* offsets, std::size_t segments, float* out,
+                     cudaStream_t stream);
+};
+
+cudaError_t cub_segmented_sum(void* storage, std::size_t& bytes, const float* in,
+                              const std::int64_t* offsets, std::size_t segments, float* out,
+                              cudaStream_t stream) {
+  return cub::DeviceSegmentedReduce::Sum(
+      storage, bytes, in, out, static_cast<std::int64_t>(segments), offsets, offsets + 1, stream);
+}
+
+cudaError_t cub_segmented_softmax(void* storage, std::size_t& bytes, const float* in,
+                                  const std::int64_t* offsets, std::size_t segments, float* out,
+                                  cudaStream_t stream) {
+  return cub::DeviceSegmentedReduce::Reduce(
+      storage, bytes, thrust::make_transform_iterator(in, ToSoftmaxPair{}),
+      reinterpret_cast<SoftmaxPair*>(out), static_cast<std::int64_t>(segments), offsets,
+      offsets + 1, CombineSoftmax{}, SoftmaxPair{-INFINITY, 0.0f}, stream);
+}
+
+const std::vector<SegmentedOp>& segmented_ops() {
+  static const std::vector<SegmentedOp> ops = {
+      {"segmented_sum", "reduce_segmented_sum_lab", 1, &cub_segmented_sum},
+      {"segmented_softmax", "reduce_segmented_softmax_lab", 2, &cub_segmented_softmax}};
+  return ops;
+}
+
+const SegmentedOp* find_segmented_op(const std::string& name) {
+  for (const SegmentedOp& op : segmented_ops())
+    if (op.name == name) return &op;
+  return nullptr;
+}
+
+/// A segmented reduction to time: a lab's, or CUB's (lab == nullptr).
 struct SegmentedImpl {
+  const SegmentedOp* op = nullptr;
   std::string name;
   const reduce::SegmentedLab* lab = nullptr;
 };
 
+/// The sum's input: +1 or -1.
 __global__ void fill_signs(float* x, std::size_t n, std::uint64_t seed) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride)
     x[i] = (reduce::mix(seed, i) & 1) != 0 ? 1.0f : -1.0f;
+}
+
+/// Softmax's input: -3.5 to 0 in steps of 0.5 (the maximum anywhere in a segment).
+__global__ void fill_halves(float* x, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    x[i] = -0.5f * static_cast<float>(reduce::mix(seed, i) & 7);
+}
+
+void fill_segmented_input(const SegmentedOp& op, float* x, std::size_t n, std::uint64_t seed) {
+  if (op.per_segment == 1)
+    fill_signs<<<kFillBlocks, kFillThreads>>>(x, n, seed);
+  else
+    fill_halves<<<kFillBlocks, kFillThreads>>>(x, n, seed);
+  REDUCE_CUDA_CHECK_LAUNCH();
 }
 
 __global__ void fill_uniform_offsets(std::int64_t* offsets, std::size_t segments,
@@ -920,60 +1008,80 @@ __global__ void fill_uniform_offsets(std::int64_t* offsets, std::size_t segments
     offsets[s] = static_cast<std::int64_t>(s * length);
 }
 
-/// Counts the results whose bits differ from the expected ones.
+/// Counts the results that differ from the expected ones: float k of a segment's results is
+/// compared bit for bit, except the last of a pair (softmax's sum), which may differ by
+/// \p relative of the expected one.
 __global__ void count_mismatches(const float* got, const float* want, std::size_t count,
-                                 unsigned* mismatches) {
+                                 std::size_t per_segment, float relative, unsigned* mismatches) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < count;
-       i += stride)
-    if (__float_as_uint(got[i]) != __float_as_uint(want[i])) atomicAdd(mismatches, 1u);
+       i += stride) {
+    const bool ok = per_segment == 2 && i % 2 == 1
+                        ? fabsf(got[i] - want[i]) <= relative * want[i]
+                        : __float_as_uint(got[i]) == __float_as_uint(want[i]);
+    if (!ok) atomicAdd(mismatches, 1u);
+  }
 }
 
-cudaError_t cub_segmented_sum(void* storage, std::size_t& bytes, const float* in,
-                              const std::int64_t* offsets, std::size_t segments, float* out,
+/// Counts \p segments results of \p op at \p got that differ from \p want (asynchronous).
+void count_segment_mismatches(const SegmentedOp& op, const float* got, const float* want,
+                              std::size_t segments, std::size_t length, unsigned* mismatches,
                               cudaStream_t stream) {
-  return cub::DeviceSegmentedReduce::Sum(
-      storage, bytes, in, out, static_cast<std::int64_t>(segments), offsets, offsets + 1, stream);
+  // Twice the contract's bound (reference.hpp) for the lab and for CUB, with |x - m| <= 7.
+  const std::size_t depth = reduce::segment_tree_depth(length);
+  const auto relative = static_cast<float>(2 * reduce::softmax_sum_error_bound(depth, 1.0, 7.0));
+  count_mismatches<<<kFillBlocks, kFillThreads, 0, stream>>>(
+      got, want, segments * op.per_segment, op.per_segment, relative, mismatches);
 }
 
-/// The input, offsets and CUB's results for one (n, length), kept while rows reuse them.
+/// The input, offsets and CUB's results for one (op, n, length), kept while rows reuse them.
 struct SegmentedInputs {
+  std::string op;
   std::size_t n = 0, length = 0, segments = 0;
   DeviceBuffer<float> x{1}, expected{1};
   DeviceBuffer<std::int64_t> offsets{1};
 };
 
-SegmentedInputs& segmented_inputs(std::size_t n, std::size_t length) {
+SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, std::size_t length) {
   static std::unique_ptr<SegmentedInputs> current;
-  if (current && current->n == n && current->length == length) return *current;
+  if (current && current->op == op.name && current->n == n && current->length == length)
+    return *current;
   current.reset();
   auto fresh = std::make_unique<SegmentedInputs>();
+  fresh->op = op.name;
   fresh->n = n;
   fresh->length = length;
   fresh->segments = n / length;
   fresh->x = DeviceBuffer<float>(n);
   fresh->offsets = DeviceBuffer<std::int64_t>(fresh->segments + 1);
-  fresh->expected = DeviceBuffer<float>(fresh->segments);
-  fill_signs<<<kFillBlocks, kFillThreads>>>(fresh->x.data(), n, run_seed() + length);
+  fresh->expected = DeviceBuffer<float>(fresh->segments * op.per_segment);
+  fill_segmented_input(op, fresh->x.data(), n, run_seed() + length);
   fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(fresh->offsets.data(), fresh->segments,
                                                       length);
   REDUCE_CUDA_CHECK_LAUNCH();
   std::size_t bytes = 0;
-  REDUCE_CUDA_CHECK(cub_segmented_sum(nullptr, bytes, fresh->x.data(), fresh->offsets.data(),
-                                      fresh->segments, fresh->expected.data(), nullptr));
+  REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, fresh->x.data(), fresh->offsets.data(),
+                           fresh->segments, fresh->expected.data(), nullptr));
   DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  REDUCE_CUDA_CHECK(cub_segmented_sum(storage.data(), bytes, fresh->x.data(), fresh->offsets.data(),
-                                      fresh->segments, fresh->expected.data(), nullptr));
+  REDUCE_CUDA_CHECK(op.cub(storage.data(), bytes, fresh->x.data(), fresh->offsets.data(),
+                           fresh->segments, fresh->expected.data(), nullptr));
   REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
   current = std::move(fresh);
   return *current;
+}
+
+/// GB/s of a segmented call: the floats and the offsets read.
+double segmented_read_bytes(std::size_t n, std::size_t segments) {
+  return static_cast<double>(n) * sizeof(float) +
+         static_cast<double>(segments + 1) * sizeof(std::int64_t);
 }
 
 void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::size_t n,
                      std::size_t length) {
   try {
     finish_exiting_runner();
-    SegmentedInputs& in = segmented_inputs(n, length);
+    const SegmentedOp& op = *impl.op;
+    SegmentedInputs& in = segmented_inputs(op, n, length);
     const std::size_t segments = in.segments;
     reduce::Stream stream;
     reduce::L2Flush l2;
@@ -982,10 +1090,10 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
     if (impl.lab != nullptr)
       bytes = impl.lab->workspace_bytes(n, segments);
     else
-      REDUCE_CUDA_CHECK(cub_segmented_sum(nullptr, bytes, in.x.data(), in.offsets.data(), segments,
-                                          nullptr, stream.get()));
+      REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, in.x.data(), in.offsets.data(), segments, nullptr,
+                               stream.get()));
     DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(bytes, 1));
-    DeviceBuffer<float> out(segments);
+    DeviceBuffer<float> out(segments * op.per_segment);
     DeviceBuffer<unsigned> mismatches(1);
     const auto call = [&] {
       if (impl.lab != nullptr) {
@@ -993,8 +1101,8 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
                       Workspace{workspace.data(), bytes}, stream.get());
       } else {
         std::size_t b = bytes;
-        REDUCE_CUDA_CHECK(cub_segmented_sum(workspace.data(), b, in.x.data(), in.offsets.data(),
-                                            segments, out.data(), stream.get()));
+        REDUCE_CUDA_CHECK(op.cub(workspace.data(), b, in.x.data(), in.offsets.data(), segments,
+                                 out.data(), stream.get()));
       }
     };
     call();  // warm-up
@@ -1011,26 +1119,25 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
       const double ms = timer.elapsed_ms();
       state.SetIterationTime(ms * 1e-3);
       samples.push_back(ms);
-      count_mismatches<<<kFillBlocks, kFillThreads, 0, stream.get()>>>(
-          out.data(), in.expected.data(), segments, mismatches.data());
+      count_segment_mismatches(op, out.data(), in.expected.data(), segments, length,
+                               mismatches.data(), stream.get());
     }
     stream.synchronize();
     const unsigned wrong = mismatches.to_host()[0];
-    const double read = static_cast<double>(n) * sizeof(float) +
-                        static_cast<double>(segments + 1) * sizeof(std::int64_t);
     const double median_us = median(samples) * 1e3;
     state.counters["median_us"] = median_us;
-    state.counters["median_gbps"] = read / (median_us * 1e-6) / 1e9;
+    state.counters["median_gbps"] = segmented_read_bytes(n, segments) / (median_us * 1e-6) / 1e9;
     state.counters["segments"] = static_cast<double>(segments);
     state.counters["wrong_results"] = wrong;
-    if (wrong > 0) state.SkipWithError("WRONG segment sums");
+    if (wrong > 0) state.SkipWithError("WRONG segment results");
   } catch (const std::exception& e) {
     state.SkipWithError(e.what());
   }
 }
 
-/// A graded lab's segmented sum, in its runner.
+/// A graded lab's segmented reduction, in its runner.
 struct RemoteSegmented {
+  const SegmentedOp* op = nullptr;
   std::string name;
   std::shared_ptr<reduce::remote::RemoteLab> remote;
 };
@@ -1043,52 +1150,50 @@ std::vector<RemoteSegmented> remote_segmented_labs() {
   for (const std::string& entry : split(env, ',')) {
     const auto eq = entry.find('=');
     const auto colon = entry.find(':', eq);
-    if (eq == std::string::npos || colon == std::string::npos ||
-        entry.substr(eq + 1, colon - eq - 1) != "segmented_sum")
-      continue;
+    if (eq == std::string::npos || colon == std::string::npos) continue;
+    const SegmentedOp* op = find_segmented_op(entry.substr(eq + 1, colon - eq - 1));
+    if (op == nullptr) continue;
     reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
     options.library = entry.substr(colon + 1);
-    labs.push_back(
-        {entry.substr(0, eq), std::make_shared<reduce::remote::RemoteLab>(std::move(options))});
+    labs.push_back({op, entry.substr(0, eq),
+                    std::make_shared<reduce::remote::RemoteLab>(std::move(options))});
   }
   return labs;
 }
 
-/// A graded lab's segmented sum, timed as bench_remote() times the other operations: the lab
-/// reads arrays its own process allocated (inputs and offsets), a few signs change before every
-/// sample (CUB recomputes the expected sums outside the clock), a request's calls read distinct
-/// inputs, and the runner's events are a second clock.
+/// A graded lab's segmented reduction, timed as bench_remote() times the other operations: the
+/// lab reads arrays its own process allocated (inputs and offsets), a few signs change before
+/// every sample (CUB recomputes the expected results outside the clock), a request's calls read
+/// distinct inputs, and the runner's events are a second clock.
 void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl, std::size_t n,
                             std::size_t length) {
   try {
     finish_exiting_runner();
-    const std::size_t segments = n / length;
-    const std::string entry = "segmented_sum";
+    const SegmentedOp& op = *impl.op;
+    const std::size_t segments = n / length, results = segments * op.per_segment;
     const int count = timed_input_count(n);
     const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(n, count, segments);
     std::int64_t* offsets = impl.remote->timed_offsets();
     fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(offsets, segments, length);
-    for (int b = 0; b < count; ++b)
-      fill_signs<<<kFillBlocks, kFillThreads>>>(inputs[b], n, run_seed() + length + b);
-    REDUCE_CUDA_CHECK_LAUNCH();
+    for (int b = 0; b < count; ++b) fill_segmented_input(op, inputs[b], n, run_seed() + length + b);
     std::size_t bytes = 0;
-    REDUCE_CUDA_CHECK(
-        cub_segmented_sum(nullptr, bytes, inputs[0], offsets, segments, nullptr, nullptr));
+    REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, inputs[0], offsets, segments, nullptr, nullptr));
     DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
     std::vector<DeviceBuffer<float>> expected;
-    for (int b = 0; b < count; ++b) expected.emplace_back(std::max<std::size_t>(segments, 1));
+    for (int b = 0; b < count; ++b) expected.emplace_back(std::max<std::size_t>(results, 1));
     const auto recompute = [&](int b) {
       std::size_t b_bytes = bytes;
-      REDUCE_CUDA_CHECK(cub_segmented_sum(storage.data(), b_bytes, inputs[b], offsets, segments,
-                                          expected[b].data(), nullptr));
+      REDUCE_CUDA_CHECK(
+          op.cub(storage.data(), b_bytes, inputs[b], offsets, segments, expected[b].data(), nullptr));
     };
     for (int b = 0; b < count; ++b) recompute(b);
     REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
-    DeviceBuffer<float> capture(std::max<std::size_t>(segments, 1) * count);
-    const double one_ms = impl.remote->run_timed(entry, 1, n, 1, capture.data(), segments).host_ms;
+    DeviceBuffer<float> capture(std::max<std::size_t>(results, 1) * count);
+    const double one_ms =
+        impl.remote->run_timed(op.name, 1, n, 1, capture.data(), segments).host_ms;
     const int calls = static_cast<int>(std::clamp(std::ceil(kRequestMs / std::max(one_ms, 1e-3)),
                                                   1.0, static_cast<double>(count)));
-    if (calls > 1) impl.remote->run_timed(entry, calls, n, calls, capture.data(), segments);
+    if (calls > 1) impl.remote->run_timed(op.name, calls, n, calls, capture.data(), segments);
     std::mt19937_64 rng(run_seed() ^ 0x5E6 ^ n ^ length);
     DeviceBuffer<unsigned> mismatches(1);
     mismatches.fill_bytes(0);
@@ -1105,13 +1210,13 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
         }
         REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
         const reduce::remote::TimedRun t =
-            impl.remote->run_timed(entry, calls, n, calls, capture.data(), segments);
+            impl.remote->run_timed(op.name, calls, n, calls, capture.data(), segments);
         seconds += t.host_ms * 1e-3;
         samples.push_back(t.host_ms / calls);
         events.push_back(t.event_ms / calls);
         for (int b = 0; b < calls; ++b)
-          count_mismatches<<<kFillBlocks, kFillThreads>>>(
-              capture.data() + b * segments, expected[b].data(), segments, mismatches.data());
+          count_segment_mismatches(op, capture.data() + b * results, expected[b].data(), segments,
+                                   length, mismatches.data(), nullptr);
         const std::size_t k = samples.size();
         if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))
           break;
@@ -1121,18 +1226,16 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     const unsigned wrong = mismatches.to_host()[0];
     impl.remote->begin_stop();
     g_exiting_runner = impl.remote;
-    const double read = static_cast<double>(n) * sizeof(float) +
-                        static_cast<double>(segments + 1) * sizeof(std::int64_t);
     const double median_us = median(samples) * 1e3, event_us = median(events) * 1e3;
     state.counters["median_us"] = median_us;
-    state.counters["median_gbps"] = read / (median_us * 1e-6) / 1e9;
+    state.counters["median_gbps"] = segmented_read_bytes(n, segments) / (median_us * 1e-6) / 1e9;
     state.counters["runner_event_us"] = event_us;
     state.counters["calls_per_sample"] = calls;
     state.counters["samples"] = static_cast<double>(samples.size());
     state.counters["segments"] = static_cast<double>(segments);
     state.counters["wrong_results"] = wrong;
     if (wrong > 0) {
-      state.SkipWithError(("WRONG: " + std::to_string(wrong) + " segment sums in timed calls " +
+      state.SkipWithError(("WRONG: " + std::to_string(wrong) + " segment results in timed calls " +
                            "(inputs changed before every sample)")
                               .c_str());
     } else if (event_us < 0.8 * median_us - 20.0) {
@@ -1148,7 +1251,7 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
   }
 }
 
-/// Trusted labs that export a segmented sum, with CUB first.
+/// Trusted labs that export a segmented operation, with CUB first for each operation.
 std::vector<SegmentedImpl> segmented_impls() {
   std::vector<SegmentedImpl> impls;
   std::vector<std::string> entries;
@@ -1158,16 +1261,20 @@ std::vector<SegmentedImpl> segmented_impls() {
     for (std::string line; std::getline(list, line);)
       if (!line.empty()) entries.push_back(line);
   }
-  for (const std::string& entry : entries) {
-    const auto eq = entry.find('=');
-    const std::string path = eq == std::string::npos ? entry : entry.substr(eq + 1);
-    void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle == nullptr) continue;
-    void* getter = dlsym(handle, "reduce_segmented_sum_lab");
-    if (getter == nullptr) continue;
-    if (impls.empty()) impls.push_back({"cub", nullptr});
-    impls.push_back(
-        {entry.substr(0, eq), reinterpret_cast<const reduce::SegmentedLab* (*)()>(getter)()});
+  for (const SegmentedOp& op : segmented_ops()) {
+    bool first = true;
+    for (const std::string& entry : entries) {
+      const auto eq = entry.find('=');
+      const std::string path = eq == std::string::npos ? entry : entry.substr(eq + 1);
+      void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle == nullptr) continue;
+      void* getter = dlsym(handle, op.getter);
+      if (getter == nullptr) continue;
+      if (first) impls.push_back({&op, "cub", nullptr});
+      first = false;
+      impls.push_back({&op, entry.substr(0, eq),
+                       reinterpret_cast<const reduce::SegmentedLab* (*)()>(getter)()});
+    }
   }
   return impls;
 }
@@ -1308,31 +1415,34 @@ int main(int argc, char** argv) {
     lengths.push_back(parse_size(l));
   std::vector<SegmentedImpl> segmented = segmented_impls();
   const std::vector<RemoteSegmented> remote_segmented = remote_segmented_labs();
-  if (segmented.empty() && !remote_segmented.empty()) segmented.push_back({"cub", nullptr});
+  for (const RemoteSegmented& impl : remote_segmented) {  // CUB beside every graded operation
+    const bool has_cub = std::any_of(segmented.begin(), segmented.end(), [&](const auto& s) {
+      return s.op == impl.op && s.lab == nullptr;
+    });
+    if (!has_cub) segmented.push_back({impl.op, "cub", nullptr});
+  }
+  const auto row_name = [](const SegmentedOp& op, std::size_t length, const std::string& impl,
+                           std::size_t n) {
+    return op.name + "_" + std::to_string(length) + "/" + impl + "/" + std::to_string(n);
+  };
   for (std::size_t length : lengths) {
     for (std::size_t n : sizes) {
       if (length == 0 || n / length == 0) continue;
-      for (const RemoteSegmented& impl : remote_segmented) {
-        const std::string name =
-            "segmented_sum_" + std::to_string(length) + "/" + impl.name + "/" + std::to_string(n);
-        benchmark::RegisterBenchmark(name.c_str(),
+      for (const RemoteSegmented& impl : remote_segmented)
+        benchmark::RegisterBenchmark(row_name(*impl.op, length, impl.name, n).c_str(),
                                      [impl, n, length](benchmark::State& st) {
                                        bench_remote_segmented(st, impl, n, length);
                                      })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->Iterations(1);  // it takes its own samples
-      }
-      for (const SegmentedImpl& impl : segmented) {
-        const std::string name =
-            "segmented_sum_" + std::to_string(length) + "/" + impl.name + "/" + std::to_string(n);
+      for (const SegmentedImpl& impl : segmented)
         benchmark::RegisterBenchmark(
-            name.c_str(),
+            row_name(*impl.op, length, impl.name, n).c_str(),
             [impl, n, length](benchmark::State& st) { bench_segmented(st, impl, n, length); })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->MinTime(0.1);
-      }
     }
   }
   benchmark::RunSpecifiedBenchmarks();

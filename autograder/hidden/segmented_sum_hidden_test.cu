@@ -2,7 +2,7 @@
 // the student cannot know, from empty to past the split-row size), a million short rows, and
 // work on the caller's stream only. Inputs are exact by construction and compared bitwise;
 // elements before and after the segments are NaN.
-#include "gpu_test.hpp"
+#include "segmented.hpp"
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
@@ -20,10 +20,8 @@ namespace {
 class HiddenSegmented : public ContractTest {
  protected:
   std::vector<float> run(const std::vector<float>& host, const std::vector<std::int64_t>& offsets) {
-    const DeviceBuffer<float> in(host.empty() ? std::vector<float>{0.0f} : host);
-    const DeviceBuffer<std::int64_t> off(offsets);
-    return runner().run(SegmentedLab{&segmented_sum_workspace_bytes, &segmented_sum}, in.data(),
-                        host.size(), off.data(), offsets.size() - 1);
+    return run_segmented(runner(), SegmentedLab{&segmented_sum_workspace_bytes, &segmented_sum},
+                         host, offsets, 1);
   }
 
   /// Checks every segment bitwise against its exact sum.
@@ -44,17 +42,10 @@ class HiddenSegmented : public ContractTest {
   }
 };
 
-/// Segment lengths drawn from the seed, log-uniform up to 2^21, a fifth of them empty, starting
-/// a few elements in; exact integers inside, NaN before and after (never to be read).
+/// drawn_offsets() for \p seed, exact integers inside, NaN before and after (never to be read).
 void drawn_layout(std::uint64_t seed, std::size_t segments, std::vector<float>& host,
                   std::vector<std::int64_t>& offsets) {
-  offsets.assign(1, static_cast<std::int64_t>(mix(seed, 0) % 5));
-  for (std::size_t s = 0; s < segments; ++s) {
-    const std::uint64_t r = mix(seed, s + 1);
-    std::size_t length = r % 5 == 0 ? 0 : (std::size_t{1} << (r >> 8) % 21);
-    length += length > 0 ? (r >> 16) % length : 0;
-    offsets.push_back(offsets.back() + static_cast<std::int64_t>(length));
-  }
+  offsets = drawn_offsets(seed, segments);
   host.assign(static_cast<std::size_t>(offsets.back()) + 9, kNaN);
   for (std::int64_t i = offsets[0]; i < offsets.back(); ++i)
     host[i] = static_cast<float>(static_cast<int>(mix(seed ^ 0xE1, i) % 17) - 8);

@@ -264,8 +264,10 @@ std::int64_t ContractRunner::run(const ArgmaxLab& lab, const std::vector<float>&
 }
 
 std::vector<float> ContractRunner::run(const SegmentedLab& lab, const float* in, std::size_t n,
-                                       const std::int64_t* offsets, std::size_t segments) {
-  DeviceBuffer<float> out(segments + 1);
+                                       const std::int64_t* offsets, std::size_t segments,
+                                       std::size_t per_segment) {
+  const std::size_t results = segments * per_segment;
+  DeviceBuffer<float> out(results + 1);
   out.fill_bytes(kPoisonByte, stream_.get());
   DeviceBuffer<unsigned char> workspace(lab.workspace_bytes(n, segments));
   workspace.fill_bytes(kPoisonByte, stream_.get());
@@ -273,8 +275,8 @@ std::vector<float> ContractRunner::run(const SegmentedLab& lab, const float* in,
           stream_.get());
   stream_.synchronize();
   std::vector<float> host = out.to_host();
-  EXPECT_EQ(bits(host[segments]), repeated(kPoisonByte))
-      << "the lab wrote past its output of " << segments << " floats";
+  EXPECT_EQ(bits(host[results]), repeated(kPoisonByte))
+      << "the lab wrote past its output of " << results << " floats";
   host.pop_back();
   return host;
 }

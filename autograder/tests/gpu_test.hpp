@@ -282,10 +282,11 @@ class ContractRunner {
   std::int64_t run(const ArgmaxLab& lab, const std::vector<float>& host);
 
   /// Calls a segmented reduction on in[0..n) with the device \p offsets (segments + 1 values)
-  /// and returns its \p segments results. The output (segments floats and a guard float after
-  /// them) is poisoned with 0xFF bytes first; a write past it fails the test.
+  /// and returns its \p segments * \p per_segment result floats. The output (those floats and
+  /// a guard float after them) is poisoned with 0xFF bytes first; a write past it fails the test.
   std::vector<float> run(const SegmentedLab& lab, const float* in, std::size_t n,
-                         const std::int64_t* offsets, std::size_t segments);
+                         const std::int64_t* offsets, std::size_t segments,
+                         std::size_t per_segment = 1);
 
   /// Passed as \p per_launch to atomic_max(): every value in one launch.
   static constexpr std::size_t kOneLaunch = std::numeric_limits<std::size_t>::max();

@@ -3,7 +3,7 @@
 // small integers whose partial sums are exact in float give one right answer per segment in any
 // order, compared bitwise. Elements outside every segment are NaN, so a read out of bounds
 // shows; empty segments sum to +0.0; realistic data is held to the tree bound of each segment.
-#include "gpu_test.hpp"
+#include "segmented.hpp"
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
@@ -25,23 +25,12 @@ namespace {
 /// contract runner.
 class SegmentedTest : public ContractTest {
  protected:
-  /// The lab's results for \p host cut at \p offsets (copied to the device here).
+  /// The lab's results for \p host cut at \p offsets.
   std::vector<float> run(const std::vector<float>& host, const std::vector<std::int64_t>& offsets) {
-    const DeviceBuffer<float> in(host.empty() ? std::vector<float>{0.0f} : host);
-    const DeviceBuffer<std::int64_t> off(offsets);
-    return runner().run(SegmentedLab{&segmented_sum_workspace_bytes, &segmented_sum}, in.data(),
-                        host.size(), off.data(), offsets.size() - 1);
+    return run_segmented(runner(), SegmentedLab{&segmented_sum_workspace_bytes, &segmented_sum},
+                         host, offsets, 1);
   }
 };
-
-/// Offsets of \p segments segments of \p length each, starting at \p start.
-std::vector<std::int64_t> uniform_offsets(std::size_t segments, std::size_t length,
-                                          std::size_t start = 0) {
-  std::vector<std::int64_t> offsets(segments + 1);
-  for (std::size_t s = 0; s <= segments; ++s)
-    offsets[s] = static_cast<std::int64_t>(start + s * length);
-  return offsets;
-}
 
 /// Exact integers inside the segments, NaN outside them (never to be read).
 std::vector<float> exact_inside(std::size_t n, const std::vector<std::int64_t>& offsets,
@@ -153,7 +142,8 @@ TEST_F(SegmentedTest, RealisticDataWithinBound) {
   for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
     const std::vector<float> part(host.begin() + offsets[s], host.begin() + offsets[s + 1]);
     const double exact = reference_sum(part);
-    const double bound = sum_error_bound(tree_depth(part.size()), part.size(), absolute_sum(part));
+    const double bound =
+        sum_error_bound(segment_tree_depth(part.size()), part.size(), absolute_sum(part));
     EXPECT_LE(std::fabs(got[s] - exact), bound)
         << "segment " << s << " of " << part.size() << ": got " << got[s] << ", reference " << exact
         << ", bound " << bound;

@@ -65,6 +65,15 @@ std::size_t tree_depth(std::size_t n) {
   return (n + kMinReductionThreads - 1) / kMinReductionThreads + ceil_log2(n);
 }
 
+std::size_t segment_tree_depth(std::size_t n) {
+  return (n + kMinSegmentThreads - 1) / kMinSegmentThreads + ceil_log2(n);
+}
+
+double softmax_sum_error_bound(std::size_t depth, double sum, double weighted) {
+  const double per_level = 0x1.0p-21 + 0x1.0p-24;
+  return (1 + 0x1.0p-10) * (static_cast<double>(depth + 1) * per_level * sum + 0x1.0p-22 * weighted);
+}
+
 double sum_error_bound(std::size_t depth, std::size_t n, double abs_sum) {
   const double reference_error = static_cast<double>(n) * 0x1.0p-53 * abs_sum;
   return gamma(depth + 1) * abs_sum + reference_error;

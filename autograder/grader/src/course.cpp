@@ -93,9 +93,9 @@ Course parse_course_catalogue(const std::string& json_text) {
       o.entry = op.at("entry").get<std::string>();
       o.result = op.at("result").get<std::string>();
       if (o.result != "float" && o.result != "index" && o.result != "apply" &&
-          o.result != "segments")
+          o.result != "segments" && o.result != "segment_pairs")
         throw ConfigError("course.json: operation " + o.name + " has result '" + o.result +
-                          "' (float, index, apply or segments)");
+                          "' (float, index, apply, segments or segment_pairs)");
       o.getter = "reduce_" + o.name + "_lab";
       for (const CourseOperation& earlier : course.operations)
         if (earlier.entry == o.entry) o.getter = earlier.getter;

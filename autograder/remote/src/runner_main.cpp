@@ -137,7 +137,8 @@ void call_lab(const void* entry, ResultKind kind, const float* in, std::size_t n
               const std::int64_t* offsets, std::size_t segments, char* out, char* aux,
               std::size_t aux_bytes, cudaStream_t stream) {
   switch (kind) {
-    case ResultKind::kSegments: {
+    case ResultKind::kSegments:
+    case ResultKind::kSegmentPairs: {
       const auto* lab = static_cast<const reduce::SegmentedLab*>(entry);
       lab->run(in, n, offsets, segments, reinterpret_cast<float*>(out),
                reduce::Workspace{aux, aux_bytes}, stream);
@@ -182,6 +183,7 @@ Reply workspace_bytes(const Lab& lab, const Request& rq) {
       reply.value = 0;
       break;
     case ResultKind::kSegments:
+    case ResultKind::kSegmentPairs:
       reply.value =
           static_cast<const reduce::SegmentedLab*>(entry)->workspace_bytes(rq.n, rq.segments);
       break;

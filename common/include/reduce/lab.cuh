@@ -85,19 +85,30 @@ void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace workspa
 void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
                       cudaStream_t stream);
 
-
 // ---- segmented reductions (lab 17) --------------------------------------------------------
 // Segments as cub::DeviceSegmentedReduce takes them: segment s is in[offsets[s], offsets[s + 1]),
 // for s < segments; offsets is a device array of segments + 1 int64 values, non-decreasing, from
 // offsets[0] >= 0 to offsets[segments] <= n. Segments may be empty; elements outside every
-// segment are never read.
+// segment are never read. A segment of length L may be reduced by as few as 256 threads: the
+// depth allowed is d = segment_tree_depth(L) (reference.hpp), ceil(L / 256) + ceil(log2 L).
 
 /// Bytes of workspace that segmented_sum() needs for \p segments segments over \p n elements.
 std::size_t segmented_sum_workspace_bytes(std::size_t n, std::size_t segments);
 /// Writes to out[s] the sum of segment s, for every s < segments (+0.0f for an empty one), to
-/// within the bound of a tree of depth tree_depth(length) over that segment.
+/// within the bound of a tree of depth segment_tree_depth(length) over that segment.
 void segmented_sum(const float* in, std::size_t n, const std::int64_t* offsets,
                    std::size_t segments, float* out, Workspace workspace, cudaStream_t stream);
+
+/// Bytes of workspace that segmented_softmax() needs for \p segments segments over \p n
+/// elements.
+std::size_t segmented_softmax_workspace_bytes(std::size_t n, std::size_t segments);
+/// Softmax's statistics of every segment, for finite inputs: out[2s] = m, the segment's
+/// maximum, exactly, and out[2s + 1] = the sum of exp(x - m) over the segment, to within
+/// softmax_sum_error_bound() (reference.hpp) of depth segment_tree_depth(length). An empty
+/// segment gives (-inf, +0.0f). \p out holds 2 * segments floats.
+void segmented_softmax(const float* in, std::size_t n, const std::int64_t* offsets,
+                       std::size_t segments, float* out, Workspace workspace,
+                       cudaStream_t stream);
 
 // ---- accuracy (lab 18) ----------------------------------------------------------------------
 // S is the exact sum of in[0..n) (reduce::ExactSum computes it), u = 2^-24 the unit roundoff of

@@ -44,6 +44,23 @@ std::size_t pairwise_depth(std::size_t n);
 /// Depth of a GPU tree reduction: ceil(n / kMinReductionThreads) + ceil(log2 n).
 std::size_t tree_depth(std::size_t n);
 
+/// Fewest threads the course assumes share one segment of a segmented reduction (lab 17): a
+/// block of 256 may take a whole segment.
+inline constexpr std::size_t kMinSegmentThreads = 256;
+
+/// Depth of a segment's tree in a segmented reduction: ceil(n / kMinSegmentThreads) +
+/// ceil(log2 n).
+std::size_t segment_tree_depth(std::size_t n);
+
+/// Bound on |computed - S| for softmax's sum S = sum of t_i = exp(x_i - m) over a segment
+/// reduced to depth \p depth (lab 17), given \p weighted = sum of t_i |x_i - m|. Each
+/// evaluation of exp on an argument y <= 0 errs by at most 2^-21 + |y| 2^-22 relatively
+/// (__expf's documented error); a term is rescaled at most once per level on its way up, and the
+/// rescalings' arguments add up to its own |x_i - m|, so it errs by at most (depth + 1)
+/// (2^-21 + u) + |x_i - m| 2^-22 relatively, u = 2^-24 for each addition. Scaled by (1 + 2^-10)
+/// for the products of these factors; the double reference adds nothing of weight.
+double softmax_sum_error_bound(std::size_t depth, double sum, double weighted);
+
 /// Bound on |float result - exact sum| for a summation of depth \p depth over values whose
 /// magnitudes add up to \p abs_sum: gamma(depth + 1) * abs_sum, the +1 for rounding the result
 /// to float, plus the double reference's own error (n * 2^-53 * abs_sum).
