@@ -147,15 +147,15 @@ if want accuracy; then
     grep -v "^rung" >"$OUT/accuracy.txt"
 fi
 
-# Lab 17's segmented sum beside cub::DeviceSegmentedReduce::Sum at several segment lengths
+# Lab 17's segmented sum and softmax beside cub::DeviceSegmentedReduce at several segment lengths
 # (REDUCE_SEGMENT_LENGTHS), for its lesson (docs/results/segmented/).
 if want segmented; then
   t0=$(stamp)
   REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" REDUCE_BENCH_SIZES=${SEGMENTED_SIZES:-2^24,2^28} \
-    "$BUILD/bin/reduce_bench" --benchmark_filter='^segmented_sum_' \
+    "$BUILD/bin/reduce_bench" --benchmark_filter='^segmented_(sum|softmax)_' \
     --benchmark_out="$OUT/segmented.json" --benchmark_out_format=json >"$OUT/segmented.log" 2>&1
   note "segmented: rc=$? in $(( $(stamp) - t0 ))s"
-  grep -E "^segmented_sum_" "$OUT/segmented.log" | sed -E 's/ +[0-9.]+ us +[0-9.]+ us +[0-9]+ / /' |
+  grep -E "^segmented_(sum|softmax)_" "$OUT/segmented.log" | sed -E 's/ +[0-9.]+ us +[0-9.]+ us +[0-9]+ / /' |
     sed -E 's/bytes_per_second=[^ ]+ //' >"$OUT/segmented.txt"
 fi
 
