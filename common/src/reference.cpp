@@ -70,7 +70,7 @@ std::size_t segment_tree_depth(std::size_t n) {
 }
 
 double softmax_sum_error_bound(std::size_t depth, double sum, double weighted) {
-  const double per_level = 0x1.0p-21 + 0x1.0p-24;
+  const double per_level = 0x1.0p-21 + 0x1.0p-23;  // an exp, a product and a sum
   return (1 + 0x1.0p-10) * (static_cast<double>(depth + 1) * per_level * sum + 0x1.0p-22 * weighted);
 }
 

@@ -27,8 +27,16 @@ struct SoftmaxOp {
     if (b.max == -INFINITY) return a;
     return {a.max, a.sum + b.sum * __expf(b.max - a.max)};
   }
-  __device__ static Value shuffle_xor(Value v, unsigned mask) {
-    return {__shfl_xor_sync(segmented::kFullMask, v.max, mask), __shfl_xor_sync(segmented::kFullMask, v.sum, mask)};
+  /// The warp's maximum first, then each lane rescales its sum once and the sums are added: one
+  /// exp per lane where a butterfly of combine() would take five.
+  __device__ static Value warp_combine(Value v) {
+    float max = v.max;
+    for (unsigned mask = 16; mask > 0; mask >>= 1)
+      max = fmaxf(max, __shfl_xor_sync(segmented::kFullMask, max, mask));
+    float sum = v.max == -INFINITY ? 0.0f : v.sum * __expf(v.max - max);
+    for (unsigned mask = 16; mask > 0; mask >>= 1)
+      sum += __shfl_xor_sync(segmented::kFullMask, sum, mask);
+    return {max, sum};
   }
   __device__ static void store(float* out, std::size_t s, Value v) {
     out[2 * s] = v.max;

@@ -17,6 +17,7 @@ struct SumOp {
   __device__ static Value shuffle_xor(Value v, unsigned mask) {
     return __shfl_xor_sync(segmented::kFullMask, v, mask);
   }
+  __device__ static Value warp_combine(Value v) { return segmented::butterfly<SumOp>(v); }
   __device__ static void store(float* out, std::size_t s, Value v) { out[s] = v; }
 };
 

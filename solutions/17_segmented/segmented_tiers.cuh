@@ -14,7 +14,8 @@
 // but a segment's own tree does not), so the results are the same on every run.
 //
 // An operation type Op gives the tiers what they need: its Value, identity(), element(x),
-// combine(a, b), shuffle_xor(v, mask) and store(out, s, v).
+// combine(a, b), warp_combine(v) (every lane gets the warp's value; butterfly<Op> does it with
+// shuffle_xor(v, mask)) and store(out, s, v).
 #pragma once
 
 #include <reduce/cuda_check.cuh>
@@ -47,9 +48,10 @@ struct Layout {
   }
 };
 
-/// Every lane of the warp ends with the warp's combined value (a butterfly in a fixed order).
+/// Every lane of the warp ends with the warp's combined value: a butterfly of Op::combine in a
+/// fixed order (each pair of lanes combines the same two values, so all lanes agree bit for bit).
 template <class Op>
-__device__ typename Op::Value warp_combine(typename Op::Value v) {
+__device__ typename Op::Value butterfly(typename Op::Value v) {
   for (unsigned mask = kWarp / 2; mask > 0; mask >>= 1) v = Op::combine(v, Op::shuffle_xor(v, mask));
   return v;
 }
@@ -59,13 +61,13 @@ template <class Op>
 __device__ typename Op::Value block_combine(typename Op::Value v) {
   __shared__ typename Op::Value warp_values[kThreads / kWarp];
   const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  v = warp_combine<Op>(v);
+  v = Op::warp_combine(v);
   __syncthreads();  // warp_values may still be read from the previous call
   if (lane == 0) warp_values[warp] = v;
   __syncthreads();
   if (warp > 0) return v;
   v = lane < kThreads / kWarp ? warp_values[lane] : Op::identity();
-  return warp_combine<Op>(v);
+  return Op::warp_combine(v);
 }
 
 /// Combines in[i], in[i + step], ... below end into acc, four loads in flight.
@@ -130,7 +132,7 @@ __global__ void short_segments(const float* __restrict__ in,
   Value result = Op::identity();
 #pragma unroll
   for (unsigned j = 0; j < kSegmentsPerWarp; ++j) {
-    const Value v = warp_combine<Op>(acc[j]);
+    const Value v = Op::warp_combine(acc[j]);
     if (lane == j) result = v;
   }
   if (lane < kSegmentsPerWarp && ours[lane]) Op::store(out, first + lane, result);
@@ -183,7 +185,7 @@ __global__ void long_totals(float* __restrict__ out, const unsigned* __restrict_
   auto acc = Op::identity();
   for (unsigned c = lane; c < kChunks; c += kWarp)
     acc = Op::combine(acc, partials[static_cast<std::size_t>(k) * kChunks + c]);
-  acc = warp_combine<Op>(acc);
+  acc = Op::warp_combine(acc);
   if (lane == 0) Op::store(out, longs[k], acc);
 }
 

@@ -66,6 +66,8 @@ LADDER_GPUS = (("H100", "ladder_h100.json"), ("H200", "ladder_h200.json"))
 SIDE_FOLDERS = ("capstone", "library", "accuracy", "segmented")
 # The runs of the reference solutions' default code among them (the rest time variants).
 DEFAULT_SIDE_RUNS = ("library/library_primitives_h*.json", "accuracy/accuracy_h*.json")
+# The runs of the operations graded as a family of rows (course.json bench "<prefix>*").
+FAMILY_RUNS = "segmented/segmented_h*.json"
 
 
 class GenerationError(Exception):
@@ -469,8 +471,12 @@ def graded_section(course, lab):
         lines.append(f"| {part} | {points.get(part, 0):g} | {text} |")
     lines.append(f"| sanitizer | {points.get('sanitizer', 0):g} | {', '.join(tools)}: "
                  f"{share} each, for a run over small sizes that finds nothing |")
+    families = any(bench_pattern(course, op).endswith("*") for op in ops)
     judged = (f"the bandwidth of the slower of {' and '.join(ops)}" if len(ops) > 1
               else f"the bandwidth of {ops[0]}" if ops else "-")
+    if families:
+        judged = (f"the bandwidth of the slowest of {' and '.join(ops)} over the benchmark's "
+                  "segment lengths")
     lines.append(f"| performance | {points.get('performance', 0):g} | full at {threshold:g} of the "
                  f"ceiling {ceiling_kind} or above, none at {floor:.3g} or below, linear in between; "
                  f"only when every public and hidden test passes |")
@@ -513,13 +519,39 @@ def lab_ops(course, lab):
     raise GenerationError(f"course.json has no lab {lab}")
 
 
+def bench_pattern(course, op):
+    """The course.json bench of an operation: its row name, or "<prefix>*" for a family."""
+    catalogue = json.loads((course.root / "course.json").read_text())
+    return next((o.get("bench") or "" for o in catalogue["operations"] if o["name"] == op), "")
+
+
+def family_fractions(course, impl, gpu, prefix):
+    """Fractions of the probe at 2^28 of every row "<prefix><suffix>" of impl on one GPU."""
+    fractions = []
+    for path in sorted(course.results.glob(FAMILY_RUNS)):
+        name, ceiling, rows, _context = course.file(path.stem)
+        if short_gpu(name or "") != gpu:
+            continue
+        fractions += [row[1] / ceiling for (op, row_impl, n), row in rows.items()
+                      if op.startswith(prefix) and row_impl == impl and n == 1 << 28]
+    return fractions
+
+
 def reference_fraction(course, lab, gpu, ops):
-    """The reference solution's fraction of the probe at 2^28 on one GPU: its slowest operation."""
+    """The reference solution's fraction of the probe at 2^28 on one GPU: its slowest operation
+    (of a family of rows, its slowest row)."""
     fractions = []
     for op in ops:
         impl, bench_op = lab, op
         if op == "sum_deterministic":
             impl, bench_op = f"{lab}_sum_deterministic", "sum"
+        pattern = bench_pattern(course, op)
+        if pattern.endswith("*"):
+            family = family_fractions(course, impl, gpu, pattern[:-1])
+            if not family:
+                return None
+            fractions += family
+            continue
         try:
             row = course.row(impl, gpu, 28, bench_op)
         except GenerationError:

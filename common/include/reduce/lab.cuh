@@ -103,7 +103,7 @@ void segmented_sum(const float* in, std::size_t n, const std::int64_t* offsets,
 /// elements.
 std::size_t segmented_softmax_workspace_bytes(std::size_t n, std::size_t segments);
 /// Softmax's statistics of every segment, for finite inputs: out[2s] = m, the segment's
-/// maximum, exactly, and out[2s + 1] = the sum of exp(x - m) over the segment, to within
+/// maximum, exactly (either zero when -0 and +0 tie), and out[2s + 1] = the sum of exp(x - m) over the segment, to within
 /// softmax_sum_error_bound() (reference.hpp) of depth segment_tree_depth(length). An empty
 /// segment gives (-inf, +0.0f). \p out holds 2 * segments floats.
 void segmented_softmax(const float* in, std::size_t n, const std::int64_t* offsets,

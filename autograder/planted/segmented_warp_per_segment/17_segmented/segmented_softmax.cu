@@ -1,0 +1,59 @@
+// Lab 17: softmax's statistics of every segment, the maximum m and the sum of exp(x - m), in one
+// read of the input, through the three tiers of segmented_tiers.cuh.
+#include "segmented_tiers.cuh"
+
+#include <reduce/lab.cuh>
+
+#include <cmath>
+
+namespace reduce {
+namespace {
+
+/// Softmax's statistics: the running maximum m and the sum s of exp(x - m) over the elements
+/// seen. Two pairs combine by rescaling the one with the smaller maximum (online softmax).
+struct SoftmaxOp {
+  struct Value {
+    float max, sum;
+  };
+  __device__ static Value identity() { return {-INFINITY, 0.0f}; }
+  __device__ static Value element(float x) { return {x, 1.0f}; }
+  __device__ static Value combine(Value a, Value b) {
+    if (a.max < b.max) {
+      const Value t = a;
+      a = b;
+      b = t;
+    }
+    // b empty (or both): exp(-inf - -inf) would be NaN.
+    if (b.max == -INFINITY) return a;
+    return {a.max, a.sum + b.sum * __expf(b.max - a.max)};
+  }
+  /// The warp's maximum first, then each lane rescales its sum once and the sums are added: one
+  /// exp per lane where a butterfly of combine() would take five.
+  __device__ static Value warp_combine(Value v) {
+    float max = v.max;
+    for (unsigned mask = 16; mask > 0; mask >>= 1)
+      max = fmaxf(max, __shfl_xor_sync(segmented::kFullMask, max, mask));
+    float sum = v.max == -INFINITY ? 0.0f : v.sum * __expf(v.max - max);
+    for (unsigned mask = 16; mask > 0; mask >>= 1)
+      sum += __shfl_xor_sync(segmented::kFullMask, sum, mask);
+    return {max, sum};
+  }
+  __device__ static void store(float* out, std::size_t s, Value v) {
+    out[2 * s] = v.max;
+    out[2 * s + 1] = v.sum;
+  }
+};
+
+}  // namespace
+
+std::size_t segmented_softmax_workspace_bytes(std::size_t n, std::size_t segments) {
+  return segmented::workspace_bytes<SoftmaxOp>(n, segments);
+}
+
+void segmented_softmax(const float* in, std::size_t n, const std::int64_t* offsets,
+                       std::size_t segments, float* out, Workspace workspace,
+                       cudaStream_t stream) {
+  segmented::run<SoftmaxOp>(in, n, offsets, segments, out, workspace, stream);
+}
+
+}  // namespace reduce
