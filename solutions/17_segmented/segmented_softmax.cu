@@ -27,6 +27,10 @@ struct SoftmaxOp {
     if (b.max == -INFINITY) return a;
     return {a.max, a.sum + b.sum * __expf(b.max - a.max)};
   }
+  __device__ static Value shuffle_xor(Value v, unsigned mask) {
+    return {__shfl_xor_sync(segmented::kFullMask, v.max, mask),
+            __shfl_xor_sync(segmented::kFullMask, v.sum, mask)};
+  }
   /// The warp's maximum first, then each lane rescales its sum once and the sums are added: one
   /// exp per lane where a butterfly of combine() would take five.
   __device__ static Value warp_combine(Value v) {

@@ -4,8 +4,8 @@
 // the segments by length; the kernels do it themselves, in three tiers:
 //   short (up to kWarpMax elements): one warp per kSegmentsPerWarp neighbouring segments, in the
 //     first kernel, which issues the first load of all of them before combining any (a row of 32
-//     floats is one load per lane: one segment per warp would leave the memory idle), and
-//     appends every longer segment to one of two work lists (an atomic counter each);
+//     floats is one load per lane: one segment per warp would leave the memory idle), combines
+//     the eight at once by halving (halving_combine), and appends every longer segment to one of two work lists (an atomic counter each);
 //   medium (up to kBlockMax): one block per listed segment, blocks taking segments in turn;
 //   long: each listed segment is cut into kChunks chunks, the grid takes the (segment, chunk)
 //     pairs in turn and writes one partial each, and one warp per segment combines its partials
@@ -14,8 +14,8 @@
 // but a segment's own tree does not), so the results are the same on every run.
 //
 // An operation type Op gives the tiers what they need: its Value, identity(), element(x),
-// combine(a, b), warp_combine(v) (every lane gets the warp's value; butterfly<Op> does it with
-// shuffle_xor(v, mask)) and store(out, s, v).
+// combine(a, b), shuffle_xor(v, mask), warp_combine(v) (every lane gets the warp's value;
+// butterfly<Op> does it with shuffle_xor) and store(out, s, v).
 #pragma once
 
 #include <reduce/cuda_check.cuh>
@@ -83,6 +83,29 @@ __device__ typename Op::Value accumulate(typename Op::Value acc, const float* __
   return acc;
 }
 
+/// Combines the warp's kSegmentsPerWarp values per lane at once: at each of the first steps a
+/// lane keeps half of its values and trades the other half with its partner, so eight values take
+/// 4 + 2 + 1 shuffles and then two butterfly steps (9 in all) where eight butterflies would take
+/// 40. Leaves in acc[0] the combined value of segment j, the one returned (from the lane's upper
+/// bits); every segment's value ends in kWarp / kSegmentsPerWarp lanes, in a fixed order.
+template <class Op>
+__device__ unsigned halving_combine(typename Op::Value (&acc)[kSegmentsPerWarp], unsigned lane) {
+  unsigned j = 0, mask = kWarp / 2;
+#pragma unroll
+  for (unsigned half = kSegmentsPerWarp / 2; half >= 1; half /= 2, mask /= 2) {
+    const bool upper = (lane & mask) != 0;
+#pragma unroll
+    for (unsigned k = 0; k < half; ++k) {
+      const auto send = upper ? acc[k] : acc[k + half];
+      const auto keep = upper ? acc[k + half] : acc[k];
+      acc[k] = Op::combine(keep, Op::shuffle_xor(send, mask));
+    }
+    j += upper ? half : 0;
+  }
+  for (; mask > 0; mask /= 2) acc[0] = Op::combine(acc[0], Op::shuffle_xor(acc[0], mask));
+  return j;
+}
+
 /// Short segments, kSegmentsPerWarp per warp; longer ones go to the medium or the long list.
 template <class Op>
 __global__ void short_segments(const float* __restrict__ in,
@@ -129,13 +152,8 @@ __global__ void short_segments(const float* __restrict__ in,
     acc[j] = has ? Op::element(x[j]) : Op::identity();
     if (ours[j]) acc[j] = accumulate<Op>(acc[j], in, bound[j] + kWarp + lane, bound[j + 1], kWarp);
   }
-  Value result = Op::identity();
-#pragma unroll
-  for (unsigned j = 0; j < kSegmentsPerWarp; ++j) {
-    const Value v = Op::warp_combine(acc[j]);
-    if (lane == j) result = v;
-  }
-  if (lane < kSegmentsPerWarp && ours[lane]) Op::store(out, first + lane, result);
+  const unsigned j = halving_combine<Op>(acc, lane);
+  if (lane % (kWarp / kSegmentsPerWarp) == 0 && ours[j]) Op::store(out, first + j, acc[0]);
 }
 
 /// Medium segments: block b takes listed segments b, b + gridDim.x, ...
