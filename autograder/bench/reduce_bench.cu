@@ -37,10 +37,10 @@
 
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cuda/std/functional>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <algorithm>
 #include <chrono>
@@ -931,9 +931,9 @@ struct CombineSoftmax {
 
 /// A segmented operation the benchmark times.
 struct SegmentedOp {
-  std::string name;          ///< the contract's, and the rows' prefix
-  const char* getter;        ///< the C function a lab library exports it by
-  std::size_t per_segment;   ///< floats of result per segment
+  std::string name;         ///< the contract's, and the rows' prefix
+  const char* getter;       ///< the C function a lab library exports it by
+  std::size_t per_segment;  ///< floats of result per segment
   /// CUB's counterpart, with cub::DeviceSegmentedReduce's two-phase storage protocol.
   cudaError_t (*cub)(void* storage, std::size_t& bytes, const float* in,
                      const std::int64_t* offsets, std::size_t segments, float* out,
@@ -1030,8 +1030,8 @@ void count_segment_mismatches(const SegmentedOp& op, const float* got, const flo
   // Twice the contract's bound (reference.hpp) for the lab and for CUB, with |x - m| <= 7.
   const std::size_t depth = reduce::segment_tree_depth(length);
   const auto relative = static_cast<float>(2 * reduce::softmax_sum_error_bound(depth, 1.0, 7.0));
-  count_mismatches<<<kFillBlocks, kFillThreads, 0, stream>>>(
-      got, want, segments * op.per_segment, op.per_segment, relative, mismatches);
+  count_mismatches<<<kFillBlocks, kFillThreads, 0, stream>>>(got, want, segments * op.per_segment,
+                                                             op.per_segment, relative, mismatches);
 }
 
 /// The input, offsets and CUB's results for one (op, n, length), kept while rows reuse them.
@@ -1060,8 +1060,8 @@ SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, std::siz
                                                       length);
   REDUCE_CUDA_CHECK_LAUNCH();
   std::size_t bytes = 0;
-  REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, fresh->x.data(), fresh->offsets.data(),
-                           fresh->segments, fresh->expected.data(), nullptr));
+  REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, fresh->x.data(), fresh->offsets.data(), fresh->segments,
+                           fresh->expected.data(), nullptr));
   DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
   REDUCE_CUDA_CHECK(op.cub(storage.data(), bytes, fresh->x.data(), fresh->offsets.data(),
                            fresh->segments, fresh->expected.data(), nullptr));
@@ -1090,8 +1090,8 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
     if (impl.lab != nullptr)
       bytes = impl.lab->workspace_bytes(n, segments);
     else
-      REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, in.x.data(), in.offsets.data(), segments, nullptr,
-                               stream.get()));
+      REDUCE_CUDA_CHECK(
+          op.cub(nullptr, bytes, in.x.data(), in.offsets.data(), segments, nullptr, stream.get()));
     DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(bytes, 1));
     DeviceBuffer<float> out(segments * op.per_segment);
     DeviceBuffer<unsigned> mismatches(1);
@@ -1155,8 +1155,8 @@ std::vector<RemoteSegmented> remote_segmented_labs() {
     if (op == nullptr) continue;
     reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
     options.library = entry.substr(colon + 1);
-    labs.push_back({op, entry.substr(0, eq),
-                    std::make_shared<reduce::remote::RemoteLab>(std::move(options))});
+    labs.push_back(
+        {op, entry.substr(0, eq), std::make_shared<reduce::remote::RemoteLab>(std::move(options))});
   }
   return labs;
 }
@@ -1183,8 +1183,8 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     for (int b = 0; b < count; ++b) expected.emplace_back(std::max<std::size_t>(results, 1));
     const auto recompute = [&](int b) {
       std::size_t b_bytes = bytes;
-      REDUCE_CUDA_CHECK(
-          op.cub(storage.data(), b_bytes, inputs[b], offsets, segments, expected[b].data(), nullptr));
+      REDUCE_CUDA_CHECK(op.cub(storage.data(), b_bytes, inputs[b], offsets, segments,
+                               expected[b].data(), nullptr));
     };
     for (int b = 0; b < count; ++b) recompute(b);
     REDUCE_CUDA_CHECK(cudaDeviceSynchronize());

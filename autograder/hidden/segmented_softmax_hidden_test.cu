@@ -34,9 +34,9 @@ TEST_P(HiddenSoftmaxDrawn, MaximumExactSumWithinBound) {
   for (std::int64_t i = offsets[0]; i < offsets.back(); ++i)
     host[i] = centre + spread * (static_cast<float>(mix(seed ^ 0xE1, i) % 1025) / 512.0f - 1.0f);
   check(host, offsets,
-        "draw " + std::to_string(GetParam()) + ": " + std::to_string(segments) +
-            " segments over " + std::to_string(offsets.back()) + " elements, values " +
-            std::to_string(centre) + " +- " + std::to_string(spread));
+        "draw " + std::to_string(GetParam()) + ": " + std::to_string(segments) + " segments over " +
+            std::to_string(offsets.back()) + " elements, values " + std::to_string(centre) +
+            " +- " + std::to_string(spread));
 }
 
 INSTANTIATE_TEST_SUITE_P(Draws, HiddenSoftmaxDrawn, ::testing::Range(0, 6));

@@ -54,9 +54,8 @@ inline std::vector<float> run_segmented(ContractRunner& runner, const SegmentedL
 /// The lab's softmax statistics of \p host cut at \p offsets: (maximum, sum) per segment.
 inline std::vector<float> run_softmax(ContractRunner& runner, const std::vector<float>& host,
                                       const std::vector<std::int64_t>& offsets) {
-  return run_segmented(runner,
-                       SegmentedLab{&segmented_softmax_workspace_bytes, &segmented_softmax}, host,
-                       offsets, 2);
+  return run_segmented(runner, SegmentedLab{&segmented_softmax_workspace_bytes, &segmented_softmax},
+                       host, offsets, 2);
 }
 
 /// Checks softmax's statistics of every segment: the maximum exactly (by value), the sum of

@@ -38,9 +38,9 @@ std::vector<float> values_inside(std::size_t n, const std::vector<std::int64_t>&
 
 // ---- segments of one length, across the three strategies ------------------------------------
 
-class SoftmaxUniform
-    : public SegmentedSoftmaxTest,
-      public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
+class SoftmaxUniform : public SegmentedSoftmaxTest,
+                       public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {
+};
 
 TEST_P(SoftmaxUniform, MaximumExactSumWithinBound) {
   const auto [segments, length] = GetParam();

@@ -20,7 +20,8 @@ double parallel_sum(const std::vector<float>& x, F&& f) {
   for (std::size_t w = 0; w < workers; ++w) {
     threads.emplace_back([&, w] {
       double acc = 0.0;
-      for (std::size_t i = n * w / workers, end = n * (w + 1) / workers; i < end; ++i) acc += f(x[i]);
+      for (std::size_t i = n * w / workers, end = n * (w + 1) / workers; i < end; ++i)
+        acc += f(x[i]);
       partial[w] = acc;
     });
   }
@@ -57,9 +58,13 @@ double gamma(std::size_t depth) {
   return du >= 1.0 ? std::numeric_limits<double>::infinity() : du / (1.0 - du);
 }
 
-std::size_t serial_depth(std::size_t n) { return n == 0 ? 0 : n - 1; }
+std::size_t serial_depth(std::size_t n) {
+  return n == 0 ? 0 : n - 1;
+}
 
-std::size_t pairwise_depth(std::size_t n) { return ceil_log2(n); }
+std::size_t pairwise_depth(std::size_t n) {
+  return ceil_log2(n);
+}
 
 std::size_t tree_depth(std::size_t n) {
   return (n + kMinReductionThreads - 1) / kMinReductionThreads + ceil_log2(n);
@@ -71,7 +76,8 @@ std::size_t segment_tree_depth(std::size_t n) {
 
 double softmax_sum_error_bound(std::size_t depth, double sum, double weighted) {
   const double per_level = 0x1.0p-21 + 0x1.0p-23;  // an exp, a product and a sum
-  return (1 + 0x1.0p-10) * (static_cast<double>(depth + 1) * per_level * sum + 0x1.0p-22 * weighted);
+  return (1 + 0x1.0p-10) *
+         (static_cast<double>(depth + 1) * per_level * sum + 0x1.0p-22 * weighted);
 }
 
 double sum_error_bound(std::size_t depth, std::size_t n, double abs_sum) {
@@ -116,7 +122,7 @@ std::int64_t reference_argmax(const std::vector<float>& x) {
   std::size_t best = 0;
   for (std::size_t i = 0; i < x.size(); ++i) {
     if (std::isnan(x[i])) return static_cast<std::int64_t>(i);  // the first NaN wins
-    if (x[i] > x[best]) best = i;                                   // strict: ties keep the first
+    if (x[i] > x[best]) best = i;                               // strict: ties keep the first
   }
   return static_cast<std::int64_t>(best);
 }

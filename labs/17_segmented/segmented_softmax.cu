@@ -27,8 +27,7 @@ std::size_t segmented_softmax_workspace_bytes(std::size_t n, std::size_t segment
 }
 
 void segmented_softmax(const float* in, std::size_t n, const std::int64_t* offsets,
-                       std::size_t segments, float* out, Workspace workspace,
-                       cudaStream_t stream) {
+                       std::size_t segments, float* out, Workspace workspace, cudaStream_t stream) {
   // TODO: out[2 * s] = the maximum of segment s, out[2 * s + 1] = the sum of exp(x - maximum).
   (void)in, (void)n, (void)offsets, (void)segments, (void)out, (void)workspace, (void)stream;
   REDUCE_NOT_IMPLEMENTED();

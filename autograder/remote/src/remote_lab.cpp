@@ -468,9 +468,9 @@ void RemoteLab::check_guards(const std::string& op, std::size_t n) {
   bool before = false;
   if (const long long at = out_->first_change(before)) {
     throw RunnerError("the lab wrote " + std::string(before ? "before" : "past") + " its " +
-                      (op == "argmax"                                            ? "one-index"
+                      (op == "argmax"                                ? "one-index"
                        : per_segment(kOperations[op_index(op)].kind) ? "per-segment"
-                                                                                 : "one-float") +
+                                                                     : "one-float") +
                       " output (" + std::to_string(at) + " bytes " +
                       (before ? "before it" : "past its end") + ", n = " + std::to_string(n) + ")");
   }

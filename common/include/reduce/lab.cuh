@@ -23,8 +23,8 @@ namespace reduce {
 
 /// Device scratch memory handed to a lab for one call.
 struct Workspace {
-  void* data = nullptr;    ///< device pointer, 256-byte aligned (cudaMalloc)
-  std::size_t bytes = 0;   ///< usable size
+  void* data = nullptr;   ///< device pointer, 256-byte aligned (cudaMalloc)
+  std::size_t bytes = 0;  ///< usable size
 
   /// The workspace viewed as an array of \p T.
   template <typename T>
@@ -103,12 +103,12 @@ void segmented_sum(const float* in, std::size_t n, const std::int64_t* offsets,
 /// elements.
 std::size_t segmented_softmax_workspace_bytes(std::size_t n, std::size_t segments);
 /// Softmax's statistics of every segment, for finite inputs: out[2s] = m, the segment's
-/// maximum, exactly (either zero when -0 and +0 tie), and out[2s + 1] = the sum of exp(x - m) over the segment, to within
-/// softmax_sum_error_bound() (reference.hpp) of depth segment_tree_depth(length). An empty
-/// segment gives (-inf, +0.0f). \p out holds 2 * segments floats.
+/// maximum, exactly (either zero when -0 and +0 tie), and out[2s + 1] = the sum of exp(x - m) over
+/// the segment, to within softmax_sum_error_bound() (reference.hpp) of depth
+/// segment_tree_depth(length). An empty segment gives (-inf, +0.0f). \p out holds 2 * segments
+/// floats.
 void segmented_softmax(const float* in, std::size_t n, const std::int64_t* offsets,
-                       std::size_t segments, float* out, Workspace workspace,
-                       cudaStream_t stream);
+                       std::size_t segments, float* out, Workspace workspace, cudaStream_t stream);
 
 // ---- accuracy (lab 18) ----------------------------------------------------------------------
 // S is the exact sum of in[0..n) (reduce::ExactSum computes it), u = 2^-24 the unit roundoff of

@@ -57,8 +57,9 @@ std::size_t segment_tree_depth(std::size_t n);
 /// evaluation of exp on an argument y <= 0 errs by at most 2^-21 + |y| 2^-22 relatively
 /// (__expf's documented error); a term is rescaled at most once per level on its way up, and the
 /// rescalings' arguments add up to its own |x_i - m|, so it errs by at most (depth + 1)
-/// (2^-21 + 2u) + |x_i - m| 2^-22 relatively, u = 2^-24 for the product and the sum of a level. Scaled by (1 + 2^-10)
-/// for the products of these factors; the double reference adds nothing of weight.
+/// (2^-21 + 2u) + |x_i - m| 2^-22 relatively, u = 2^-24 for the product and the sum of a level.
+/// Scaled by (1 + 2^-10) for the products of these factors; the double reference adds nothing of
+/// weight.
 double softmax_sum_error_bound(std::size_t depth, double sum, double weighted);
 
 /// Bound on |float result - exact sum| for a summation of depth \p depth over values whose

@@ -20,7 +20,8 @@ class ConfigError : public std::runtime_error {
 struct CourseOperation {
   std::string name;    ///< e.g. "sum", "sum_deterministic", "atomic_max"
   std::string entry;   ///< the lab.cuh function that implements it, e.g. "sum", "atomic_max_apply"
-  std::string result;  ///< what the entry returns: "float", "index", "apply" (no workspace), "segments" or "segment_pairs"
+  std::string result;  ///< what the entry returns: "float", "index", "apply" (no workspace),
+                       ///< "segments" or "segment_pairs"
   std::string getter;  ///< its C name in a lab library: reduce_<first op with that entry>_lab
   std::string bench;   ///< the benchmark's row family ("sum" for sum_deterministic); empty: none
 };
@@ -35,10 +36,10 @@ struct CourseLab {
 
 /// How the grader treats one operation of a lab, derived from the course's files.
 struct OpPlan {
-  std::string op;             ///< e.g. "sum", "sum_deterministic", "maximum", "atomic_max"
-  std::string entry;          ///< the lab.cuh function called for it, e.g. "sum"
-  std::string result;         ///< "float", "index", "apply", "segments" or "segment_pairs" (course.json)
-  std::string getter;         ///< the entry's C name in the lab library, e.g. "reduce_sum_lab"
+  std::string op;      ///< e.g. "sum", "sum_deterministic", "maximum", "atomic_max"
+  std::string entry;   ///< the lab.cuh function called for it, e.g. "sum"
+  std::string result;  ///< "float", "index", "apply", "segments" or "segment_pairs" (course.json)
+  std::string getter;  ///< the entry's C name in the lab library, e.g. "reduce_sum_lab"
   bool public_tests = false;  ///< `autograder/tests/<op>_test`.cu exists
   bool hidden_tests = false;  ///< `autograder/hidden/<op>_hidden_test`.cu exists
   std::string bench_op;       ///< benchmark row family ("sum" for sum_deterministic); empty: none

@@ -55,8 +55,7 @@ std::size_t segmented_softmax_workspace_bytes(std::size_t n, std::size_t segment
 }
 
 void segmented_softmax(const float* in, std::size_t n, const std::int64_t* offsets,
-                       std::size_t segments, float* out, Workspace workspace,
-                       cudaStream_t stream) {
+                       std::size_t segments, float* out, Workspace workspace, cudaStream_t stream) {
   segmented::run<SoftmaxOp>(in, n, offsets, segments, out, workspace, stream);
 }
 

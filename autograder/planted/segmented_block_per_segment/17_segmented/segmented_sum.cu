@@ -14,7 +14,8 @@ __global__ void block_per_segment(const float* in, const std::int64_t* offsets, 
   const std::size_t s = blockIdx.x;
   float v = 0.0f;
   for (std::int64_t i = offsets[s] + threadIdx.x; i < offsets[s + 1]; i += kThreads) v += in[i];
-  for (unsigned offset = 16; offset > 0; offset >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
+  for (unsigned offset = 16; offset > 0; offset >>= 1)
+    v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
   if (threadIdx.x % 32 == 0) warp_sums[threadIdx.x / 32] = v;
   __syncthreads();
   if (threadIdx.x < 32) {
@@ -27,10 +28,12 @@ __global__ void block_per_segment(const float* in, const std::int64_t* offsets, 
 
 }  // namespace
 
-std::size_t segmented_sum_workspace_bytes(std::size_t, std::size_t) { return 0; }
+std::size_t segmented_sum_workspace_bytes(std::size_t, std::size_t) {
+  return 0;
+}
 
-void segmented_sum(const float* in, std::size_t, const std::int64_t* offsets,
-                   std::size_t segments, float* out, Workspace, cudaStream_t stream) {
+void segmented_sum(const float* in, std::size_t, const std::int64_t* offsets, std::size_t segments,
+                   float* out, Workspace, cudaStream_t stream) {
   if (segments == 0) return;
   block_per_segment<<<static_cast<unsigned>(segments), kThreads, 0, stream>>>(in, offsets, out);
   REDUCE_CUDA_CHECK_LAUNCH();

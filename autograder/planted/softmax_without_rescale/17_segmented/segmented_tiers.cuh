@@ -5,7 +5,8 @@
 //   short (up to kWarpMax elements): one warp per kSegmentsPerWarp neighbouring segments, in the
 //     first kernel, which issues the first load of all of them before combining any (a row of 32
 //     floats is one load per lane: one segment per warp would leave the memory idle), combines
-//     the eight at once by halving (halving_combine), and appends every longer segment to one of two work lists (an atomic counter each);
+//     the eight at once by halving (halving_combine), and appends every longer segment to one of
+//     two work lists (an atomic counter each);
 //   medium (up to kBlockMax): one block per listed segment, blocks taking segments in turn;
 //   long: each listed segment is cut into kChunks chunks, the grid takes the (segment, chunk)
 //     pairs in turn and writes one partial each, and one warp per segment combines its partials
@@ -29,7 +30,7 @@ namespace reduce::segmented {
 constexpr unsigned kThreads = 256;
 constexpr unsigned kWarp = 32;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
-constexpr unsigned kSegmentsPerWarp = 8;    // short segments one warp takes at once
+constexpr unsigned kSegmentsPerWarp = 8;     // short segments one warp takes at once
 constexpr std::int64_t kWarpMax = 1024;      // longest segment a warp sums
 constexpr std::int64_t kBlockMax = 1 << 18;  // longest segment one block sums
 constexpr unsigned kChunks = 256;            // chunks of a long segment (partials per segment)
@@ -52,7 +53,8 @@ struct Layout {
 /// fixed order (each pair of lanes combines the same two values, so all lanes agree bit for bit).
 template <class Op>
 __device__ typename Op::Value butterfly(typename Op::Value v) {
-  for (unsigned mask = kWarp / 2; mask > 0; mask >>= 1) v = Op::combine(v, Op::shuffle_xor(v, mask));
+  for (unsigned mask = kWarp / 2; mask > 0; mask >>= 1)
+    v = Op::combine(v, Op::shuffle_xor(v, mask));
   return v;
 }
 
@@ -224,7 +226,7 @@ std::size_t workspace_bytes(std::size_t n, std::size_t segments) {
 
 template <class Op>
 void run(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
-               float* out, Workspace workspace, cudaStream_t stream) {
+         float* out, Workspace workspace, cudaStream_t stream) {
   using Value = typename Op::Value;
   if (segments == 0) return;
   static const unsigned medium_grid = resident_blocks(medium_segments<Op>);
@@ -238,8 +240,8 @@ void run(const float* in, std::size_t n, const std::int64_t* offsets, std::size_
   REDUCE_CUDA_CHECK(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned), stream));
   const std::size_t per_block = kThreads / kWarp * kSegmentsPerWarp;
   const auto short_blocks = static_cast<unsigned>((segments + per_block - 1) / per_block);
-  short_segments<Op><<<short_blocks, kThreads, 0, stream>>>(in, offsets, segments, out, counters,
-                                                            medium, longs);
+  short_segments<Op>
+      <<<short_blocks, kThreads, 0, stream>>>(in, offsets, segments, out, counters, medium, longs);
   REDUCE_CUDA_CHECK_LAUNCH();
   medium_segments<Op><<<medium_grid, kThreads, 0, stream>>>(in, offsets, out, counters, medium);
   REDUCE_CUDA_CHECK_LAUNCH();

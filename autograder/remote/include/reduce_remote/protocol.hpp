@@ -22,9 +22,9 @@ inline constexpr std::uint32_t kProtocolVersion = 7;
 
 /// What a lab entry point produces.
 enum class ResultKind : std::uint32_t {
-  kFloat = 0,     ///< one float (sum, maximum, minimum, product, mean)
-  kIndex = 1,     ///< one std::int64_t (argmax)
-  kApply = 2,     ///< atomic_max_apply: updates *address and writes one old value per input
+  kFloat = 0,         ///< one float (sum, maximum, minimum, product, mean)
+  kIndex = 1,         ///< one std::int64_t (argmax)
+  kApply = 2,         ///< atomic_max_apply: updates *address and writes one old value per input
   kSegments = 3,      ///< one float per segment of the input (segmented_sum)
   kSegmentPairs = 4,  ///< two floats per segment of the input (segmented_softmax)
 };
@@ -58,9 +58,9 @@ constexpr int find_operation(std::string_view name) {
 
 /// Bytes of one result of \p kind in the capture buffer (per_segment: of one segment's).
 constexpr std::size_t result_bytes(ResultKind kind) {
-  return kind == ResultKind::kIndex           ? sizeof(std::int64_t)
+  return kind == ResultKind::kIndex          ? sizeof(std::int64_t)
          : kind == ResultKind::kSegmentPairs ? 2 * sizeof(float)
-                                              : sizeof(float);
+                                             : sizeof(float);
 }
 
 /// Bytes of one call's whole result: \p segments results when per_segment, else one.
