@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace reduce::testing {
@@ -25,6 +26,22 @@ inline std::vector<std::int64_t> uniform_offsets(std::size_t segments, std::size
   for (std::size_t s = 0; s <= segments; ++s)
     offsets[s] = static_cast<std::int64_t>(start + s * length);
   return offsets;
+}
+
+/// (segments, length) shapes of the uniform tests: every tier and the lengths at its edges.
+using SegmentShape = std::tuple<std::size_t, std::size_t>;
+
+/// The uniform tests' shapes, for INSTANTIATE_TEST_SUITE_P.
+inline auto segment_shapes() {
+  return ::testing::Values(SegmentShape{1, 1}, SegmentShape{4096, 32}, SegmentShape{3000, 33},
+                           SegmentShape{1000, 1024}, SegmentShape{1000, 1025},
+                           SegmentShape{64, 65537}, SegmentShape{3, (1u << 18) + 1},
+                           SegmentShape{2, 1u << 20}, SegmentShape{1, (1u << 22) + 5});
+}
+
+/// A shape's test name: "<segments>_of_<length>".
+inline std::string segment_shape_name(const ::testing::TestParamInfo<SegmentShape>& info) {
+  return std::to_string(std::get<0>(info.param)) + "_of_" + std::to_string(std::get<1>(info.param));
 }
 
 /// Segment lengths drawn from \p seed, log-uniform up to 2^21, a fifth of them empty, starting

@@ -39,8 +39,7 @@ std::vector<float> values_inside(std::size_t n, const std::vector<std::int64_t>&
 // ---- segments of one length, across the three strategies ------------------------------------
 
 class SoftmaxUniform : public SegmentedSoftmaxTest,
-                       public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {
-};
+                       public ::testing::WithParamInterface<SegmentShape> {};
 
 TEST_P(SoftmaxUniform, MaximumExactSumWithinBound) {
   const auto [segments, length] = GetParam();
@@ -49,23 +48,7 @@ TEST_P(SoftmaxUniform, MaximumExactSumWithinBound) {
         std::to_string(segments) + " segments of " + std::to_string(length));
 }
 
-std::string uniform_name(
-    const ::testing::TestParamInfo<std::tuple<std::size_t, std::size_t>>& info) {
-  return std::to_string(std::get<0>(info.param)) + "_of_" + std::to_string(std::get<1>(info.param));
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, SoftmaxUniform,
-    ::testing::Values(std::make_tuple(std::size_t{1}, std::size_t{1}),
-                      std::make_tuple(std::size_t{4096}, std::size_t{32}),
-                      std::make_tuple(std::size_t{3000}, std::size_t{33}),
-                      std::make_tuple(std::size_t{1000}, std::size_t{1024}),
-                      std::make_tuple(std::size_t{1000}, std::size_t{1025}),
-                      std::make_tuple(std::size_t{64}, std::size_t{65537}),
-                      std::make_tuple(std::size_t{3}, std::size_t{(1u << 18) + 1}),
-                      std::make_tuple(std::size_t{2}, std::size_t{1u << 20}),
-                      std::make_tuple(std::size_t{1}, std::size_t{(1u << 22) + 5})),
-    uniform_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, SoftmaxUniform, segment_shapes(), segment_shape_name);
 
 // ---- the classic mistakes ---------------------------------------------------------------------
 

@@ -73,9 +73,8 @@ void expect_segments(const std::vector<float>& got, const std::vector<double>& w
 
 // ---- segments of one length, across the three strategies ------------------------------------
 
-class SegmentedUniform
-    : public SegmentedTest,
-      public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
+class SegmentedUniform : public SegmentedTest,
+                         public ::testing::WithParamInterface<SegmentShape> {};
 
 TEST_P(SegmentedUniform, ExactPerSegment) {
   const auto [segments, length] = GetParam();
@@ -86,23 +85,7 @@ TEST_P(SegmentedUniform, ExactPerSegment) {
                   std::to_string(segments) + " segments of " + std::to_string(length));
 }
 
-std::string uniform_name(
-    const ::testing::TestParamInfo<std::tuple<std::size_t, std::size_t>>& info) {
-  return std::to_string(std::get<0>(info.param)) + "_of_" + std::to_string(std::get<1>(info.param));
-}
-
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, SegmentedUniform,
-    ::testing::Values(std::make_tuple(std::size_t{1}, std::size_t{1}),
-                      std::make_tuple(std::size_t{4096}, std::size_t{32}),
-                      std::make_tuple(std::size_t{3000}, std::size_t{33}),
-                      std::make_tuple(std::size_t{1000}, std::size_t{1024}),
-                      std::make_tuple(std::size_t{1000}, std::size_t{1025}),
-                      std::make_tuple(std::size_t{64}, std::size_t{65537}),
-                      std::make_tuple(std::size_t{3}, std::size_t{(1u << 18) + 1}),
-                      std::make_tuple(std::size_t{2}, std::size_t{1u << 20}),
-                      std::make_tuple(std::size_t{1}, std::size_t{(1u << 22) + 5})),
-    uniform_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, SegmentedUniform, segment_shapes(), segment_shape_name);
 
 // ---- ragged: every length at once, empty segments and gaps ---------------------------------
 

@@ -502,16 +502,29 @@ void RemoteLab::ensure_buffer(std::unique_ptr<Guarded>& slot, std::size_t bytes,
 void RemoteLab::reduce_segments(const std::string& op, const float* in, std::size_t n,
                                 const std::int64_t* offsets, std::size_t segments, float* out,
                                 cudaStream_t stream) {
+  call_once(op, in, n, offsets, segments, out, stream);
+}
+
+void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, void* out,
+                       cudaStream_t stream) {
+  call_once(op, in, n, nullptr, 0, out, stream);
+}
+
+void RemoteLab::call_once(const std::string& op, const float* in, std::size_t n,
+                          const std::int64_t* offsets, std::size_t segments, void* out,
+                          cudaStream_t stream) {
   const int index = op_index(op);
   const std::size_t ws = workspace_bytes(op, n, segments);
   std::lock_guard<std::mutex> lock(mutex_);
   cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
   const std::size_t rb = call_result_bytes(kOperations[index].kind, segments);
-  ensure_buffer(out_, rb, kFrontGuard);
-  ensure_buffer(capture_, rb, 0);
+  ensure_buffer(out_, std::max<std::size_t>(rb, 256), kFrontGuard);
+  ensure_buffer(capture_, std::max<std::size_t>(rb, 256), 0);
   ensure_workspace(ws);
   out_->arm(rb);
   workspace_->arm(ws);
+  // The lab's output starts as the caller's did: a test's own poison (a NaN, or a pattern that
+  // is no NaN when NaN is the expected answer) must still tell a result from no write at all.
   if (out != nullptr && rb > 0)
     cuda(cudaMemcpy(out_->lab_ptr(), out, rb, cudaMemcpyDeviceToDevice), "staging the output");
   Request rq;
@@ -524,8 +537,10 @@ void RemoteLab::reduce_segments(const std::string& op, const float* in, std::siz
   rq.poison = out != nullptr ? kPoisonAux : kPoisonOut | kPoisonAux;
   rq.inputs[0] = ref(in, n * sizeof(float), false);
   rq.inputs[0].bytes = 0;  // inputs are never poisoned
-  rq.offsets = ref(offsets, (segments + 1) * sizeof(std::int64_t), false);
-  rq.offsets.bytes = 0;
+  if (offsets != nullptr) {
+    rq.offsets = ref(offsets, (segments + 1) * sizeof(std::int64_t), false);
+    rq.offsets.bytes = 0;
+  }
   rq.stage_input = stage_inputs_ ? 1 : 0;
   rq.out = ref(out_->lab_ptr(), rb, true);
   rq.aux = ref(workspace_->lab_ptr(), ws, true);
@@ -536,42 +551,6 @@ void RemoteLab::reduce_segments(const std::string& op, const float* in, std::siz
   if (rb > 0)
     cuda(cudaMemcpyAsync(out, capture_->lab_ptr(), rb, cudaMemcpyDeviceToDevice, stream),
          "copying the results");
-}
-
-void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, void* out,
-                       cudaStream_t stream) {
-  const int index = op_index(op);
-  const std::size_t ws = workspace_bytes(op, n);
-  std::lock_guard<std::mutex> lock(mutex_);
-  cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
-  const std::size_t rb = result_bytes(kOperations[index].kind);
-  if (!out_) out_ = std::make_unique<Guarded>(256, kFrontGuard);
-  if (!capture_) capture_ = std::make_unique<Guarded>(256, 0);
-  ensure_workspace(ws);
-  out_->arm(rb);
-  workspace_->arm(ws);
-  // The lab's output starts as the caller's did: a test's own poison (a NaN, or a pattern that
-  // is no NaN when NaN is the expected answer) must still tell a result from no write at all.
-  if (out != nullptr)
-    cuda(cudaMemcpy(out_->lab_ptr(), out, rb, cudaMemcpyDeviceToDevice), "staging the output");
-  Request rq;
-  rq.command = Command::kRun;
-  rq.op = static_cast<std::uint32_t>(index);
-  rq.n = n;
-  rq.calls = 1;
-  rq.input_count = 1;
-  rq.poison = out != nullptr ? kPoisonAux : kPoisonOut | kPoisonAux;
-  rq.inputs[0] = ref(in, n * sizeof(float), false);
-  rq.inputs[0].bytes = 0;  // inputs are never poisoned
-  rq.stage_input = stage_inputs_ ? 1 : 0;
-  rq.out = ref(out_->lab_ptr(), rb, true);
-  rq.aux = ref(workspace_->lab_ptr(), ws, true);
-  rq.capture = ref(capture_->lab_ptr(), rb, true);
-  const Reply reply = request(rq);
-  rethrow(reply);
-  check_guards(op, n);
-  cuda(cudaMemcpyAsync(out, capture_->lab_ptr(), rb, cudaMemcpyDeviceToDevice, stream),
-       "copying the result");
 }
 
 void RemoteLab::atomic_max_apply(const float* values, std::size_t n, float* address,

@@ -151,6 +151,10 @@ class RemoteLab {
   BufferRef ref(const void* device_ptr, std::size_t bytes, bool persistent) const;
   void check_guards(const std::string& op, std::size_t n);
   void ensure_workspace(std::size_t bytes);
+  /// One untimed call of \p op (reduce() and reduce_segments(): segments = 0 and no offsets for
+  /// a one-result operation) in the runner; its result is copied to \p out on \p stream.
+  void call_once(const std::string& op, const float* in, std::size_t n, const std::int64_t* offsets,
+                 std::size_t segments, void* out, cudaStream_t stream);
   /// A guarded buffer \p slot (the output or the capture) of at least \p bytes.
   void ensure_buffer(std::unique_ptr<Guarded>& slot, std::size_t bytes, std::size_t front_guard);
   int op_index(const std::string& op) const;
