@@ -30,7 +30,8 @@ namespace reduce::segmented {
 constexpr unsigned kThreads = 256;
 constexpr unsigned kWarp = 32;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
-constexpr unsigned kSegmentsPerWarp = 8;     // short segments one warp takes at once
+constexpr unsigned kSegmentsPerWarp = 8;     // short segments one warp takes at once...
+constexpr std::size_t kSparseLength = 256;   // ...unless segments average this many elements
 constexpr std::int64_t kWarpMax = 1024;      // longest segment a warp sums
 constexpr std::int64_t kBlockMax = 1 << 18;  // longest segment one block sums
 constexpr unsigned kChunks = 256;            // chunks of a long segment (partials per segment)
@@ -72,14 +73,22 @@ __device__ typename Op::Value block_combine(typename Op::Value v) {
   return Op::warp_combine(v);
 }
 
-/// Combines in[i], in[i + step], ... below end into acc, four loads in flight.
-template <class Op>
+/// Combines in[i], in[i + step], ... below end into acc, kInFlight loads in flight (a power of
+/// two), combined pairwise before they join acc.
+template <class Op, unsigned kInFlight = 4>
 __device__ typename Op::Value accumulate(typename Op::Value acc, const float* __restrict__ in,
                                          std::int64_t i, std::int64_t end, std::int64_t step) {
-  for (; i + 3 * step < end; i += 4 * step) {
-    const float x0 = in[i], x1 = in[i + step], x2 = in[i + 2 * step], x3 = in[i + 3 * step];
-    acc = Op::combine(acc, Op::combine(Op::combine(Op::element(x0), Op::element(x1)),
-                                       Op::combine(Op::element(x2), Op::element(x3))));
+  using Value = typename Op::Value;
+  for (; i + (kInFlight - 1) * step < end; i += kInFlight * step) {
+    Value v[kInFlight];
+#pragma unroll
+    for (unsigned k = 0; k < kInFlight; ++k) v[k] = Op::element(in[i + k * step]);
+#pragma unroll
+    for (unsigned width = 1; width < kInFlight; width *= 2)
+#pragma unroll
+      for (unsigned k = 0; k + width < kInFlight; k += 2 * width)
+        v[k] = Op::combine(v[k], v[k + width]);
+    acc = Op::combine(acc, v[0]);
   }
   for (; i < end; i += step) acc = Op::combine(acc, Op::element(in[i]));
   return acc;
@@ -90,11 +99,11 @@ __device__ typename Op::Value accumulate(typename Op::Value acc, const float* __
 /// 4 + 2 + 1 shuffles and then two butterfly steps (9 in all) where eight butterflies would take
 /// 40. Leaves in acc[0] the combined value of segment j, the one returned (from the lane's upper
 /// bits); every segment's value ends in kWarp / kSegmentsPerWarp lanes, in a fixed order.
-template <class Op>
-__device__ unsigned halving_combine(typename Op::Value (&acc)[kSegmentsPerWarp], unsigned lane) {
+template <class Op, unsigned kPerWarp>
+__device__ unsigned halving_combine(typename Op::Value (&acc)[kPerWarp], unsigned lane) {
   unsigned j = 0, mask = kWarp / 2;
 #pragma unroll
-  for (unsigned half = kSegmentsPerWarp / 2; half >= 1; half /= 2, mask /= 2) {
+  for (unsigned half = kPerWarp / 2; half >= 1; half /= 2, mask /= 2) {
     const bool upper = (lane & mask) != 0;
 #pragma unroll
     for (unsigned k = 0; k < half; ++k) {
@@ -108,8 +117,8 @@ __device__ unsigned halving_combine(typename Op::Value (&acc)[kSegmentsPerWarp],
   return j;
 }
 
-/// Short segments, kSegmentsPerWarp per warp; longer ones go to the medium or the long list.
-template <class Op>
+/// Short segments, kPerWarp per warp; longer ones go to the medium or the long list.
+template <class Op, unsigned kPerWarp>
 __global__ void short_segments(const float* __restrict__ in,
                                const std::int64_t* __restrict__ offsets, std::size_t segments,
                                float* __restrict__ out, unsigned* __restrict__ counters,
@@ -117,19 +126,19 @@ __global__ void short_segments(const float* __restrict__ in,
                                std::uint32_t* __restrict__ longs) {
   using Value = typename Op::Value;
   const std::size_t first =
-      (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp * kSegmentsPerWarp;
+      (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp * kPerWarp;
   const unsigned lane = threadIdx.x % kWarp;
   if (first >= segments) return;  // a whole warp leaves together
-  // Lanes 0..kSegmentsPerWarp read the warp's offsets in one load; the others get them by shuffle.
+  // Lanes 0..kPerWarp read the warp's offsets in one load; the others get them by shuffle.
   const std::int64_t mine =
-      lane <= kSegmentsPerWarp && first + lane <= segments ? offsets[first + lane] : 0;
-  std::int64_t bound[kSegmentsPerWarp + 1];
+      lane <= kPerWarp && first + lane <= segments ? offsets[first + lane] : 0;
+  std::int64_t bound[kPerWarp + 1];
 #pragma unroll
-  for (unsigned j = 0; j <= kSegmentsPerWarp; ++j) bound[j] = __shfl_sync(kFullMask, mine, j);
+  for (unsigned j = 0; j <= kPerWarp; ++j) bound[j] = __shfl_sync(kFullMask, mine, j);
   // A segment is this warp's if it exists and is short; a longer one is listed by its lane.
-  bool ours[kSegmentsPerWarp];
+  bool ours[kPerWarp];
 #pragma unroll
-  for (unsigned j = 0; j < kSegmentsPerWarp; ++j) {
+  for (unsigned j = 0; j < kPerWarp; ++j) {
     const std::int64_t length = bound[j + 1] - bound[j];
     ours[j] = first + j < segments && length <= kWarpMax;
     if (first + j < segments && !ours[j] && lane == j) {
@@ -141,21 +150,21 @@ __global__ void short_segments(const float* __restrict__ in,
     }
   }
   // The first element of every segment is loaded before any is combined.
-  float x[kSegmentsPerWarp];
+  float x[kPerWarp];
 #pragma unroll
-  for (unsigned j = 0; j < kSegmentsPerWarp; ++j) {
+  for (unsigned j = 0; j < kPerWarp; ++j) {
     const std::int64_t i = bound[j] + lane;
     x[j] = ours[j] && i < bound[j + 1] ? in[i] : 0.0f;
   }
-  Value acc[kSegmentsPerWarp];
+  Value acc[kPerWarp];
 #pragma unroll
-  for (unsigned j = 0; j < kSegmentsPerWarp; ++j) {
+  for (unsigned j = 0; j < kPerWarp; ++j) {
     const bool has = ours[j] && bound[j] + lane < bound[j + 1];
     acc[j] = has ? Op::element(x[j]) : Op::identity();
     if (ours[j]) acc[j] = accumulate<Op>(acc[j], in, bound[j] + kWarp + lane, bound[j + 1], kWarp);
   }
-  const unsigned j = halving_combine<Op>(acc, lane);
-  if (lane % (kWarp / kSegmentsPerWarp) == 0 && ours[j]) Op::store(out, first + j, acc[0]);
+  const unsigned j = halving_combine<Op, kPerWarp>(acc, lane);
+  if (lane % (kWarp / kPerWarp) == 0 && ours[j]) Op::store(out, first + j, acc[0]);
 }
 
 /// Medium segments: block b takes listed segments b, b + gridDim.x, ...
@@ -168,7 +177,7 @@ __global__ void medium_segments(const float* __restrict__ in,
   for (unsigned k = blockIdx.x; k < count; k += gridDim.x) {
     const std::uint32_t s = medium[k];
     const auto acc =
-        accumulate<Op>(Op::identity(), in, offsets[s] + threadIdx.x, offsets[s + 1], kThreads);
+        accumulate<Op, 8>(Op::identity(), in, offsets[s] + threadIdx.x, offsets[s + 1], kThreads);
     const auto total = block_combine<Op>(acc);
     if (threadIdx.x == 0) Op::store(out, s, total);
   }
@@ -189,7 +198,7 @@ __global__ void long_partials(const float* __restrict__ in,
     const std::int64_t first = item % kChunks * chunk, last = first + chunk;
     const std::int64_t from = begin + (first < length ? first : length);
     const std::int64_t to = begin + (last < length ? last : length);
-    const auto acc = accumulate<Op>(Op::identity(), in, from + threadIdx.x, to, kThreads);
+    const auto acc = accumulate<Op, 8>(Op::identity(), in, from + threadIdx.x, to, kThreads);
     const auto total = block_combine<Op>(acc);
     if (threadIdx.x == 0) partials[item] = total;
   }
@@ -238,10 +247,18 @@ void run(const float* in, std::size_t n, const std::int64_t* offsets, std::size_
   auto* longs = reinterpret_cast<std::uint32_t*>(base + layout.long_list);
   auto* partials = reinterpret_cast<Value*>(base + layout.partials);
   REDUCE_CUDA_CHECK(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned), stream));
-  const std::size_t per_block = kThreads / kWarp * kSegmentsPerWarp;
+  // Eight short segments per warp keep the memory busy when segments are short; when they
+  // average kSparseLength or more (n / segments bounds the average from above), a warp each
+  // keeps more warps at work.
+  const bool sparse = n / segments >= kSparseLength;
+  const std::size_t per_block = kThreads / kWarp * (sparse ? 1 : kSegmentsPerWarp);
   const auto short_blocks = static_cast<unsigned>((segments + per_block - 1) / per_block);
-  short_segments<Op>
-      <<<short_blocks, kThreads, 0, stream>>>(in, offsets, segments, out, counters, medium, longs);
+  if (sparse)
+    short_segments<Op, 1><<<short_blocks, kThreads, 0, stream>>>(in, offsets, segments, out,
+                                                                 counters, medium, longs);
+  else
+    short_segments<Op, kSegmentsPerWarp><<<short_blocks, kThreads, 0, stream>>>(
+        in, offsets, segments, out, counters, medium, longs);
   REDUCE_CUDA_CHECK_LAUNCH();
   medium_segments<Op><<<medium_grid, kThreads, 0, stream>>>(in, offsets, out, counters, medium);
   REDUCE_CUDA_CHECK_LAUNCH();
