@@ -14,14 +14,16 @@
 //   --benchmark_filter=^sum/         Google Benchmark flags select rows and write JSON
 //
 // Method: four inputs with different contents, made on the GPU from the run's seed, rotate; the
-// operations differ only in the rows of kOperations. Before every graded sample random positions
-// of each input change (the expected results follow), so no call can return a cached answer.
-// Trusted rows: each sample poisons the output and the workspace and flushes L2 outside the
-// timed region, times one call with CUDA events, and checks the result. Graded rows: each
-// sample is one request to the lab's runner, up to 16 calls (one per distinct input, each
-// result captured in stream order), timed by this process's clock from the request to the
-// results being readable; the runner's own CUDA events are a second clock that must agree.
-// Rows report medians.
+// operations differ only in the rows of kOperations. Trusted rows: each sample poisons the output
+// and the workspace and flushes L2 outside the timed region, times one call with CUDA events, and
+// checks the result. Graded rows: each sample is one request to the lab's runner, up to 16 calls
+// (one per distinct input, each result captured in stream order), timed by this process's clock
+// from the request to the results being readable; the runner's own CUDA events are a second clock
+// that must agree. Before every request, warm-ups included, every input it reads is made anew,
+// whole, on the GPU from a fresh seed drawn from a generator seeded from the run's seed (which the
+// runner never sees), and its expected result computed in this process (timed_inputs.hpp); that
+// happens outside both clocks, and every call's result is checked, the warm-ups' too. So no
+// answer can be known, predicted or cached before the call reads its input. Rows report medians.
 #include <reduce/ceiling.cuh>
 #include <reduce/cuda_check.cuh>
 #include <reduce/device_buffer.cuh>
@@ -34,6 +36,8 @@
 #include <reduce/reference.hpp>
 
 #include <reduce_remote/remote_lab.hpp>
+
+#include "timed_inputs.hpp"
 
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
@@ -63,17 +67,10 @@ namespace {
 
 using reduce::DeviceBuffer;
 using reduce::Workspace;
+/// What a correct call returns for one input (value, and the compensated sum's tolerance).
+using reduce::timed::Expected;
 
 // ---- operations --------------------------------------------------------------------------
-
-/// What a correct call returns for one input, and where the extreme of maximum, minimum and
-/// argmax sits (so that it can be moved).
-struct Expected {
-  double value = 0;  // the result (argmax: the index)
-  std::size_t extreme_at = 0;
-  double tolerance = 0;  // the compensated sum: how far from value a result may be (its bound)
-  double integers = 0;   // the reproducible sum: the small integers' sum beside its trap
-};
 
 /// A cub::DeviceReduce call: with null storage it only sets the bytes it needs. \p extra is
 /// scratch the row keeps for itself in front of CUB's storage (ArgMax's maximum goes there).
@@ -86,11 +83,11 @@ struct Operation {
   const char* name;   ///< row family; a lab exports it as reduce_<name>_lab
   bool index_result;  ///< argmax: an int64 index; the others: a float
   float identity;     ///< where the CPU loop starts (argmax: the best value so far)
-  /// Fills x[0, n) on the device, from \p seed, with an input whose result is known exactly.
+  /// Fills x[0, n) on the device, from \p seed, with an input whose result is known exactly
+  /// (the trusted rows' rotating inputs).
   Expected (*make)(float* x, std::size_t n, std::uint64_t seed);
-  /// Changes a few elements of x on the device, and \p e with them (\p generation counts calls).
-  void (*change)(float* x, std::size_t n, Expected& e, std::mt19937_64& rng,
-                 std::uint64_t generation);
+  /// What the graded rows' inputs, made anew before every call, hold (timed_inputs.hpp).
+  reduce::timed::Answer answer;
   /// Whether a result (a float's value, or an index) is the expected one.
   bool (*check)(double got, const Expected& expected);
   /// The single-thread CPU loop a student would write first, in float.
@@ -143,12 +140,6 @@ __global__ void fill_value(float* x, std::size_t n, float value) {
     x[i] = value;
 }
 
-float read_at(const float* x, std::size_t i) {
-  float v = 0;
-  REDUCE_CUDA_CHECK(cudaMemcpy(&v, x + i, sizeof v, cudaMemcpyDeviceToHost));
-  return v;
-}
-
 void write_at(float* x, std::size_t i, float v) {
   REDUCE_CUDA_CHECK(cudaMemcpy(x + i, &v, sizeof v, cudaMemcpyHostToDevice));
 }
@@ -160,39 +151,21 @@ double make_integers(float* x, std::size_t n, std::uint64_t seed) {
   return reduce::exact_integers_sum(n, seed);
 }
 
-/// Eight random elements get new integers no larger than max(|old|, 1): the sum stays exact.
-void change_integers(float* x, std::size_t n, double& sum, std::mt19937_64& rng) {
-  for (int k = 0; k < 8; ++k) {
-    const std::size_t at = rng() % n;
-    const float old = read_at(x, at);
-    const int m = std::max(1, static_cast<int>(std::fabs(old)));
-    float v = old;
-    while (v == old) v = static_cast<float>(static_cast<int>(rng() % (2 * m + 1)) - m);
-    write_at(x, at, v);
-    sum += static_cast<double>(v) - old;
-  }
+// Maximum, minimum and argmax: uniform in [-1, 1) with one clear extreme (+-2) at a place drawn
+// from the seed (extreme_place()).
+std::size_t extreme_place(std::size_t n, std::uint64_t seed) {
+  return reduce::mix(seed, 99) % n;
 }
 
-// Maximum, minimum and argmax: uniform in [-1, 1) with one clear extreme (+-2 and more) at a
-// random place; a change moves it to a new place with a new value.
 Expected make_with_extreme(float* x, std::size_t n, std::uint64_t seed, float sign) {
   fill_uniform<<<kFillBlocks, kFillThreads>>>(x, n, seed, -1.0f, 1.0f);
   REDUCE_CUDA_CHECK_LAUNCH();
-  const std::size_t at = reduce::mix(seed, 99) % n;
-  write_at(x, at, 2.0f * sign);
-  return {2.0 * sign, at};
-}
-
-void move_extreme(float* x, std::size_t n, Expected& e, std::mt19937_64& rng,
-                  std::uint64_t generation, float sign) {
-  write_at(x, e.extreme_at, 0.25f * sign);
-  e.extreme_at = rng() % n;
-  e.value = sign * (2.0f + static_cast<float>(generation % 1024) / 1024.0f);
-  write_at(x, e.extreme_at, static_cast<float>(e.value));
+  write_at(x, extreme_place(n, seed), 2.0f * sign);
+  return {2.0 * sign};
 }
 
 // Product: ones, with a few 2s, halves and -1s: exact in any order (the exponent stays within
-// +-60); a change gains or loses one factor.
+// +-60).
 Expected make_factors(float* x, std::size_t n, std::uint64_t seed) {
   fill_value<<<kFillBlocks, kFillThreads>>>(x, n, 1.0f);
   REDUCE_CUDA_CHECK_LAUNCH();
@@ -205,27 +178,15 @@ Expected make_factors(float* x, std::size_t n, std::uint64_t seed) {
     write_at(x, at, factors[k % 4]);
     product *= factors[k % 4];
   }
-  return {product, 0};
-}
-
-void change_factor(float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
-  const std::size_t at = rng() % n;
-  const float old = read_at(x, at);
-  float v = 1.0f;
-  if (old == 1.0f) {  // gain a factor, steering the exponent back towards zero
-    const int exponent = std::ilogb(e.value);
-    v = rng() % 3 == 0 ? -1.0f : exponent > 0 ? 0.5f : 2.0f;
-  }
-  write_at(x, at, v);
-  e.value = e.value / old * v;
+  return {product};
 }
 
 // Lab 18: reduce::cancelling(), pairs v, -v (|v| < 2^12) around up to 1024 small integers, whose
-// exact sum is the integers' sum; a change replaces a few integers (the sum stays exact).
+// exact sum is the integers' sum.
 Expected make_cancelling(float* x, std::size_t n, std::uint64_t seed) {
   fill_cancelling<<<kFillBlocks, kFillThreads>>>(x, n, seed);
   REDUCE_CUDA_CHECK_LAUNCH();
-  return {reduce::cancelling_sum(n, seed), 0};
+  return {reduce::cancelling_sum(n, seed)};
 }
 
 __global__ void add_magnitudes(const float* x, std::size_t n, double* total) {
@@ -250,64 +211,23 @@ Expected make_cancelling_with_bound(float* x, std::size_t n, std::uint64_t seed)
   return e;
 }
 
-void change_small(float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
-  const std::size_t small = std::min(n, reduce::kCancellingSmall);
-  for (int k = 0; k < 4; ++k) {
-    const std::size_t at = rng() % small;
-    const float old = read_at(x, at);
-    const float v = static_cast<float>(static_cast<int>(rng() % 17) - 8);
-    write_at(x, at, v);
-    e.value += static_cast<double>(v) - old;
-  }
-}
-
-// Lab 18's reproducible sum: cancelling() with a rounding trap in its first two places. The
-// exact sum is S + h + t: S the other small integers' sum, h half an ulp of S, and t = +-2^-100,
-// signed so that the correctly rounded sum differs from what rounding the tie S + h gives. A
-// double accumulator loses t (it is 2^-100 beside S) and rounds the tie: it is wrong on every
-// call, so a double tree at the timed size cannot pass for the exact sum.
-void place_trap(float* x, Expected& e) {
-  const auto s = static_cast<float>(e.integers);  // exact: |S| <= 8 * 1024
-  float h = 1.0f, t = 0.0f;  // S == 0 has no tie to set: the sum is then 1, exactly
-  if (s != 0.0f) {
-    const float magnitude = std::fabs(s);
-    const float half_ulp = (std::nextafter(magnitude, INFINITY) - magnitude) / 2;
-    std::uint32_t bits = 0;
-    std::memcpy(&bits, &magnitude, sizeof bits);
-    // |S| even: the tie goes down to |S|, so t pulls the exact sum up; odd: the other way.
-    const float outward = (bits & 1u) == 0 ? 0x1.0p-100f : -0x1.0p-100f;
-    h = std::copysign(half_ulp, s);
-    t = s > 0 ? outward : -outward;
-  }
-  write_at(x, 0, h);
-  write_at(x, 1, t);
-  reduce::ExactSum exact;
-  for (float v : {s, h, t}) exact.add(v);
-  e.value = exact.to_float();
-}
-
+// Lab 18's reproducible sum: cancelling() with a rounding trap (reduce::timed::make_trap(), half
+// an ulp away from zero) in its first two places. The exact sum is S + h + t: S the other small
+// integers' sum, h half an ulp of S, and t = +-2^-100, signed so that the correctly rounded sum
+// differs from what rounding the tie S + h gives. A double accumulator loses t (it is 2^-100
+// beside S) and rounds the tie, or the tie moved to either side by its own rounding errors on
+// the cancelling pairs: it misses the exact sum on about every other call, so a double tree at
+// the timed size cannot pass for the exact sum over a row's many calls.
 Expected make_trapped(float* x, std::size_t n, std::uint64_t seed) {
   Expected e = make_cancelling(x, n, seed);
   if (n < 3) return e;  // no room for a trap
   e.integers = e.value - reduce::cancelling_at(n, seed, 0) - reduce::cancelling_at(n, seed, 1);
-  place_trap(x, e);
+  const reduce::timed::Trap trap =
+      reduce::timed::make_trap(static_cast<std::int64_t>(e.integers), /*toward_zero=*/false);
+  write_at(x, 0, trap.half);
+  write_at(x, 1, trap.tiny);
+  e.value = trap.expected;
   return e;
-}
-
-/// change_small() for the trapped input: integers change (never the trap's places), then the
-/// trap follows the new S.
-void change_trapped(float* x, std::size_t n, Expected& e, std::mt19937_64& rng,
-                    std::uint64_t generation) {
-  if (n < 3) return change_small(x, n, e, rng, generation);
-  const std::size_t small = std::min(n, reduce::kCancellingSmall);
-  for (int k = 0; k < 4; ++k) {
-    const std::size_t at = 2 + rng() % (small - 2);
-    const float old = read_at(x, at);
-    const float v = static_cast<float>(static_cast<int>(rng() % 17) - 8);
-    write_at(x, at, v);
-    e.integers += static_cast<double>(v) - old;
-  }
-  place_trap(x, e);
 }
 
 bool same_float(double got, const Expected& e) {
@@ -331,16 +251,14 @@ double float_loop_sum(const std::vector<float>& x, float identity) {
 }
 
 using I = std::int64_t;
+using Answer = reduce::timed::Answer;
 
 const Operation kOperations[] = {
     {"sum", false, 0.0f,
      [](float* x, std::size_t n, std::uint64_t seed) {
        return Expected{make_integers(x, n, seed)};
      },
-     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
-       change_integers(x, n, e.value, rng);
-     },
-     same_float, float_loop_sum,
+     Answer::kSum, same_float, float_loop_sum,
      [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
      }},
@@ -348,10 +266,7 @@ const Operation kOperations[] = {
      [](float* x, std::size_t n, std::uint64_t seed) {
        return make_with_extreme(x, n, seed, 1.0f);
      },
-     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t g) {
-       move_extreme(x, n, e, rng, g, 1.0f);
-     },
-     same_float,
+     Answer::kMaximum, same_float,
      [](const std::vector<float>& x, float id) -> double {
        return fold(x, id, [](float a, float v) { return v > a ? v : a; });
      },
@@ -362,17 +277,14 @@ const Operation kOperations[] = {
      [](float* x, std::size_t n, std::uint64_t seed) {
        return make_with_extreme(x, n, seed, -1.0f);
      },
-     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t g) {
-       move_extreme(x, n, e, rng, g, -1.0f);
-     },
-     same_float,
+     Answer::kMinimum, same_float,
      [](const std::vector<float>& x, float id) -> double {
        return fold(x, id, [](float a, float v) { return v < a ? v : a; });
      },
      [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
        return cub::DeviceReduce::Min(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
      }},
-    {"product", false, 1.0f, make_factors, change_factor, same_float,
+    {"product", false, 1.0f, make_factors, Answer::kProduct, same_float,
      [](const std::vector<float>& x, float id) -> double {
        return fold(x, id, [](float a, float v) { return a * v; });
      },
@@ -384,11 +296,7 @@ const Operation kOperations[] = {
      [](float* x, std::size_t n, std::uint64_t seed) {
        return Expected{make_integers(x, n, seed) / static_cast<double>(n)};
      },
-     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t) {
-       double sum = e.value * static_cast<double>(n);
-       change_integers(x, n, sum, rng);
-       e.value = sum / static_cast<double>(n);
-     },
+     Answer::kMean,
      [](double got, const Expected& e) {  // one rounding of the division: allow 2 ulp
        return std::fabs(got - e.value) <=
               2.0 * std::numeric_limits<float>::epsilon() * std::fabs(e.value);
@@ -405,15 +313,10 @@ const Operation kOperations[] = {
      }},
     {"argmax", true, -INFINITY,
      [](float* x, std::size_t n, std::uint64_t seed) {
-       Expected e = make_with_extreme(x, n, seed, 1.0f);
-       e.value = static_cast<double>(e.extreme_at);
-       return e;
+       make_with_extreme(x, n, seed, 1.0f);
+       return Expected{static_cast<double>(extreme_place(n, seed))};
      },
-     [](float* x, std::size_t n, Expected& e, std::mt19937_64& rng, std::uint64_t g) {
-       move_extreme(x, n, e, rng, g, 1.0f);
-       e.value = static_cast<double>(e.extreme_at);
-     },
-     [](double got, const Expected& e) { return got == e.value; },
+     Answer::kArgmax, [](double got, const Expected& e) { return got == e.value; },
      [](const std::vector<float>& x, float best) -> double {
        std::size_t at = 0;
        for (std::size_t i = 0; i < x.size(); ++i)
@@ -428,8 +331,8 @@ const Operation kOperations[] = {
      }},
     // The compensated sum must come within the contract's bound of the exact sum (a float
     // tree errs by far more on this input).
-    {"sum_compensated", false, 0.0f, make_cancelling_with_bound, change_small, within_tolerance,
-     float_loop_sum,
+    {"sum_compensated", false, 0.0f, make_cancelling_with_bound, Answer::kCompensatedSum,
+     within_tolerance, float_loop_sum,
      // CUB accumulates in double (TransformReduce with a conversion), then rounds once.
      [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n, void* out,
         cudaStream_t s) {
@@ -442,7 +345,8 @@ const Operation kOperations[] = {
      }},
     // The reproducible sum is the exact sum rounded once, which the trap tells from a double sum.
     // CCCL 3.0 has no gpu_to_gpu determinism; its counterpart is the plain Sum (run-to-run).
-    {"sum_reproducible", false, 0.0f, make_trapped, change_trapped, same_float, float_loop_sum,
+    {"sum_reproducible", false, 0.0f, make_trapped, Answer::kReproducibleSum, same_float,
+     float_loop_sum,
      [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
        return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
      }},
@@ -497,16 +401,80 @@ std::uint64_t run_seed() {
   return seed;
 }
 
-/// Changes a few random elements of every input before a sample, and the expected results with
-/// them, so that no result can be remembered from an earlier call.
-void change_all(const Operation& op, std::size_t n, const std::vector<float*>& xs,
-                std::vector<Expected>& expected, std::mt19937_64& rng) {
-  if (n == 0) return;
-  static std::uint64_t generation = 0;
-  ++generation;
-  for (std::size_t b = 0; b < xs.size(); ++b) op.change(xs[b], n, expected[b], rng, generation);
-  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());  // the changes have landed before any call
+/// The generator of every graded row's input seeds and random choices, seeded from the run's
+/// seed (which no runner sees). One for the whole run: no two rows, of one lab or of two, read
+/// the same inputs, and a run with the same seed makes the same ones.
+std::mt19937_64& graded_rng() {
+  static std::mt19937_64 rng(run_seed() ^ 0x6A09E667F3BCC909ull);
+  return rng;
 }
+
+/// What making a graded row's inputs anew cost, outside both clocks.
+struct RegenerationCost {
+  std::vector<double> wall_ms;           ///< per request: everything, until the device is idle
+  std::vector<double> gpu_ms_per_input;  ///< per request: the passes' GPU time, per input
+  long inputs = 0;                       ///< inputs made in all
+
+  /// Times one regeneration: \p gpu_ms of passes over \p count inputs since \p started.
+  void add(std::chrono::steady_clock::time_point started, double gpu_ms, int count) {
+    wall_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+            .count());
+    gpu_ms_per_input.push_back(gpu_ms / std::max(count, 1));
+    inputs += count;
+  }
+};
+
+/// A graded row's inputs (the runner's arrays, mapped into this process). regenerate() makes the
+/// first `count` of them anew, whole, each from a fresh seed (reduce::timed::regenerate(), one
+/// pass on the GPU), and their expected results with them, from the passes' tallies: nothing of
+/// an input or of its answer is left from before, and the runner never sees a seed.
+class RegeneratedInputs {
+ public:
+  RegeneratedInputs(const Operation& op, std::size_t n, std::vector<float*> arrays)
+      : op_(op),
+        n_(n),
+        arrays_(std::move(arrays)),
+        recipes_(arrays_.size()),
+        expected_(arrays_.size()),
+        tallies_(std::max<std::size_t>(arrays_.size(), 1)) {}
+
+  /// Makes inputs [0, count) anew and sets their expected results. Returns with the device idle,
+  /// so that nothing of it runs while a call is timed.
+  void regenerate(int count) {
+    const auto started = std::chrono::steady_clock::now();
+    tallies_.fill_bytes(0);
+    timer_.start(nullptr);
+    for (int b = 0; b < count; ++b) {
+      recipes_[b] = reduce::timed::draw_recipe(op_.answer, n_, graded_rng());
+      reduce::timed::regenerate(arrays_[b], recipes_[b], tallies_.data() + b, nullptr);
+    }
+    timer_.stop(nullptr);
+    const std::vector<reduce::timed::Tally> tallies = tallies_.to_host();
+    for (int b = 0; b < count; ++b) {
+      // Lab 18's rounding trap depends on the integers' sum: written once it is known.
+      for (const reduce::timed::Write& w :
+           reduce::timed::finishing_writes(op_.answer, recipes_[b], tallies[b]))
+        write_at(arrays_[b], w.at, w.value);
+      expected_[b] = reduce::timed::expected_result(op_.answer, recipes_[b], tallies[b]);
+    }
+    REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+    cost_.add(started, timer_.elapsed_ms(), count);
+  }
+
+  const Expected& expected(int b) const { return expected_[b]; }
+  const RegenerationCost& cost() const { return cost_; }
+
+ private:
+  const Operation& op_;
+  std::size_t n_;
+  std::vector<float*> arrays_;
+  std::vector<reduce::timed::Recipe> recipes_;
+  std::vector<Expected> expected_;
+  DeviceBuffer<reduce::timed::Tally> tallies_;
+  reduce::EventTimer timer_;
+  RegenerationCost cost_;
+};
 
 Inputs& inputs_for(const Operation& op, std::size_t n) {
   static std::unique_ptr<Inputs> current;
@@ -646,7 +614,10 @@ constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.0;
 
 /// A graded lab: each sample is one request to its runner, one call per distinct input, timed
 /// by this process's clock; every call's result is the copy captured in stream order right
-/// after it. One benchmark iteration holds all samples, so the runner starts once per row.
+/// after it. Before every request, warm-ups included, the inputs it reads are made anew, whole,
+/// from fresh seeds (RegeneratedInputs, outside both clocks), and every call's result is
+/// checked: a wrong warm-up is a wrong call like any other. One benchmark iteration holds all
+/// samples, so the runner starts once per row.
 void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
   Row& row = g_rows[{impl.op->name, n, impl.name}];
   const Operation& op = *impl.op;
@@ -655,33 +626,40 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   try {
-    Inputs& in = inputs_for(op, n);
-    // The lab reads arrays its own process allocated; this process fills and changes them.
-    // Arrays beyond the rotating ones start as copies and differ after the first change.
+    // The lab reads arrays its own process allocated; this process makes their contents.
     const int count = timed_input_count(n);
-    const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(n, count);
+    RegeneratedInputs inputs(op, n, impl.remote->allocate_timed_inputs(n, count));
     const double allocated_s = seconds_since(started);
-    std::vector<Expected> expected;
-    for (int b = 0; b < count; ++b) {
-      REDUCE_CUDA_CHECK(cudaMemcpy(inputs[b], in.device[b % kRotation].data(), n * sizeof(float),
-                                   cudaMemcpyDeviceToDevice));
-      expected.push_back(in.expected[b % kRotation]);
-    }
-    std::mt19937_64 rng(run_seed() ^ 0x6A09E667F3BCC909ull ^ n);
-    change_all(op, n, inputs, expected, rng);
-    const double filled_s = seconds_since(started);
     DeviceBuffer<std::int64_t> capture(count);
     const std::string entry = op.name;
+    const std::size_t rb = result_bytes(op);
+    int wrong = 0;
+    // One request of `calls` calls on inputs [0, calls): the inputs made anew and the capture
+    // poisoned first (outside the clock: run_timed() waits for this process's work before it
+    // starts its own), then every result checked.
+    const auto request = [&](int calls) {
+      capture.fill_bytes(0xFF);  // no earlier request's result can stand for this one's
+      inputs.regenerate(calls);
+      const reduce::remote::TimedRun t =
+          impl.remote->run_timed(entry, calls, n, calls, capture.data());
+      std::vector<unsigned char> got(rb * calls);
+      REDUCE_CUDA_CHECK(cudaMemcpy(got.data(), capture.data(), got.size(), cudaMemcpyDeviceToHost));
+      for (int b = 0; b < calls; ++b) {
+        std::int64_t bits = 0;
+        std::memcpy(&bits, got.data() + b * rb, rb);
+        check_result(op, bits, inputs.expected(b), row, wrong);
+      }
+      return t;
+    };
     // Warm-up: one call tells how many fit in a request; a fast lab then reads every input once.
-    const double one_ms = impl.remote->run_timed(entry, 1, n, 1, capture.data()).host_ms;
+    const double one_ms = request(1).host_ms;
+    const double filled_s = allocated_s + inputs.cost().wall_ms.front() * 1e-3;
     const int calls = static_cast<int>(std::clamp(std::ceil(kRequestMs / std::max(one_ms, 1e-3)),
                                                   1.0, static_cast<double>(count)));
-    if (calls > 1) impl.remote->run_timed(entry, calls, n, calls, capture.data());
-    const std::vector<float*> used(inputs.begin(), inputs.begin() + calls);
+    if (calls > 1) request(calls);
+    const int warmup_wrong = wrong;
 
     std::vector<double> samples, events;
-    int wrong = 0;
-    const std::size_t rb = result_bytes(op);
     double seconds = 0;
     const double warmed_s = seconds_since(started);
     finish_exiting_runner();
@@ -689,20 +667,10 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     const auto sampling = std::chrono::steady_clock::now();
     for (auto _ : state) {
       while (samples.size() < static_cast<std::size_t>(kMaxSamples)) {
-        change_all(op, n, used, expected, rng);  // outside the clock
-        const reduce::remote::TimedRun t =
-            impl.remote->run_timed(entry, calls, n, calls, capture.data());
+        const reduce::remote::TimedRun t = request(calls);
         seconds += t.host_ms * 1e-3;
         samples.push_back(t.host_ms / calls);
         events.push_back(t.event_ms / calls);
-        std::vector<unsigned char> got(rb * calls);
-        REDUCE_CUDA_CHECK(
-            cudaMemcpy(got.data(), capture.data(), got.size(), cudaMemcpyDeviceToHost));
-        for (int b = 0; b < calls; ++b) {
-          std::int64_t bits = 0;
-          std::memcpy(&bits, got.data() + b * rb, rb);
-          check_result(op, bits, expected[b], row, wrong);
-        }
         const std::size_t k = samples.size();
         if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))
           break;
@@ -715,13 +683,20 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     g_exiting_runner = impl.remote;
     if (impl.next_remote) impl.next_remote->start_early();
     // Where a row's wall time goes: runner start (unless started early), allocation, warm-up
-    // and the previous runner's exit; samples.
+    // and the previous runner's exit (fill_s: the first regeneration); samples (the regenerations
+    // before them included).
     state.counters["setup_s"] = setup_s;
     state.counters["allocate_s"] = allocated_s;  // runner ready, inputs allocated and mapped
     state.counters["fill_s"] = filled_s - allocated_s;
     state.counters["warmup_s"] = warmed_s - filled_s;
     state.counters["exit_wait_s"] = setup_s - warmed_s;
     state.counters["sampling_s"] = sampling_s;
+    // What making the inputs anew before every request cost, outside both clocks: per request
+    // (all its inputs, until the device is idle), and the GPU time of one input's pass.
+    const RegenerationCost& cost = inputs.cost();
+    state.counters["regenerate_ms"] = median(cost.wall_ms);
+    state.counters["regenerate_gpu_ms_per_input"] = median(cost.gpu_ms_per_input);
+    state.counters["inputs_regenerated"] = static_cast<double>(cost.inputs);
     const double bytes = static_cast<double>(n) * sizeof(float);
     row.median_us = median(samples) * 1e3;
     row.gbps = bytes / (row.median_us * 1e-6) / 1e9;
@@ -732,11 +707,13 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     state.counters["runner_event_us"] = event_us;
     state.counters["calls_per_sample"] = calls;
     state.counters["samples"] = static_cast<double>(samples.size());
-    state.counters["wrong_results"] = wrong;
+    state.counters["wrong_results"] = wrong;  // the warm-ups' included
+    state.counters["warmup_wrong"] = warmup_wrong;
     state.counters["runner_starts"] = impl.remote->starts();
     if (wrong > 0) {
-      row.status = "WRONG in " + std::to_string(wrong) + " timed calls (results captured in " +
-                   "stream order; inputs changed before every sample)";
+      row.status = "WRONG in " + std::to_string(wrong) + " timed calls (" +
+                   std::to_string(warmup_wrong) + " of them warm-up calls; results captured in " +
+                   "stream order; every input made anew from a fresh seed before every call)";
       state.SkipWithError(row.status.c_str());
     } else if (event_us < 0.8 * row.median_us - 20.0) {
       // The runner's events say the calls took far less than this process saw: they were
@@ -903,8 +880,8 @@ Impl probe_impl(const Operation& op) {
 // with the online-softmax pair). Every timed call's results are compared with CUB's on the device:
 // the sums bit for bit (every element is +1 or -1, so every segment's sum is exact in float in any
 // order, length <= 2^24); softmax's maxima bit for bit and its sums within twice the contract's
-// bound (elements in [-3.5, 0], or [-3.5, 3.5] once the graded rows have flipped signs, so
-// |x - m| <= 7). GB/s counts the floats and the offsets read.
+// bound (elements in [-3.5, 0] in trusted rows, [-3.5, 3.5] in graded rows, so |x - m| <= 7).
+// GB/s counts the floats and the offsets read.
 
 /// Softmax's statistics of a segment, as CUB's counterpart reduces them.
 struct SoftmaxPair {
@@ -997,6 +974,27 @@ void fill_segmented_input(const SegmentedOp& op, float* x, std::size_t n, std::u
     fill_signs<<<kFillBlocks, kFillThreads>>>(x, n, seed);
   else
     fill_halves<<<kFillBlocks, kFillThreads>>>(x, n, seed);
+  REDUCE_CUDA_CHECK_LAUNCH();
+}
+
+/// The graded rows' softmax input: -3.5 to 3.5 in steps of 0.5, so |x - m| <= 7 as before.
+__global__ void fill_signed_halves(float* x, std::size_t n, std::uint64_t seed) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+       i += stride)
+    x[i] = 0.5f *
+           static_cast<float>(
+               static_cast<int>(static_cast<std::uint32_t>(reduce::mix(seed, i) >> 32) % 15u) - 7);
+}
+
+/// A graded row's input, made whole from \p seed (a fresh one before every call): signs for the
+/// sum, halves in [-3.5, 3.5] for softmax.
+void fill_graded_segmented_input(const SegmentedOp& op, float* x, std::size_t n,
+                                 std::uint64_t seed) {
+  if (op.per_segment == 1)
+    fill_signs<<<kFillBlocks, kFillThreads>>>(x, n, seed);
+  else
+    fill_signed_halves<<<kFillBlocks, kFillThreads>>>(x, n, seed);
   REDUCE_CUDA_CHECK_LAUNCH();
 }
 
@@ -1162,9 +1160,12 @@ std::vector<RemoteSegmented> remote_segmented_labs() {
 }
 
 /// A graded lab's segmented reduction, timed as bench_remote() times the other operations: the
-/// lab reads arrays its own process allocated (inputs and offsets), a few signs change before
-/// every sample (CUB recomputes the expected results outside the clock), a request's calls read
-/// distinct inputs, and the runner's events are a second clock.
+/// lab reads arrays its own process allocated (inputs and offsets), a request's calls read
+/// distinct inputs, and the runner's events are a second clock. Before every request, warm-ups
+/// included, every input it reads is made anew, whole, from a fresh seed (so every segment's
+/// result changes), the runner's offsets are written again (the lab could have written over
+/// them), and CUB computes the expected results from offsets of this process's own; all of that
+/// outside both clocks. Every call's results are compared, the warm-ups' too.
 void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl, std::size_t n,
                             std::size_t length) {
   try {
@@ -1173,52 +1174,61 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     const std::size_t segments = n / length, results = segments * op.per_segment;
     const int count = timed_input_count(n);
     const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(n, count, segments);
-    std::int64_t* offsets = impl.remote->timed_offsets();
-    fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(offsets, segments, length);
-    for (int b = 0; b < count; ++b) fill_segmented_input(op, inputs[b], n, run_seed() + length + b);
+    std::int64_t* runner_offsets = impl.remote->timed_offsets();
+    DeviceBuffer<std::int64_t> offsets(segments + 1);  // CUB's: out of the lab's reach
+    fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(offsets.data(), segments, length);
+    REDUCE_CUDA_CHECK_LAUNCH();
     std::size_t bytes = 0;
-    REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, inputs[0], offsets, segments, nullptr, nullptr));
+    REDUCE_CUDA_CHECK(
+        op.cub(nullptr, bytes, inputs[0], offsets.data(), segments, nullptr, nullptr));
     DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
     std::vector<DeviceBuffer<float>> expected;
     for (int b = 0; b < count; ++b) expected.emplace_back(std::max<std::size_t>(results, 1));
-    const auto recompute = [&](int b) {
-      std::size_t b_bytes = bytes;
-      REDUCE_CUDA_CHECK(op.cub(storage.data(), b_bytes, inputs[b], offsets, segments,
-                               expected[b].data(), nullptr));
-    };
-    for (int b = 0; b < count; ++b) recompute(b);
-    REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
     DeviceBuffer<float> capture(std::max<std::size_t>(results, 1) * count);
-    // The first request maps the buffers into the runner: time the second.
-    impl.remote->run_timed(op.name, 1, n, 1, capture.data(), segments);
-    const double one_ms =
-        impl.remote->run_timed(op.name, 1, n, 1, capture.data(), segments).host_ms;
-    const int calls = static_cast<int>(std::clamp(std::ceil(kRequestMs / std::max(one_ms, 1e-3)),
-                                                  1.0, static_cast<double>(count)));
-    if (calls > 1) impl.remote->run_timed(op.name, calls, n, calls, capture.data(), segments);
-    std::mt19937_64 rng(run_seed() ^ 0x5E6 ^ n ^ length);
     DeviceBuffer<unsigned> mismatches(1);
     mismatches.fill_bytes(0);
+    reduce::EventTimer timer;
+    RegenerationCost cost;
+    // One request of `calls` calls on inputs [0, calls), everything before it outside the clock
+    // (run_timed() waits for this process's work before it starts its own); the results are
+    // compared on the device.
+    const auto request = [&](int calls) {
+      const auto regeneration = std::chrono::steady_clock::now();
+      timer.start(nullptr);
+      fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(runner_offsets, segments, length);
+      REDUCE_CUDA_CHECK_LAUNCH();
+      for (int b = 0; b < calls; ++b) {
+        fill_graded_segmented_input(op, inputs[b], n, graded_rng()());
+        std::size_t b_bytes = bytes;
+        REDUCE_CUDA_CHECK(op.cub(storage.data(), b_bytes, inputs[b], offsets.data(), segments,
+                                 expected[b].data(), nullptr));
+      }
+      timer.stop(nullptr);
+      capture.fill_bytes(0xFF);  // no earlier request's results can stand for this one's
+      REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+      cost.add(regeneration, timer.elapsed_ms(), calls);
+      const reduce::remote::TimedRun t =
+          impl.remote->run_timed(op.name, calls, n, calls, capture.data(), segments);
+      for (int b = 0; b < calls; ++b)
+        count_segment_mismatches(op, capture.data() + b * results, expected[b].data(), segments,
+                                 length, mismatches.data(), nullptr);
+      return t;
+    };
+    // The first request maps the buffers into the runner: time the second.
+    request(1);
+    const double one_ms = request(1).host_ms;
+    const int calls = static_cast<int>(std::clamp(std::ceil(kRequestMs / std::max(one_ms, 1e-3)),
+                                                  1.0, static_cast<double>(count)));
+    if (calls > 1) request(calls);
+    const unsigned warmup_wrong = mismatches.to_host()[0];
     std::vector<double> samples, events;
     double seconds = 0;
     for (auto _ : state) {
       while (samples.size() < static_cast<std::size_t>(kMaxSamples)) {
-        for (int b = 0; b < calls; ++b) {  // outside the clock
-          for (int k = 0; k < 8; ++k) {
-            const std::size_t at = rng() % n;
-            write_at(inputs[b], at, -read_at(inputs[b], at));
-          }
-          recompute(b);
-        }
-        REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
-        const reduce::remote::TimedRun t =
-            impl.remote->run_timed(op.name, calls, n, calls, capture.data(), segments);
+        const reduce::remote::TimedRun t = request(calls);
         seconds += t.host_ms * 1e-3;
         samples.push_back(t.host_ms / calls);
         events.push_back(t.event_ms / calls);
-        for (int b = 0; b < calls; ++b)
-          count_segment_mismatches(op, capture.data() + b * results, expected[b].data(), segments,
-                                   length, mismatches.data(), nullptr);
         const std::size_t k = samples.size();
         if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))
           break;
@@ -1235,10 +1245,16 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     state.counters["calls_per_sample"] = calls;
     state.counters["samples"] = static_cast<double>(samples.size());
     state.counters["segments"] = static_cast<double>(segments);
-    state.counters["wrong_results"] = wrong;
+    state.counters["wrong_results"] = wrong;  // the warm-ups' included
+    state.counters["warmup_wrong"] = warmup_wrong;
+    // Outside both clocks, per request: new inputs and offsets and CUB's expected results.
+    state.counters["regenerate_ms"] = median(cost.wall_ms);
+    state.counters["regenerate_gpu_ms_per_input"] = median(cost.gpu_ms_per_input);
+    state.counters["inputs_regenerated"] = static_cast<double>(cost.inputs);
     if (wrong > 0) {
-      state.SkipWithError(("WRONG: " + std::to_string(wrong) + " segment results in timed calls " +
-                           "(inputs changed before every sample)")
+      state.SkipWithError(("WRONG: " + std::to_string(wrong) + " segment results in timed calls (" +
+                           std::to_string(warmup_wrong) + " of them in warm-up calls; every " +
+                           "input made anew from a fresh seed before every call)")
                               .c_str());
     } else if (event_us < 0.8 * median_us - 20.0) {
       state.counters["clocks_disagree"] = 1;
