@@ -118,6 +118,18 @@ REDUCE_HOST_DEVICE inline std::int32_t small_integer(std::uint64_t bits) noexcep
   return (bits & 8) != 0 ? -magnitude : magnitude;
 }
 
+/// Uniform in [low, top) from the hash of (seed, i): reduce::uniform_at() with its one multiply
+/// and add fused explicitly, so that the device (which would fuse them anyway) and the host twin
+/// give the same bits.
+REDUCE_HOST_DEVICE inline float uniform_below(std::uint64_t seed, std::size_t i, float low,
+                                              float top) noexcept {
+  const double unit = static_cast<double>(mix(seed, i) >> 11) * 0x1.0p-53;  // [0, 1), exact
+  const auto v =
+      static_cast<float>(fma(static_cast<double>(top) - low, unit, static_cast<double>(low)));
+  const float below = float_below(top);  // top stays excluded after rounding
+  return below < v ? below : v;
+}
+
 /// Element \p i (< r.n) of the input \p r describes.
 REDUCE_HOST_DEVICE inline Element element_at(const Recipe& r, std::size_t i) noexcept {
   switch (r.content) {
@@ -136,7 +148,7 @@ REDUCE_HOST_DEVICE inline Element element_at(const Recipe& r, std::size_t i) noe
     case Content::kExtreme: {
       bool tie = false;
       for (int k = 0; k < kMaxTies; ++k) tie = tie || i == r.ties[k];
-      const float v = tie ? r.top : uniform_at(r.seed, i, r.low, r.top);
+      const float v = tie ? r.top : uniform_below(r.seed, i, r.low, r.top);
       return {r.sign < 0 ? -v : v, 0};
     }
     case Content::kFactors: {

@@ -15,6 +15,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -174,6 +175,21 @@ TEST(ExtremeContent, TheExtremeIsAtItsTiesAndEverythingElseIsBelow) {
     binades.insert(std::ilogb(top));
   }
   EXPECT_GE(binades.size(), 8u) << "the extreme's binade is drawn too";
+}
+
+TEST(ExtremeContent, UniformBelowIsUniformAtFused) {
+  // The same draw as reduce::uniform_at() but for its one rounding: at most an ulp apart, and
+  // never at or above top.
+  for (const auto& [low, top] : {std::pair{-1.0f, 1.0f}, std::pair{-3.0f, 1.5f},
+                                 std::pair{-0.75f, -0.25f}, std::pair{1000.0f, 1000.5f}}) {
+    for (std::size_t i = 0; i < 100000; ++i) {
+      const float fused = reduce::timed::uniform_below(77, i, low, top);
+      const float plain = reduce::uniform_at(77, i, low, top);
+      ASSERT_LT(fused, top);
+      ASSERT_GE(fused, low);
+      ASSERT_LE(std::fabs(fused - plain), std::fabs(std::nextafter(plain, top) - plain)) << i;
+    }
+  }
 }
 
 TEST(ExtremeContent, TheMinimumIsTheMaximumsInputNegated) {
