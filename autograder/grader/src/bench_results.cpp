@@ -1,20 +1,25 @@
 #include <reduce_grade/bench_results.hpp>
+#include <reduce_grade/parse.hpp>
 #include <reduce_grade/util.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <cstdlib>
+#include <optional>
 
 namespace reduce::grade {
 namespace {
 
+/// A number of the benchmark's JSON (a JSON number or a numeric string): finite and not
+/// negative, else 0. Times, bandwidths and counts are never negative; 1e999 or "nan" is no
+/// measurement.
 double number_of(const nlohmann::json& object, const char* key) {
-  if (!object.contains(key)) return 0;
-  const auto& v = object[key];
-  if (v.is_number()) return v.get<double>();
-  if (v.is_string()) return std::strtod(v.get<std::string>().c_str(), nullptr);
-  return 0;
+  const auto it = object.find(key);
+  if (it == object.end()) return 0;
+  std::optional<double> value;
+  if (it->is_number()) value = it->get<double>();
+  if (it->is_string()) value = parse_number(trim(it->get<std::string>()));
+  return value && std::isfinite(*value) && *value > 0 ? *value : 0;
 }
 
 bool truthy(const nlohmann::json& object, const char* key) {
@@ -45,22 +50,17 @@ const BenchRow* BenchResults::find(const std::string& impl, std::size_t n,
 
 std::size_t parse_size(const std::string& text) {
   const std::string t = trim(text);
-  if (t.empty()) return 0;
   const auto caret = t.find('^');
-  char* end = nullptr;
-  if (caret == std::string::npos) {
-    const unsigned long long v = std::strtoull(t.c_str(), &end, 10);
-    return end != nullptr && *end == '\0' ? static_cast<std::size_t>(v) : 0;
-  }
-  const std::string base_text = t.substr(0, caret), exponent_text = t.substr(caret + 1);
-  char* base_end = nullptr;
-  char* exponent_end = nullptr;
-  const double base = std::strtod(base_text.c_str(), &base_end);
-  const double exponent = std::strtod(exponent_text.c_str(), &exponent_end);
-  if (base_text.empty() || exponent_text.empty() || *base_end != '\0' || *exponent_end != '\0')
-    return 0;
-  if (base <= 0 || exponent < 0 || exponent > 62) return 0;
-  return static_cast<std::size_t>(std::llround(std::pow(base, exponent)));
+  // Below 2^63 either way: 2^62 is the largest size an exponent may name.
+  constexpr std::uint64_t kMost = (std::uint64_t{1} << 63) - 1;
+  if (caret == std::string::npos)
+    return static_cast<std::size_t>(parse_count(t, kMost).value_or(0));
+  const auto base = parse_number(std::string_view(t).substr(0, caret));
+  const auto exponent = parse_number(std::string_view(t).substr(caret + 1));
+  if (!base || !exponent || *base <= 0 || *exponent < 0 || *exponent > 62) return 0;
+  const double value = std::pow(*base, *exponent);
+  if (!std::isfinite(value) || value >= 9.2e18) return 0;  // llround's range, too
+  return static_cast<std::size_t>(std::llround(value));
 }
 
 BenchResults parse_bench_json(const std::string& text) {

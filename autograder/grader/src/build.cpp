@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
-#include <regex>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -20,11 +20,25 @@ std::string lower(std::string text) {
   return text;
 }
 
+/// True for ninja's progress prefix "[12/40] " at the start of \p line (read without a regex:
+/// a compiler line can be megabytes long).
+bool is_progress(std::string_view line) {
+  const auto digits_then = [&line](std::size_t at, char end) {
+    std::size_t i = at;
+    while (i < line.size() && line[i] >= '0' && line[i] <= '9') ++i;
+    return i > at && i < line.size() && line[i] == end ? i + 1 : std::string_view::npos;
+  };
+  if (line.empty() || line[0] != '[') return false;
+  const std::size_t slash = digits_then(1, '/');
+  if (slash == std::string_view::npos) return false;
+  const std::size_t close = digits_then(slash, ']');
+  return close != std::string_view::npos && close < line.size() && line[close] == ' ';
+}
+
 bool is_noise(const std::string& line) {
-  static const std::regex progress(R"(^\[[0-9]+/[0-9]+\] )");
   const std::string t = trim(line);
   if (t.empty()) return false;
-  if (std::regex_search(t, progress)) return true;
+  if (is_progress(t)) return true;
   if (starts_with(t, "FAILED: ") || starts_with(t, "ninja: ") || starts_with(t, "gmake") ||
       starts_with(t, "make[") || starts_with(t, "cd ") || starts_with(t, "[reduce-grade]"))
     return true;

@@ -3,6 +3,7 @@
 #include <reduce_grade/grader.hpp>
 #include <reduce_grade/isolation.hpp>
 #include <reduce_grade/library_check.hpp>
+#include <reduce_grade/parse.hpp>
 #include <reduce_grade/pipeline.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/sanitizer.hpp>
@@ -20,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string_view>
 #include <system_error>
 #include <thread>
 
@@ -562,8 +564,12 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
       if (row->error) {
         perf.problem =
             (row->family.empty() ? plan.bench_op : row->family) + ": " + row->error_message;
-        if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in "))
-          perf.wrong_results += std::atof(row->error_message.c_str() + 9);
+        if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in ")) {
+          // "WRONG in 7 timed runs": at least one, whatever number it prints.
+          const auto runs =
+              parse_count(leading_digits(std::string_view(row->error_message).substr(9)));
+          perf.wrong_results += runs ? static_cast<double>(*runs) : 1;
+        }
         return perf;
       }
       // The stream read is the same kernel whatever the family: the benchmark runs it once.

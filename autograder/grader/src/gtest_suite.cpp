@@ -1,4 +1,5 @@
 #include <reduce_grade/gtest_suite.hpp>
+#include <reduce_grade/parse.hpp>
 #include <reduce_grade/util.hpp>
 
 #include <fmt/format.h>
@@ -13,6 +14,9 @@ namespace reduce::grade {
 namespace {
 
 constexpr std::size_t kMessageBytes = 6000;
+/// The most of GoogleTest's JSON report that is read: it lies in the report's logs/, where the
+/// lab's process may write (a cut file does not parse, and the streamed results stand).
+constexpr std::size_t kMaxJsonBytes = std::size_t{64} << 20;
 
 std::string test_name_after(std::string_view line, std::size_t prefix_length) {
   std::string_view rest = line.substr(prefix_length);
@@ -24,6 +28,13 @@ void append_clipped(std::string& buffer, const std::string& line) {
   if (buffer.size() >= kMessageBytes) return;
   buffer += line.substr(0, kMessageBytes - buffer.size());
   buffer += '\n';
+}
+
+/// The string \p key of a JSON object, or empty when it is missing or not a string (json's
+/// value() throws on the wrong type).
+std::string string_field(const nlohmann::json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 }  // namespace
@@ -167,8 +178,7 @@ bool merge_gtest_json(const std::string& json_text, std::vector<TestOutcome>& ou
     if (!suite.is_object() || !suite.contains("testsuite")) continue;
     for (const auto& test : suite["testsuite"]) {
       if (!test.is_object()) continue;
-      const std::string name =
-          test.value("classname", std::string()) + "." + test.value("name", std::string());
+      const std::string name = string_field(test, "classname") + "." + string_field(test, "name");
       const auto it = by_name.find(name);
       if (it == by_name.end()) continue;
       TestOutcome& o = *it->second;
@@ -183,7 +193,7 @@ bool merge_gtest_json(const std::string& json_text, std::vector<TestOutcome>& ou
         o.result = TestResult::kFailed;
         o.message = sanitize_text(trim(failures));
         o.sticky_cuda_error = o.sticky_cuda_error || is_sticky_cuda_error(failures);
-      } else if (test.value("result", std::string()) == "SKIPPED") {
+      } else if (string_field(test, "result") == "SKIPPED") {
         o.result = TestResult::kSkipped;
       }
     }
@@ -302,7 +312,7 @@ Attempt run_attempt(const SuiteOptions& options, const std::vector<std::string>&
   run.no_gpu = run.no_gpu || parse.no_gpu;
   a.outcomes = std::move(parse.finished);
   if (a.process.exited() && parse.completed && fs::exists(json_path, ec))
-    merge_gtest_json(read_file(json_path), a.outcomes);
+    merge_gtest_json(read_file_at_most(json_path, kMaxJsonBytes), a.outcomes);
   a.abnormal = !a.process.exited() || !parse.completed || parse.in_progress.has_value();
   if (a.abnormal) {
     a.stop_reason = abnormal_end(a.process, options, run);

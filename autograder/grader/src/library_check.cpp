@@ -8,8 +8,8 @@
 #include <cctype>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
+#include <string_view>
 #include <system_error>
 
 namespace reduce::grade {
@@ -36,6 +36,56 @@ std::string symbol_of(const std::string& line) {
     pos = t.find(' ') + 1;
   if (pos + 2 <= t.size() && t[pos + 1] == ' ') pos += 2;
   return t.substr(pos);
+}
+
+// The lines read below (symbols, library names, #include lines, objdump's function labels)
+// are the lab's to choose and may be megabytes long: they are read by hand, not by std::regex,
+// whose matcher recurses once per character and would overflow the stack.
+
+/// White space as std::regex's \s has it.
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+bool is_hex(char c) {
+  return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+}
+
+/// The index of the first character of \p text at or after \p at that is not white space.
+std::size_t skip_space(std::string_view text, std::size_t at) {
+  while (at < text.size() && is_space(text[at])) ++at;
+  return at;
+}
+
+/// The index after the run of hex digits at \p at (\p at itself when there is none).
+std::size_t skip_hex(std::string_view text, std::size_t at) {
+  while (at < text.size() && is_hex(text[at])) ++at;
+  return at;
+}
+
+/// The library a `readelf -d` line names, "[libcublas.so.12]" after "(NEEDED)"; empty for
+/// other lines.
+std::string needed_library(std::string_view line) {
+  const std::size_t tag = line.find("(NEEDED)");
+  if (tag == std::string_view::npos) return {};
+  const std::size_t open = line.find('[', tag);
+  if (open == std::string_view::npos) return {};
+  const std::size_t close = line.find(']', open + 1);
+  if (close == std::string_view::npos || close == open + 1) return {};
+  return std::string(line.substr(open + 1, close - open - 1));
+}
+
+/// The header an `#include <...>` or `#include "..."` line names (nullopt for other lines).
+std::optional<std::string> included_header(std::string_view line) {
+  std::size_t at = skip_space(line, 0);
+  if (at == line.size() || line[at] != '#') return std::nullopt;
+  at = skip_space(line, at + 1);
+  if (!starts_with(line.substr(at), "include")) return std::nullopt;
+  at = skip_space(line, at + 7);
+  if (at == line.size() || (line[at] != '<' && line[at] != '"')) return std::nullopt;
+  const std::size_t end = line.find_first_of(">\"", at + 1);
+  if (end == std::string_view::npos || end == at + 1) return std::nullopt;
+  return std::string(line.substr(at + 1, end - at - 1));
 }
 
 bool is_stub_symbol(const std::string& symbol) {
@@ -116,11 +166,9 @@ LibraryCheck check_symbol_text(const std::string& nm_text, const std::string& re
       break;
     }
   }
-  static const std::regex needed(R"(\(NEEDED\)[^\[]*\[([^\]]+)\])");
   for (const std::string& line : split_lines(readelf_dynamic)) {
-    std::smatch m;
-    if (!std::regex_search(line, m, needed)) continue;
-    const std::string library = m[1];
+    const std::string library = needed_library(line);
+    if (library.empty()) continue;
     for (const std::string& pattern : rules.forbidden_needed) {
       if (contains(library, pattern)) {
         check.forbidden.push_back({"needed", library});
@@ -217,7 +265,6 @@ std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryR
   std::error_code ec;
   static const std::set<std::string> extensions = {".cu", ".cuh", ".h",   ".hpp", ".cpp",
                                                    ".cc", ".cxx", ".inl", ".hh"};
-  static const std::regex include(R"(^\s*#\s*include\s*[<"]([^>"]+)[>"])");
   std::vector<fs::path> files;
   for (auto it = fs::recursive_directory_iterator(lab_dir, ec);
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
@@ -229,9 +276,9 @@ std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryR
     int number = 0;
     for (const std::string& line : split_lines(read_file(file))) {
       ++number;
-      std::smatch m;
-      if (!std::regex_search(line, m, include)) continue;
-      const std::string header = m[1];
+      const std::optional<std::string> included = included_header(line);
+      if (!included) continue;
+      const std::string& header = *included;
       const auto forbidden = [&](const std::string& prefix) {
         if (!starts_with(header, prefix)) return false;
         return prefix != "cub/" || !rules.primitives_allowed || is_cub_device_wide(header);
@@ -433,11 +480,24 @@ namespace {
 
 /// The type letter and the name of one `nm` line ("0000000000001530 T reduce::sum(...)",
 /// "                 U dlopen@GLIBC_2.34"); nullopt for anything else ("nm: x.so: no symbols").
-std::optional<std::pair<char, std::string>> nm_entry(const std::string& line) {
-  static const std::regex entry(R"(^\s*(?:[0-9a-fA-F]{8,}\s+)?([A-Za-z?])\s+(\S.*?)\s*$)");
-  std::smatch m;
-  if (!std::regex_match(line, m, entry)) return std::nullopt;
-  return std::make_pair(m.str(1)[0], m.str(2));
+std::optional<std::pair<char, std::string>> nm_entry(std::string_view line) {
+  // [space] [address of 8 or more hex digits, space] type letter, space, name [space]
+  const auto entry_at = [&line](std::size_t at) -> std::optional<std::pair<char, std::string>> {
+    if (at >= line.size()) return std::nullopt;
+    const char type = line[at];
+    if (!std::isalpha(static_cast<unsigned char>(type)) && type != '?') return std::nullopt;
+    if (at + 1 >= line.size() || !is_space(line[at + 1])) return std::nullopt;
+    const std::size_t name = skip_space(line, at + 1);
+    std::size_t end = line.size();
+    while (end > name && is_space(line[end - 1])) --end;
+    if (name >= end) return std::nullopt;
+    return std::make_pair(type, std::string(line.substr(name, end - name)));
+  };
+  const std::size_t start = skip_space(line, 0);
+  const std::size_t hex_end = skip_hex(line, start);
+  if (hex_end - start >= 8 && hex_end < line.size() && is_space(line[hex_end]))
+    if (auto entry = entry_at(skip_space(line, hex_end))) return entry;
+  return entry_at(start);
 }
 
 /// \p name without a symbol version ("dlopen@GLIBC_2.34", "reduce_sum_lab@@LAB_1").
@@ -509,10 +569,23 @@ std::vector<LibraryFinding> check_exports(const std::string& nm_defined_text,
   return {{"export", what}};
 }
 
+namespace {
+
+/// The function of an objdump label line, "0000000000001120 <reduce::sum(...)>:" (nullopt for
+/// other lines).
+std::optional<std::string> function_label(std::string_view line) {
+  const std::size_t open = skip_hex(line, 0);
+  if (open == 0 || !starts_with(line.substr(open), " <")) return std::nullopt;
+  std::size_t end = line.size();
+  while (end > open && is_space(line[end - 1])) --end;
+  if (end < open + 2 + 3 || line.substr(end - 2, 2) != ">:") return std::nullopt;
+  return std::string(line.substr(open + 2, end - 2 - (open + 2)));
+}
+
+}  // namespace
+
 std::vector<LibraryFinding> check_host_code(const std::string& objdump_text) {
   constexpr std::size_t kMaxFindings = 10;
-  static const std::regex function(R"(^[0-9a-fA-F]+ <(.+)>:\s*$)");
-  static const std::regex instruction(R"(^\s*([0-9a-fA-F]+):\s+(.*)$)");
   static const std::set<std::string> prefixes = {
       "lock",   "rep",    "repz",   "repnz",   "repe",     "repne",   "data16",
       "data32", "addr32", "addr16", "notrack", "bnd",      "cs",      "ds",
@@ -521,15 +594,18 @@ std::vector<LibraryFinding> check_host_code(const std::string& objdump_text) {
   std::string current = "?";
   std::set<std::string> reported;
   for (const std::string& line : split_lines(objdump_text)) {
-    std::smatch m;
-    if (std::regex_match(line, m, function)) {
-      current = m[1];
+    if (const std::optional<std::string> name = function_label(line)) {
+      current = *name;
       continue;
     }
-    if (!std::regex_match(line, m, instruction)) continue;
-    const std::string address = m[1];
+    const std::size_t start = skip_space(line, 0);
+    const std::size_t colon = skip_hex(line, start);
+    if (colon == start || colon + 1 >= line.size() || line[colon] != ':' ||
+        !is_space(line[colon + 1]))
+      continue;
+    const std::string address = line.substr(start, colon - start);
     // The mnemonic: the first word that is not a prefix ("rex.W", "lock", "cs"...).
-    std::vector<std::string> words = split(std::string(m[2]), " \t,");
+    std::vector<std::string> words = split(line.substr(skip_space(line, colon + 1)), " \t,");
     std::size_t w = 0;
     while (w < words.size() && (prefixes.count(words[w]) != 0 || starts_with(words[w], "rex"))) ++w;
     if (w == words.size()) continue;

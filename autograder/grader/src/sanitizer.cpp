@@ -1,4 +1,5 @@
 #include <reduce_grade/gtest_suite.hpp>
+#include <reduce_grade/parse.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/sanitizer.hpp>
 #include <reduce_grade/util.hpp>
@@ -6,39 +7,74 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cstdlib>
+#include <optional>
 #include <regex>
 #include <system_error>
 
 namespace reduce::grade {
+
+namespace {
+
+/// One count of a summary line (the digits a regex matched), or std::nullopt when it does not
+/// fit an int.
+std::optional<int> summary_count(const std::ssub_match& digits) {
+  const auto value = parse_count(digits.str(), static_cast<std::uint64_t>(INT_MAX));
+  if (!value) return std::nullopt;
+  return static_cast<int>(*value);
+}
+
+}  // namespace
 
 SanitizerSummary parse_sanitizer_summary(const std::string& tool, const std::string& output) {
   SanitizerSummary s;
   static const std::regex error_summary(R"(ERROR SUMMARY:\s*([0-9]+)\s+error)");
   static const std::regex race_summary(
       R"(RACECHECK SUMMARY:\s*([0-9]+)\s+hazards? displayed\s*\(\s*([0-9]+)\s+errors?,\s*([0-9]+)\s+warnings?\s*\))");
-  std::smatch m;
-  if (std::regex_search(output, m, error_summary)) {
-    s.found = true;
-    s.errors = std::stoi(m[1]);
-  }
-  if (tool == "racecheck") {
-    if (std::regex_search(output, m, race_summary)) {
-      s.found = true;
-      s.hazards = std::stoi(m[1]);
-      s.errors = std::stoi(m[2]);
-      s.warnings = std::stoi(m[3]);
-    } else if (s.found) {
-      s.hazards = s.errors;  // no hazard line: racecheck found nothing to display
-      s.warnings = 0;
+  // Line by line, and only short lines: regex on unbounded input can overflow the stack.
+  bool error_line = false, race_line = false;
+  std::string unreadable_line;
+  for (const std::string& line : split_lines(output)) {
+    if (line.size() > kMaxRegexLine || !contains(line, "SUMMARY:")) continue;
+    std::smatch m;
+    if (!error_line && std::regex_search(line, m, error_summary)) {
+      error_line = true;
+      const auto errors = summary_count(m[1]);
+      if (!errors) unreadable_line = line;
+      if (!race_line) s.errors = errors.value_or(-1);
     }
+    if (tool == "racecheck" && !race_line && std::regex_search(line, m, race_summary)) {
+      race_line = true;
+      const auto hazards = summary_count(m[1]), errors = summary_count(m[2]),
+                 warnings = summary_count(m[3]);
+      if (!hazards || !errors || !warnings) unreadable_line = line;
+      s.hazards = hazards.value_or(-1);
+      s.errors = errors.value_or(-1);
+      s.warnings = warnings.value_or(-1);
+    }
+  }
+  if (!unreadable_line.empty()) {
+    // A count that does not fit an int is no count: the run has no summary (and no point).
+    SanitizerSummary none;
+    none.problem = "unreadable count in the sanitizer's summary: " + clip(unreadable_line, 1, 200);
+    return none;
+  }
+  s.found = error_line || race_line;
+  if (tool == "racecheck" && !race_line && s.found) {
+    s.hazards = s.errors;  // no hazard line: racecheck found nothing to display
+    s.warnings = 0;
   }
   return s;
 }
 
 std::string SanitizerRun::describe() const {
   const std::string name = op.empty() ? tool : tool + " (" + op + ")";
-  if (!ran) return fmt::format("{}: not run ({})", name, problem.empty() ? "unknown" : problem);
+  if (!ran) {
+    std::string why = problem.empty() ? "unknown" : problem;
+    if (!summary.problem.empty()) why += "; " + summary.problem;
+    return fmt::format("{}: not run ({})", name, why);
+  }
   std::string text;
   if (tool == "racecheck") {
     text = fmt::format("{}: {} hazard{} ({} errors, {} warnings)", name, summary.hazards,
@@ -105,25 +141,45 @@ std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec) {
 
 namespace {
 
+/// The most of one sanitizer log that is read (compute-sanitizer's own logs, with
+/// --print-limit 5, are a few KiB; the lab's process could write more into its log folder).
+constexpr std::size_t kMaxLogBytes = std::size_t{64} << 20;
+/// The most of all logs kept for the excerpt (first_problems() shows the first 25 lines).
+constexpr std::size_t kMaxExcerptSource = std::size_t{1} << 20;
+
+/// \p total + \p more, each taken as 0 when negative (no count), at most INT_MAX.
+int add_counts(int total, int more) {
+  const long long sum = static_cast<long long>(std::max(0, total)) + std::max(0, more);
+  return static_cast<int>(std::min<long long>(sum, INT_MAX));
+}
+
 /// Adds up the summaries of the runner logs in \p logs (one per runner the checker started)
-/// into \p summary and their text into \p text; returns how many logs there were.
+/// into \p summary and their text into \p text; returns how many logs there were. One log whose
+/// summary cannot be read leaves \p summary without one (SanitizerSummary::problem says why).
 int add_runner_logs(const std::string& tool, const fs::path& logs, SanitizerSummary& summary,
                     std::string& text) {
   std::error_code ec;
   int count = 0;
-  for (const auto& entry : fs::directory_iterator(logs, ec)) {
-    const std::string log = read_file(entry.path());
+  std::string unreadable;
+  for (auto it = fs::directory_iterator(logs, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string log = read_file_at_most(it->path(), kMaxLogBytes);
     const SanitizerSummary one = parse_sanitizer_summary(tool, log);
-    text += log;
+    if (text.size() < kMaxExcerptSource) text.append(log, 0, kMaxExcerptSource - text.size());
     ++count;
+    if (!one.problem.empty() && unreadable.empty()) unreadable = one.problem;
     if (!one.found) continue;
     if (!summary.found) {
       summary = one;
       continue;
     }
-    summary.errors += std::max(0, one.errors);
-    if (one.hazards >= 0) summary.hazards = std::max(0, summary.hazards) + one.hazards;
-    if (one.warnings >= 0) summary.warnings = std::max(0, summary.warnings) + one.warnings;
+    summary.errors = add_counts(summary.errors, one.errors);
+    if (one.hazards >= 0) summary.hazards = add_counts(summary.hazards, one.hazards);
+    if (one.warnings >= 0) summary.warnings = add_counts(summary.warnings, one.warnings);
+  }
+  if (!unreadable.empty()) {
+    summary = SanitizerSummary{};
+    summary.problem = unreadable;
   }
   return count;
 }

@@ -12,7 +12,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -173,9 +175,22 @@ RunnerOptions RunnerOptions::from_environment() {
   o.prefix = split(env_or("REDUCE_RUNNER_PREFIX", ""), '\x1f');
   for (const std::string& list : split(env_or("REDUCE_RUNNER_REPETITION_PREFIXES", ""), '\x1e'))
     o.repetition_prefixes.push_back(split(list, '\x1f'));
-  o.call_timeout_s = std::stod(env_or("REDUCE_CALL_TIMEOUT_S", "120"));
-  o.exit_grace_s = std::stod(env_or("REDUCE_RUNNER_EXIT_GRACE_S", "1"));
-  o.output_cap = std::stoull(env_or("REDUCE_RUNNER_OUTPUT_CAP", std::to_string(4u << 20)));
+  // Numbers never throw: one that does not read, or lies outside its range, keeps the default.
+  const auto seconds = [](const char* name, double fallback, double most) {
+    const std::string text = env_or(name, "");
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const bool ok = !text.empty() && error == std::errc() && end == text.data() + text.size() &&
+                    std::isfinite(value) && value >= 0 && value <= most;
+    return ok ? value : fallback;
+  };
+  o.call_timeout_s = seconds("REDUCE_CALL_TIMEOUT_S", o.call_timeout_s, 7 * 24 * 3600.0);
+  o.exit_grace_s = seconds("REDUCE_RUNNER_EXIT_GRACE_S", o.exit_grace_s, 3600.0);
+  const std::string cap = env_or("REDUCE_RUNNER_OUTPUT_CAP", "");
+  std::size_t bytes = 0;
+  const auto [end, error] = std::from_chars(cap.data(), cap.data() + cap.size(), bytes);
+  if (!cap.empty() && error == std::errc() && end == cap.data() + cap.size() && bytes > 0)
+    o.output_cap = bytes;
   return o;
 }
 

@@ -38,7 +38,7 @@ struct BenchResults {
 /// "skipped"/"skip_message" (1.8) for rows that failed.
 BenchResults parse_bench_json(const std::string& text);
 
-/// "2^28" or "268435456" to a number; 0 when malformed.
+/// "2^28" or "268435456" to a number; 0 when malformed or not below 2^63.
 std::size_t parse_size(const std::string& text);
 
 }  // namespace reduce::grade

@@ -19,11 +19,15 @@ struct SanitizerSummary {
   int errors = -1;     ///< from "ERROR SUMMARY: N errors" (or the racecheck summary's errors)
   int hazards = -1;    ///< racecheck: hazards displayed
   int warnings = -1;   ///< racecheck: warnings
+  /// A summary line whose counts could not be read (a number that does not fit an int): then
+  /// found is false and every count -1. Empty otherwise.
+  std::string problem;
   /// Problems that count against the lab: hazards for racecheck, errors otherwise.
   int problems() const { return hazards >= 0 ? hazards : errors; }
 };
 
-/// Parses the summary lines of a compute-sanitizer log for \p tool.
+/// Parses the summary lines of a compute-sanitizer log for \p tool. Never throws: a count too
+/// large for an int makes the summary unreadable (SanitizerSummary::problem).
 SanitizerSummary parse_sanitizer_summary(const std::string& tool, const std::string& output);
 
 /// What one compute-sanitizer run found.
