@@ -6,10 +6,12 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -134,10 +136,17 @@ void show(const std::string& path, int fd, bool writable) {
   remount(path, !writable);
 }
 
-void apply(const std::vector<MountStep>& steps) {
-  const uid_t uid = ::getuid();
-  const gid_t gid = ::getgid();
-  enter_namespaces(uid, gid, CLONE_NEWNET);
+/// Mounts, in the new PID namespace, a /proc of its own: it lists only the sandbox's processes.
+/// Where the kernel refuses (a container that masks parts of the host's /proc), the host's /proc
+/// stays; the PID namespace still keeps every process outside from being signalled.
+void mount_own_proc() {
+  (void)::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr);
+}
+
+/// The namespaces and the view. Called by the sandbox's first process (PID 1 of the new PID
+/// namespace is its child, which calls lock()).
+void apply(const std::vector<MountStep>& steps, uid_t uid, gid_t gid) {
+  enter_namespaces(uid, gid, CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC);
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     fail("making mounts private");
   // Opened in this namespace and before any step hides them.
@@ -155,10 +164,62 @@ void apply(const std::vector<MountStep>& steps) {
   }
   for (int fd : fds)
     if (fd >= 0) ::close(fd);
-  // A second user namespace locks every mount above: the command can neither unmount them nor
-  // make them writable.
+}
+
+/// In the new PID namespace: its own /proc, then a second user namespace that locks every mount
+/// (the command can neither unmount them nor make them writable), and no new privileges.
+void lock(uid_t uid, gid_t gid) {
+  mount_own_proc();
   enter_namespaces(uid, gid, 0);
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("no_new_privs");
+}
+
+/// Ends this process as \p status says the command ended: the same exit code, or the same
+/// signal, so that whoever started the sandbox reads the command's own end.
+[[noreturn]] void end_like(int status) {
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    std::signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    ::kill(::getpid(), sig);
+    ::_exit(128 + sig);
+  }
+  ::_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 3);
+}
+
+/// PID 1 of the sandbox: starts the command as PID 2, reaps every orphan until the command ends,
+/// and passes the command's wait status to the first process through \p status_fd. When it
+/// returns, the kernel ends whatever is left in the namespace.
+[[noreturn]] void sandbox_init(char** command, const std::string& cwd, int status_fd) {
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    std::fprintf(stderr, "reduce-grade confine: cannot start %s: %s\n", command[0],
+                 std::strerror(errno));
+    ::_exit(3);
+  }
+  if (pid == 0) {
+    ::close(status_fd);
+    if (cwd.empty() || ::chdir(cwd.c_str()) != 0) (void)::chdir("/");
+    ::execvp(command[0], command);
+    std::fprintf(stderr, "reduce-grade confine: cannot start %s: %s\n", command[0],
+                 std::strerror(errno));
+    ::_exit(3);
+  }
+  int status = 0;
+  for (;;) {
+    int st = 0;
+    const pid_t ended = ::waitpid(-1, &st, 0);
+    if (ended == pid) {
+      status = st;
+      break;
+    }
+    if (ended < 0 && errno != EINTR) break;
+  }
+  (void)!::write(status_fd, &status, sizeof status);
+  ::_exit(0);
 }
 
 int usage(const char* why) {
@@ -204,19 +265,43 @@ int confine_main(int argc, char** argv) {
   for (const MountStep& step : steps)
     if (step.path.front() != '/') return usage(("not an absolute path: " + step.path).c_str());
   char cwd[PATH_MAX];
-  const bool has_cwd = ::getcwd(cwd, sizeof cwd) != nullptr;
+  const std::string here = ::getcwd(cwd, sizeof cwd) != nullptr ? cwd : "";
+  // Whoever started the sandbox may die: so does the sandbox (its PID 1 takes the rest along).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const uid_t uid = ::getuid();
+  const gid_t gid = ::getgid();
+  int status_pipe[2];
   try {
-    apply(steps);
+    apply(steps, uid, gid);
+    if (::pipe2(status_pipe, O_CLOEXEC) != 0) fail("pipe");
   } catch (const StepFailed& e) {
     std::fprintf(stderr, "reduce-grade confine: cannot confine: %s\n", e.why.c_str());
     return 3;
   }
-  // The working folder again, through the new view (a hidden one is empty now).
-  if (!has_cwd || ::chdir(cwd) != 0) (void)::chdir("/");
-  ::execvp(argv[command], argv + command);
-  std::fprintf(stderr, "reduce-grade confine: cannot start %s: %s\n", argv[command],
-               std::strerror(errno));
-  return 3;
+  const pid_t init = ::fork();
+  if (init < 0) {
+    std::fprintf(stderr, "reduce-grade confine: cannot confine: fork: %s\n", std::strerror(errno));
+    return 3;
+  }
+  if (init == 0) {  // PID 1 of the new PID namespace
+    ::close(status_pipe[0]);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    try {
+      lock(uid, gid);
+    } catch (const StepFailed& e) {
+      std::fprintf(stderr, "reduce-grade confine: cannot confine: %s\n", e.why.c_str());
+      ::_exit(3);
+    }
+    sandbox_init(argv + command, here, status_pipe[1]);
+  }
+  ::close(status_pipe[1]);
+  int init_status = 0;
+  while (::waitpid(init, &init_status, 0) < 0 && errno == EINTR) {
+  }
+  int status = 0;
+  if (::read(status_pipe[0], &status, sizeof status) != static_cast<ssize_t>(sizeof status))
+    status = init_status;  // PID 1 itself ended early (it could not lock the view)
+  end_like(status);
 }
 
 }  // namespace reduce::grade

@@ -1,6 +1,7 @@
 // reduce_lab_runner: the only course process that loads a student's lab library.
 //
 //   reduce_lab_runner LIBRARY        (its socket to the checker is file descriptor 3)
+//   reduce_lab_runner --walls        (raises its walls and says which stand; loads nothing)
 //
 // It answers the checker's requests (protocol.hpp) one at a time: map the checker's buffers,
 // call the lab on a stream of its own, copy each result into the checker's capture buffer on
@@ -8,11 +9,14 @@
 // does to this process, the checker judges only the bytes in its own buffers and its own clock.
 #include <reduce/lab_entry_points.cuh>
 #include <reduce_remote/protocol.hpp>
+#include <reduce_remote/walls.hpp>
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -317,22 +321,66 @@ void keep_only_runner_environment() {
   for (const auto& [name, value] : kept) setenv(name.c_str(), value.c_str(), 1);
 }
 
+/// Closes every copy of the sanitizer's report channel (kSanitizerLogFd) that this process
+/// inherited from the sanitizer in front of it: the report reaches the checker, never the lab.
+void close_report_channel() {
+  struct stat channel {};
+  if (::fstat(kSanitizerLogFd, &channel) != 0) return;
+  DIR* fds = ::opendir("/proc/self/fd");
+  std::vector<int> copies = {kSanitizerLogFd};
+  for (dirent* e = fds != nullptr ? ::readdir(fds) : nullptr; e != nullptr; e = ::readdir(fds)) {
+    const int fd = std::atoi(e->d_name);
+    struct stat st {};
+    if (fd > kRunnerSocketFd && fd != dirfd(fds) && ::fstat(fd, &st) == 0 &&
+        st.st_dev == channel.st_dev && st.st_ino == channel.st_ino)
+      copies.push_back(fd);
+  }
+  if (fds != nullptr) ::closedir(fds);
+  for (int fd : copies) ::close(fd);
+}
+
+/// How many processes this process can see in /proc (its sandbox's own /proc shows two).
+int visible_processes() {
+  int count = 0;
+  DIR* proc = ::opendir("/proc");
+  for (dirent* e = proc != nullptr ? ::readdir(proc) : nullptr; e != nullptr; e = ::readdir(proc))
+    if (e->d_name[0] >= '1' && e->d_name[0] <= '9') ++count;
+  if (proc != nullptr) ::closedir(proc);
+  return count;
+}
+
+/// `--walls`: the walls a runner raises here, in one line (the grader's report quotes it).
+int report_walls() {
+  Walls walls;
+  raise_landlock(walls);
+  raise_seccomp(walls);
+  std::printf("%s; pid %d, %d processes visible in /proc\n", walls.describe().c_str(),
+              static_cast<int>(::getpid()), visible_processes());
+  return walls.seccomp ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the checker
-  // Confinement, where there is any, is the sandbox in front of this process (the grader's).
-  if (getppid() == 1 || argc != 2) {
+  if (argc == 2 && std::strcmp(argv[1], "--walls") == 0) return report_walls();
+  // Confinement is the sandbox in front of this process (the grader's), then the walls below.
+  struct stat sock_stat {};
+  if (argc != 2 || ::fstat(kRunnerSocketFd, &sock_stat) != 0 || !S_ISSOCK(sock_stat.st_mode)) {
     std::fprintf(stderr,
                  "usage: reduce_lab_runner LIBRARY (started by a checker, socket on fd 3)\n");
     return 2;
   }
   const int sock = kRunnerSocketFd;
+  Walls walls;
+  raise_landlock(walls);  // before CUDA starts its threads, so that they inherit it
+  close_report_channel();
   // The CUDA context now, while the checker makes its own (its first request would wait for it).
   // A failure here is not sticky: the first request meets and reports it. A sanitizer attaches
   // here, so the variables it needed can go before the lab is loaded.
   (void)cudaFree(nullptr);
   keep_only_runner_environment();
+  raise_seccomp(walls);  // on every thread, CUDA's too
   Lab lab;
   lab.handle = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (lab.handle == nullptr) lab.load_error = dlerror();

@@ -162,6 +162,11 @@ struct Reply {
 /// The file descriptor on which a runner finds its socket.
 inline constexpr int kRunnerSocketFd = 3;
 
+/// Under a sanitizer, the file descriptor of its report (`--log-file /dev/fd/5`): a pipe that
+/// the checker drains into the grader's logs. The runner closes every copy of it before it loads
+/// the lab.
+inline constexpr int kSanitizerLogFd = 5;
+
 /// The only environment variables a runner keeps: the checker starts it with these alone, and
 /// the runner drops whatever a sanitizer in front of it added (LD_PRELOAD,
 /// CUDA_INJECTION64_PATH...) before it loads the lab, so the lab cannot tell it is watched.
