@@ -81,7 +81,22 @@ int cmd_grade(const Common& common, const GradeArgs& a) {
   o.submission_name = a.submission_name;
   o.cmake_args = a.cmake_args;
   rg::Progress progress(common.quiet);
-  const rg::GradeReport report = rg::grade_submission(l.course, l.rubric, o, progress);
+  rg::GradeReport report;
+  try {
+    report = rg::grade_submission(l.course, l.rubric, o, progress);
+  } catch (...) {
+    const std::string why = rg::handled_exception_message();
+    if (!rg::is_internal_error(why)) throw;
+    // A bug of the grader: nothing the submission started survives it, and the report folder
+    // says what happened (Gradescope's run_autograder writes its own results.json).
+    rg::kill_stray_processes();
+    try {
+      rg::write_file(fs::path(o.out) / "error.txt", why + "\n");
+    } catch (const std::exception&) {
+    }
+    std::fprintf(stderr, "reduce-grade: %s\n", why.c_str());
+    return rg::kExitInternal;
+  }
   std::printf("reports: %s (report.json, junit.xml, results.json, summary.txt); exit code %d\n",
               fs::absolute(o.out, ec).c_str(), report.exit_code);
   return report.exit_code;
@@ -196,6 +211,7 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
   // "student k of N, eta": the callbacks run one at a time, under the pipeline's lock.
   const double started = rg::now_seconds();
   std::size_t finished = 0;
+  bool internal_error = false;  // a submission not graded for a bug of the grader
   const auto count_line = [&] {
     ++finished;
     const double per = (rg::now_seconds() - started) / static_cast<double>(finished);
@@ -213,6 +229,7 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
       rg::write_file(out / students[i] / "error.txt", error + "\n");
     } catch (const std::exception&) {
     }
+    internal_error = internal_error || rg::is_internal_error(error);
     book.not_graded(i, students[i], error, l.rubric);
     progress.line(fmt::format("{}: not graded ({}): {}", students[i], count_line(), error));
   };
@@ -222,6 +239,13 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
   // Not made here: it needs python3 with matplotlib, which a grading host may lack.
   std::printf("class report (one HTML page with charts): reduce-grade report %s\n",
               rg::shell_quote(out.string()).c_str());
+  // The gradebook is complete either way; exit 4 says that some row holds an internal error.
+  if (internal_error) {
+    std::printf(
+        "some submissions could not be graded for an internal error of the grader (exit code "
+        "4): their gradebook rows and error.txt say which; please report it\n");
+    return rg::kExitInternal;
+  }
   return book.any_no_gpu ? rg::kExitNoGpu : rg::kExitGraded;
 }
 

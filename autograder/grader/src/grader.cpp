@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <stdexcept>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -357,6 +358,49 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
   }
 }
 
+/// Stores what a step that threw leaves: its suites or sanitizer runs, not run, with \p what
+/// as their problem. The lab loses what the step would have earned; nothing else does.
+void fail_step(const CheckStep& step, LabFacts& f, const LabRunContext& c,
+               const std::string& what) {
+  const std::string problem = internal_error_message(what);
+  c.progress.line(fmt::format("{}{}: {}", c.tag, f.lab, problem));
+  SuiteRun run;
+  run.op = step.plan.op;
+  run.problem = problem;
+  switch (step.kind) {
+    case CheckStep::Kind::kGraded:
+      f.hidden[step.hidden_slot] = run;
+      f.tests[step.slot] = run;
+      break;
+    case CheckStep::Kind::kPublic:
+      f.tests[step.slot] = run;
+      break;
+    case CheckStep::Kind::kHidden:
+      f.hidden[step.slot] = run;
+      break;
+    case CheckStep::Kind::kSanitizer:
+      for (std::size_t t = 0; t < c.rubric.sanitizer.tools.size(); ++t) {
+        SanitizerRun& tool = f.sanitizer[t * step.sanitized + step.slot];
+        tool = SanitizerRun{};
+        tool.tool = c.rubric.sanitizer.tools[t];
+        if (lab_plans(c, f.lab).size() > 1) tool.op = step.plan.op;
+        tool.problem = problem;
+      }
+      break;
+  }
+}
+
+/// run_step(), with anything it throws turned into that step's problem (fail_step()).
+void run_step_safely(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
+  try {
+    run_step(step, f, c);
+  } catch (const std::exception& e) {
+    fail_step(step, f, c, e.what());
+  } catch (...) {
+    fail_step(step, f, c, "an exception that is not a std::exception");
+  }
+}
+
 /// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
 /// at once; within them, at most parallel_labs tests at once hold inputs of several GiB (the
 /// checkers share that many large-memory slots, REDUCE_MEMORY_SLOTS). Every step is queued at
@@ -388,21 +432,22 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   std::condition_variable changed;
   std::size_t active = 0;
   bool no_cuda = false;
-  auto worker = [&] {
+  std::string failure;  // what escaped a worker (its steps' own exceptions do not)
+  auto work = [&] {
     std::unique_lock<std::mutex> lock(mutex);
     for (;;) {
       std::deque<CheckStep>::iterator next;
       changed.wait(lock, [&] {
         next = queue.begin();
-        return no_cuda || next != queue.end() || (queue.empty() && active == 0);
+        return no_cuda || !failure.empty() || next != queue.end() || (queue.empty() && active == 0);
       });
-      if (no_cuda || next == queue.end()) break;
+      if (no_cuda || !failure.empty() || next == queue.end()) break;
       const CheckStep step = std::move(*next);
       queue.erase(next);
       const bool is_public = step.is_public();
       ++active;
       lock.unlock();
-      run_step(step, p.labs[step.lab], c);
+      run_step_safely(step, p.labs[step.lab], c);
       lock.lock();
       --active;
       LabFacts& f = p.labs[step.lab];
@@ -417,6 +462,22 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
     }
     changed.notify_all();
   };
+  // An exception that leaves a std::thread's body ends the process (std::terminate): every
+  // worker stops the others instead, and the submission's grading fails with the message.
+  auto worker = [&] {
+    std::string what;
+    try {
+      work();
+      return;
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "an exception that is not a std::exception";
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (failure.empty()) failure = what.empty() ? std::string("unknown") : what;
+    changed.notify_all();
+  };
   const std::size_t threads = std::max<std::size_t>(
       1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, limits.parallel_checks)),
                                queue.size()));
@@ -424,6 +485,7 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+  if (!failure.empty()) throw std::runtime_error(failure);
   for (std::size_t i : order) drop_after_hang(p.labs[i]);
   return !no_cuda;
 }
@@ -1106,6 +1168,7 @@ void write_submission_reports(GradeRun& g) {
 
 GradeReport finish_submission(PreparedSubmission& p, const Course& course, const Rubric& rubric,
                               const GpuProbe& gpu_probe, Progress& progress) {
+  inject_test_fault(p.options);
   const std::string tag = p.options.label.empty() ? "" : p.options.label + ": ";
   GradeRun g{p, course, rubric, progress, tag, false, {}};
   const double graded_from = now_seconds();

@@ -1,9 +1,13 @@
 #include <reduce_grade/pipeline.hpp>
+#include <reduce_grade/process.hpp>
 
 #include <algorithm>
+#include <cstdlib>
+#include <exception>
 #include <future>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 namespace reduce::grade {
@@ -45,6 +49,45 @@ TimingLock& host_timing_lock() {
 
 namespace {
 
+const std::string kInternalError = "could not grade: internal error: ";
+
+}  // namespace
+
+std::string handled_exception_message() {
+  try {
+    throw;
+  } catch (const ConfigError& e) {
+    return e.what();
+  } catch (const SubmissionVoid& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return internal_error_message(e.what());
+  } catch (...) {
+    return internal_error_message("an exception that is not a std::exception");
+  }
+}
+
+std::string internal_error_message(const std::string& what) {
+  return is_internal_error(what) ? what : kInternalError + (what.empty() ? "unknown" : what);
+}
+
+bool is_internal_error(const std::string& message) {
+  return message.compare(0, kInternalError.size(), kInternalError) == 0;
+}
+
+void inject_test_fault(const GradeOptions& options) {
+  const char* spec = std::getenv("REDUCE_GRADE_TEST_THROW");
+  if (spec == nullptr || *spec == '\0') return;
+  const std::string name = options.label.empty()
+                               ? fs::path(options.submission).lexically_normal().filename().string()
+                               : options.label;
+  const std::string text = spec;
+  if (text == name) throw std::runtime_error("fault injected for the test of " + name);
+  if (text == name + ":other") throw 42;
+}
+
+namespace {
+
 /// One submission's build, done ahead of its turn on a GPU.
 struct Pending {
   std::optional<PreparedSubmission> prepared;
@@ -70,28 +113,39 @@ class Pipeline {
         callbacks_(callbacks),
         building_(count) {}
 
-  /// One worker: takes the next item, waits for its build, grades it on \p device.
+  /// One worker: takes the next item, waits for its build, grades it on \p device. Never
+  /// throws (it may be a std::thread's body): what escapes stops the run (clean_up() says it).
   void run(const std::string& device) {
-    for (;;) {
-      std::size_t i = 0;
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (stopped_ || next_ >= count_) return;
-        i = next_++;
-        start_more();
+    try {
+      for (;;) {
+        std::size_t i = 0;
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          if (stopped_ || next_ >= count_) return;
+          i = next_++;
+          start_more();
+        }
+        finish(i, building_[i].get(), device);
       }
-      finish(i, building_[i].get(), device);
+    } catch (...) {
+      const std::string why = handled_exception_message();
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop(why);
     }
   }
 
-  /// Removes the builds done ahead for items never run; throws when the run was stopped.
+  /// Removes the builds done ahead for items never run; throws when the run was stopped (a
+  /// ConfigError, or std::runtime_error for an internal error).
   void clean_up() {
     for (std::size_t i = next_; i < started_; ++i) {
+      if (!building_[i].valid()) continue;
       Pending unused = building_[i].get();
       if (unused.prepared && unused.prepared->temporary_build)
         remove_all_quietly(unused.prepared->build_dir);
     }
-    if (stopped_) throw ConfigError(stop_reason_);
+    if (!stopped_) return;
+    if (is_internal_error(stop_reason_)) throw std::runtime_error(stop_reason_);
+    throw ConfigError(stop_reason_);
   }
 
  private:
@@ -105,10 +159,22 @@ class Pipeline {
       }
       options.course_build = shared_.get();
       p.prepared = prepare_submission(course_, rubric_, options, gpu_, progress_);
-    } catch (const std::exception& e) {
-      p.error = e.what();
+    } catch (...) {
+      p.error = handled_exception_message();
     }
     return p;
+  }
+
+  /// Stops the run (under the lock): no item starts after this one.
+  void stop(const std::string& why) {
+    if (!stopped_) stop_reason_ = why;
+    stopped_ = true;
+  }
+
+  /// Whatever a submission left behind after its grading threw: its processes, its build.
+  static void abandon(PreparedSubmission& p) {
+    kill_stray_processes();
+    if (p.temporary_build && !p.options.keep_build) remove_all_quietly(p.build_dir);
   }
 
   void start_more() {  // under the lock
@@ -129,20 +195,27 @@ class Pipeline {
       } catch (const SubmissionVoid& e) {
         error = e.what();
         withheld = true;
-      } catch (const std::exception& e) {
-        error = e.what();
+      } catch (...) {
+        error = handled_exception_message();
+        abandon(*current.prepared);
       }
     }
     std::lock_guard<std::mutex> lock(mutex_);
-    if (report)
-      callbacks_.report(i, *report);
-    else
-      callbacks_.error(i, error, withheld);
     try {
+      if (report) {
+        try {
+          callbacks_.report(i, *report);
+        } catch (...) {  // this report could not be taken: the item is not graded
+          callbacks_.error(i, handled_exception_message(), false);
+        }
+      } else {
+        callbacks_.error(i, error, withheld);
+      }
       shared_.restore(progress_, workers_ == 1);
-    } catch (const std::exception& e) {
-      stopped_ = true;
-      stop_reason_ = e.what();
+    } catch (const std::exception& e) {  // no gradebook row can be written, the course changed
+      stop(e.what());
+    } catch (...) {
+      stop(handled_exception_message());
     }
   }
 

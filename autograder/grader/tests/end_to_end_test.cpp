@@ -14,10 +14,12 @@ namespace {
 
 const fs::path kRoot = REDUCE_GRADE_TEST_ROOT;
 
-ProcessResult grader(const std::vector<std::string>& args, double timeout_s = 1200) {
+ProcessResult grader(const std::vector<std::string>& args, double timeout_s = 1200,
+                     const std::vector<std::pair<std::string, std::string>>& env = {}) {
   ProcessSpec spec;
   spec.argv = {REDUCE_GRADE_BINARY, "--root", kRoot.string()};
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.env = env;
   spec.timeout_s = timeout_s;
   spec.output_cap = 16 << 20;
   return run_process(spec);
@@ -220,6 +222,46 @@ TEST(GraderCli, BatchOnSeveralGpusWritesTheSameGradebook) {
   EXPECT_EQ(run({"--gpus", "0,1,0"}, "parallel"), serial);
   EXPECT_NE(serial.find("submission\nbob,0,10,0,9,graded (no GPU),"), std::string::npos) << serial;
   EXPECT_LT(serial.find("\nalice,"), serial.find("\nbob,")) << serial;
+  remove_all_quietly(dir);
+}
+
+TEST(GraderCli, BatchSurvivesAnExceptionInOneSubmission) {
+  // The middle one of three submissions makes its grading throw (REDUCE_GRADE_TEST_THROW, a
+  // test-only fault): a std::exception in a serial batch, anything else on three workers. It
+  // gets an error row and error.txt; the others are graded, and the batch finishes its
+  // gradebook and exits 4 (an internal error) instead of aborting.
+  const fs::path dir = make_temp_dir("reduce-grade-fault-");
+  for (const char* student : {"alice", "bob", "carol"})
+    fs::create_directories(dir / "subs" / student);
+  const auto batch = [&](const std::string& fault, const std::vector<std::string>& extra,
+                         const std::string& out, const std::string& why) {
+    SCOPED_TRACE(out);
+    std::vector<std::string> args = {
+        "batch", (dir / "subs").string(), "--labs", "5", "--no-gpu", "--seed", "9",
+        "--out", (dir / out).string()};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const ProcessResult r = grader(args, 300, {{"REDUCE_GRADE_TEST_THROW", fault}});
+    EXPECT_EQ(r.signal, 0) << r.output;
+    EXPECT_EQ(r.exit_code, 4) << r.output;
+    const std::string book = read_file(dir / out / "gradebook.csv");
+    const std::string error = "could not grade: internal error: " + why;
+    EXPECT_NE(book.find("\nalice,0,10,0,9,graded (no GPU),"), std::string::npos) << book;
+    EXPECT_NE(book.find("\nbob,0,10,0,0,error: " + error + ","), std::string::npos) << book;
+    EXPECT_NE(book.find("\ncarol,0,10,0,9,graded (no GPU),"), std::string::npos) << book;
+    EXPECT_EQ(split_lines(book).size(), 4u) << book;
+    EXPECT_EQ(read_file(dir / out / "bob" / "error.txt"), error + "\n");
+    EXPECT_TRUE(fs::exists(dir / out / "alice" / "report.json"));
+    EXPECT_TRUE(fs::exists(dir / out / "carol" / "report.json"));
+  };
+  batch("bob", {}, "serial", "fault injected for the test of bob");
+  batch("bob:other", {"--gpus", "0,0,0"}, "parallel", "an exception that is not a std::exception");
+  // grade: exit 4 and error.txt in the report folder.
+  const ProcessResult one = grader({"grade", (dir / "subs" / "bob").string(), "--labs", "5",
+                                    "--no-gpu", "--out", (dir / "one").string()},
+                                   120, {{"REDUCE_GRADE_TEST_THROW", "bob"}});
+  EXPECT_EQ(one.exit_code, 4) << one.output;
+  EXPECT_TRUE(contains(read_file(dir / "one" / "error.txt"), "could not grade: internal error"))
+      << one.output;
   remove_all_quietly(dir);
 }
 

@@ -43,6 +43,24 @@ class TimingLock {
 /// The one TimingLock of this process (every worker of a batch, whatever its GPU).
 TimingLock& host_timing_lock();
 
+/// The message of a submission, or a step of one, whose grading stopped on an exception inside
+/// the grader (a bug, not the submission's doing): "could not grade: internal error: <what>".
+std::string internal_error_message(const std::string& what);
+
+/// True when \p message is one that internal_error_message() wrote.
+bool is_internal_error(const std::string& message);
+
+/// The message of the exception being handled (call it inside a catch block only): that of a
+/// ConfigError or a SubmissionVoid as it is, any other as internal_error_message().
+std::string handled_exception_message();
+
+/// A test-only fault: when the environment variable REDUCE_GRADE_TEST_THROW names this
+/// submission (its label, else its folder's name), throws std::runtime_error; with ":other"
+/// after the name, a value that is not a std::exception. The grader's own tests use it to show
+/// that an exception costs one submission only. The lab's process cannot set the grader's
+/// environment.
+void inject_test_fault(const GradeOptions& options);
+
 /// What the pipeline asks of its caller; every callback runs under one lock, never two at once.
 struct PipelineCallbacks {
   std::function<GradeOptions(std::size_t item)> options;             ///< how to grade item i
@@ -57,7 +75,9 @@ struct PipelineCallbacks {
 /// GPU alone (CUDA_VISIBLE_DEVICES); with \p gpus empty, one worker on the default GPU. Items
 /// start in order; with several workers they may finish out of order. After each item the
 /// shared course build is checked (SharedCourse::restore()); with several workers a change
-/// stops the run instead of a rebuild under the others' feet.
+/// stops the run instead of a rebuild under the others' feet. An exception while preparing or
+/// finishing an item costs that item only: it gets PipelineCallbacks::error, with
+/// internal_error_message() unless it was a ConfigError or a SubmissionVoid.
 void grade_pipeline(std::size_t count, int build_ahead, const std::vector<std::string>& gpus,
                     const Course& course, const Rubric& rubric, const GpuProbe& gpu,
                     Progress& progress, SharedCourse& shared, const PipelineCallbacks& callbacks);
