@@ -948,13 +948,16 @@ Isolation isolate(GradeRun& g) {
                                    g.p.course->dir};
   for (const fs::path& dir : o.protected_dirs) guarded.push_back(fs::absolute(dir, ec));
   const fs::path& runner = g.p.course->manifest.runner;
-  const Isolation isolation =
+  // No writable folder but a private /tmp: every log and verdict is written by course code
+  // outside the sandbox (a sanitizer's report through a pipe, sanitizer.cpp).
+  Isolation isolation =
       g.gpu ? detect_isolation(runner_view(guarded,
                                            {runner, g.p.course->dir / "lib", g.p.build_dir / "lib",
                                             g.p.build_dir / "submission" / "lib"},
-                                           {fs::absolute(o.out / "logs", ec)}),
+                                           {}),
                                "the lab's process")
             : Isolation{false, "not needed: no lab code ran", {}};
+  if (g.gpu) isolation.description += "; walls: " + probe_walls(isolation, runner);
   g.report.isolation = isolation.description;
   g.progress.line(g.tag + "isolation of the lab's process: " + isolation.description);
   return isolation;

@@ -1,5 +1,6 @@
 #include <reduce_grade/isolation.hpp>
 #include <reduce_grade/process.hpp>
+#include <reduce_grade/util.hpp>
 
 #include <cstdlib>
 #include <cstring>
@@ -37,23 +38,15 @@ fs::path grader_program() {
   return fs::is_regular_file(beside, ec) ? beside : fs::path();
 }
 
-/// bubblewrap's words for \p steps. Not --unshare-pid: CUDA's IPC memory handles, through which
-/// the checker and the runner share buffers, do not cross PID namespaces.
+/// bubblewrap's words for \p steps: the same namespaces and view as `reduce-grade confine`.
 std::vector<std::string> bubblewrap_command(const fs::path& bwrap,
                                             const std::vector<MountStep>& steps) {
-  std::vector<std::string> cmd = {bwrap.string(),
-                                  "--die-with-parent",
-                                  "--unshare-net",
-                                  "--unshare-uts",
-                                  "--ro-bind",
-                                  "/",
-                                  "/",
-                                  "--dev-bind",
-                                  "/dev",
-                                  "/dev",
-                                  "--bind",
-                                  "/proc",
-                                  "/proc"};
+  // Its own PID 1 in front of the command and a /proc of the new PID namespace, as confine.
+  std::vector<std::string> cmd = {bwrap.string(), "--die-with-parent", "--unshare-user",
+                                  "--unshare-net", "--unshare-uts",    "--unshare-pid",
+                                  "--unshare-ipc", "--ro-bind",        "/",
+                                  "/",             "--dev-bind",       "/dev",
+                                  "/dev",          "--proc",           "/proc"};
   std::error_code ec;
   for (const MountStep& s : steps) {
     if (s.kind == MountStep::Kind::kHide) {
@@ -124,42 +117,65 @@ Isolation detect_isolation(const std::vector<MountStep>& steps, const std::strin
     iso.description = "none: REDUCE_SANDBOX=off";
     return iso;
   }
+  // REDUCE_SANDBOX=confine or =bubblewrap: that one only (the grader's tests compare them).
+  const char* only = std::getenv("REDUCE_SANDBOX");
+  const auto allowed = [&](const char* name) {
+    return only == nullptr || *only == '\0' || std::strcmp(only, name) == 0;
+  };
   const char* view =
-      ": read-only machine without the course's hidden tests, solutions, build folders or "
-      "reports, private /tmp, no network";
+      ": user, mount, network, PID and IPC namespaces; read-only machine without the course's "
+      "hidden tests, solutions, build folders or reports, private /tmp, its own /proc";
   std::string why_not;
-  if (const fs::path grader = grader_program(); !grader.empty()) {
-    std::vector<std::string> prefix = {grader.string(), "confine"};
-    for (const MountStep& s : steps) prefix.push_back(s.argument());
-    prefix.push_back("--");
+  // bubblewrap first, where it is installed: a sandbox the whole field uses and reviews.
+  if (!allowed("bubblewrap")) {
+    why_not = "bubblewrap not chosen (REDUCE_SANDBOX)";
+  } else if (const auto bwrap = find_program("bwrap")) {
+    std::vector<std::string> prefix = bubblewrap_command(*bwrap, steps);
     why_not = try_prefix(prefix);
     if (why_not.empty()) {
       iso.sandboxed = true;
       iso.runner_prefix = std::move(prefix);
-      iso.description = "user and mount namespaces (reduce-grade confine)" + std::string(view);
+      iso.description = "bubblewrap" + std::string(view);
       return iso;
     }
-    why_not = "reduce-grade confine failed (" + why_not + ")";
+    why_not = "bubblewrap failed (" + why_not + ")";
   } else {
-    why_not = "the reduce-grade executable was not found";
+    why_not = "bubblewrap (bwrap) is not installed";
   }
-  if (const auto bwrap = find_program("bwrap")) {
-    std::vector<std::string> prefix = bubblewrap_command(*bwrap, steps);
-    const std::string bwrap_why = try_prefix(prefix);
-    if (bwrap_why.empty()) {
+  if (!allowed("confine")) {
+    why_not += "; reduce-grade confine not chosen (REDUCE_SANDBOX)";
+  } else if (const fs::path grader = grader_program(); !grader.empty()) {
+    std::vector<std::string> prefix = {grader.string(), "confine"};
+    for (const MountStep& s : steps) prefix.push_back(s.argument());
+    prefix.push_back("--");
+    const std::string confine_why = try_prefix(prefix);
+    if (confine_why.empty()) {
       iso.sandboxed = true;
       iso.runner_prefix = std::move(prefix);
-      iso.description = "bubblewrap (" + why_not + ")" + view;
+      iso.description = "reduce-grade confine (" + why_not + ")" + view;
       return iso;
     }
-    why_not += "; bubblewrap failed (" + bwrap_why + ")";
+    why_not += "; reduce-grade confine failed (" + confine_why + ")";
   } else {
-    why_not += "; bubblewrap (bwrap) is not installed";
+    why_not += "; the reduce-grade executable was not found";
   }
   iso.description = "none: " + why_not + "; " + what +
                     " ran as the grading user with a clean environment and no access to the "
                     "grader's or the checker's memory";
   return iso;
+}
+
+std::string probe_walls(const Isolation& isolation, const fs::path& runner) {
+  ProcessSpec probe;
+  probe.argv = isolation.runner_prefix;
+  probe.argv.push_back(runner.string());
+  probe.argv.push_back("--walls");
+  probe.timeout_s = 30;
+  probe.output_cap = 1 << 12;
+  const ProcessResult r = run_process(probe);
+  const std::string line = trim(r.output.substr(0, r.output.find('\n')));
+  if (!r.exited() || line.empty()) return "unknown (the runner's probe " + r.describe() + ")";
+  return line;
 }
 
 }  // namespace reduce::grade

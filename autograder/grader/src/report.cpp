@@ -99,6 +99,7 @@ json lab_json(const LabReport& lab) {
       {"score", lab.score.score},
       {"max_score", lab.score.max_score},
       {"messages", lab.score.messages},
+      {"flagged_for_review", lab.score.review.empty() ? json(nullptr) : json(lab.score.review)},
       {"items", items},
       {"present", f.present},
       {"build",

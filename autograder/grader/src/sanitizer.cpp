@@ -3,6 +3,7 @@
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/sanitizer.hpp>
 #include <reduce_grade/util.hpp>
+#include <reduce_remote/channels.hpp>
 
 #include <fmt/format.h>
 
@@ -213,17 +214,22 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
   }
   // One repetition of the tests per tool, each with its runner under that tool. %n: the lab
   // client numbers each runner it starts (a crash starts a fresh one).
-  std::string repetitions;
+  // The sanitizer writes its report into a pipe that the checker drains into these logs (the
+  // lab's sandbox shows no logs folder, and the runner closes its copies of the pipe).
+  std::string repetitions, reports;
   for (const std::string& tool : spec.tools) {
     const fs::path logs = sanitizer_log_dir(spec.log_file, tool);
     std::error_code ec;
     fs::remove_all(logs, ec);
     fs::create_directories(logs, ec);
     const std::vector<std::string> words = {
-        spec.sanitizer.string(),          "--tool", tool, "--print-limit", "5", "--log-file",
-        (logs / "runner-%n.log").string()};
+        spec.sanitizer.string(), "--tool",     tool,
+        "--print-limit",         "5",          "--log-file",
+        "/dev/fd/" + std::to_string(remote::kSanitizerLogFd)};
     if (!repetitions.empty()) repetitions += '\x1e';
     repetitions += join(words, "\x1f");
+    if (!reports.empty()) reports += '\x1e';
+    reports += (logs / "runner-%n.log").string();
   }
   ProcessSpec ps;
   ps.argv = {spec.checker.string()};
@@ -235,6 +241,7 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
   // The sandbox first (this spec's, which replaces the environment's), then the tool.
   ps.env.emplace_back("REDUCE_RUNNER_PREFIX", join(spec.runner_prefix, "\x1f"));
   ps.env.emplace_back("REDUCE_RUNNER_REPETITION_PREFIXES", repetitions);
+  ps.env.emplace_back("REDUCE_RUNNER_REPETITION_REPORTS", reports);
   // The sanitizer's summary comes as the runner exits: a runner killed early leaves none, and
   // the run would lose its point for want of a summary. The test timeout still bounds it all.
   ps.env.emplace_back("REDUCE_RUNNER_EXIT_GRACE_S", "60");

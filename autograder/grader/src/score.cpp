@@ -354,8 +354,30 @@ class LabScorer {
 
 }  // namespace
 
+std::string review_reason(const LabFacts& f) {
+  // What the checker says when the runner's seccomp filter ended the lab's process
+  // (remote_lab.cpp, describe_status): it came from course code, never from the lab.
+  static const std::string kMark = "the lab made a forbidden system call";
+  const auto found = [&](const std::string& text) { return contains(text, kMark); };
+  for (const std::vector<SuiteRun>* runs : {&f.tests, &f.hidden})
+    for (const SuiteRun& run : *runs) {
+      if (found(run.problem)) return "its process made a forbidden system call (" + run.op + ")";
+      for (const TestOutcome& t : run.tests)
+        if (found(t.message)) return "its process made a forbidden system call in " + t.name;
+    }
+  for (const SanitizerRun& run : f.sanitizer)
+    if (found(run.problem) || found(run.excerpt))
+      return "its process made a forbidden system call under " + run.tool;
+  if (found(f.perf.problem)) return "its process made a forbidden system call in the benchmark";
+  return "";
+}
+
 LabScore score_lab(const LabFacts& f, const LabRubric& lr, const Rubric& /*rubric*/) {
-  return LabScorer(f, lr).score();
+  LabScore score = LabScorer(f, lr).score();
+  score.review = review_reason(f);
+  if (!score.review.empty())
+    score.messages.insert(score.messages.begin(), "flagged for review: " + score.review);
+  return score;
 }
 
 }  // namespace reduce::grade

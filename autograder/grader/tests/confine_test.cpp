@@ -7,7 +7,12 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
 #include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
 
 namespace reduce::grade {
 namespace {
@@ -93,6 +98,55 @@ TEST_F(ConfineTest, AnotherProcessesRootDoesNotLeadBackIn) {
   if (!skipped_.empty()) GTEST_SKIP() << skipped_;
   EXPECT_FALSE(r.succeeded());
   EXPECT_FALSE(contains(r.output, "secret")) << r.output;
+}
+
+TEST_F(ConfineTest, ItsOwnProcessesOnlyAndTheCommandsOwnEnd) {
+  // PID 2 behind the sandbox's PID 1; a /proc of its own (where the kernel allows one) lists
+  // nothing of the host's; no signal reaches the process that started it.
+  const ProcessResult r = confined(
+      build_like(), "echo $$; kill -0 " + std::to_string(::getpid()) + " 2>/dev/null || echo alone");
+  if (!skipped_.empty()) GTEST_SKIP() << skipped_;
+  ASSERT_TRUE(r.succeeded()) << r.output;
+  EXPECT_EQ(r.output, "2\nalone\n");
+  EXPECT_EQ(confined(build_like(), "exit 7").exit_code, 7);
+  const ProcessResult killed = confined(build_like(), "kill -SEGV $$");
+  EXPECT_EQ(killed.signal, SIGSEGV) << killed.describe();
+}
+
+/// What a process sees of its sandbox: its pid, a host process ($2) in /proc, the hidden folder, a
+/// write to the course and to the build folder, the network devices.
+const char* const kLookAround =
+    "echo pid $$; test -e /proc/$2 && echo host-process-visible; ls -A $1/course/hidden; "
+    "touch $1/course/x 2>/dev/null && echo course-writable; touch $1/build/x && echo built; "
+    "echo net $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ')";
+
+TEST_F(ConfineTest, BubblewrapAndConfinePutUpTheSameWalls) {
+  // Each sandbox the grader may choose, forced in turn, on the same view.
+  std::map<std::string, std::string> seen;
+  for (const char* which : {"confine", "bubblewrap"}) {
+    ::setenv("REDUCE_SANDBOX", which, 1);
+    const Isolation iso = detect_isolation(build_like(), "the probe");
+    ::unsetenv("REDUCE_SANDBOX");
+    if (!iso.sandboxed) {
+      std::printf("[ skipped  ] %s: %s\n", which, iso.description.c_str());
+      continue;
+    }
+    ProcessSpec spec;
+    spec.argv = iso.runner_prefix;
+    spec.argv.insert(spec.argv.end(), {"sh", "-c", kLookAround, "sh", dir_.string(),
+                                       std::to_string(::getpid())});
+    spec.timeout_s = 30;
+    const ProcessResult r = run_process(spec);
+    ASSERT_TRUE(r.succeeded()) << which << ": " << r.output;
+    seen[which] = r.output;
+  }
+  if (seen.size() < 2)
+    GTEST_SKIP() << "only " << seen.size() << " of the two sandboxes works here";
+  EXPECT_EQ(seen["confine"], seen["bubblewrap"]);
+  EXPECT_NE(seen["confine"].find("pid 2\n"), std::string::npos) << seen["confine"];
+  EXPECT_NE(seen["confine"].find("built\n"), std::string::npos) << seen["confine"];
+  EXPECT_EQ(seen["confine"].find("course-writable"), std::string::npos) << seen["confine"];
+  EXPECT_EQ(seen["confine"].find("host-process-visible"), std::string::npos) << seen["confine"];
 }
 
 TEST_F(ConfineTest, UsageErrorsExitTwo) {

@@ -59,19 +59,22 @@ fs::path fake_sanitizer(const fs::path& dir) {
 
 /// A checker that does what a real one does under the sanitizer: for each repetition of its
 /// tests it starts a lab runner under that repetition's tool
-/// (REDUCE_RUNNER_REPETITION_PREFIXES). Here it writes, up front, the log that each tool would
-/// write: racecheck finds hazards, the other tools nothing.
+/// (REDUCE_RUNNER_REPETITION_PREFIXES) and drains its report pipe into that repetition's log
+/// (REDUCE_RUNNER_REPETITION_REPORTS). Here it writes, up front, the log that each tool's report
+/// would fill: racecheck finds hazards, the other tools nothing.
 fs::path fake_checker(const fs::path& dir) {
   const fs::path script = dir / "fake-checker";
   write_file(
       script,
       "#!/bin/sh\n"
       "printf '%s\\n' \"$REDUCE_RUNNER_PREFIX\" > \"$(dirname \"$0\")/prefix.txt\"\n"
+      "i=0\n"
       "printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_PREFIXES\" | tr '\\036' '\\n' |\n"
       "while IFS= read -r words; do\n"
+      "  i=$((i + 1))\n"
       "  tool=$(printf '%s' \"$words\" | tr '\\037' '\\n' | sed -n '/^--tool$/{n;p}')\n"
-      "  log=$(printf '%s' \"$words\" | tr '\\037' '\\n' | sed -n '/^--log-file$/{n;p}' |"
-      " sed 's/%n/1/')\n"
+      "  log=$(printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_REPORTS\" | tr '\\036' '\\n' |"
+      " sed -n \"${i}p\" | sed 's/%n/1/')\n"
       "  if [ \"$tool\" = racecheck ]; then\n"
       "    printf '%s\\n' '========= COMPUTE-SANITIZER' "
       "'========= Warning: Race reported between Read access at 0x1 in sum.cu:42' "

@@ -155,6 +155,24 @@ TEST_F(ScoreTest, FailedTestsArePartialAndGatePerformance) {
   EXPECT_DOUBLE_EQ(s.score, 1 + 3.75 + 2 + 1 + 0);
 }
 
+TEST_F(ScoreTest, AForbiddenSystemCallIsFlaggedForReview) {
+  LabFacts f = perfect();
+  const LabScore clean = score_lab(f, lab_, rubric_);
+  EXPECT_TRUE(clean.review.empty());
+  f.tests = {suite(31, 1, 0,
+                   "the lab's process died during the call (killed by signal 31: the lab made a "
+                   "forbidden system call (a new process, exec, ...)")};
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_EQ(s.review, "its process made a forbidden system call in S.f0");
+  ASSERT_FALSE(s.messages.empty());
+  EXPECT_EQ(s.messages.front(), "flagged for review: " + s.review);
+  // A lab that prints the words itself is flagged too: a look costs little, and its output
+  // cannot clear a flag that the checker raised elsewhere.
+  GradeReport report;
+  report.labs.push_back({f, s, 0.7, 0.28});
+  EXPECT_EQ(report_json(report)["labs"][0]["flagged_for_review"], s.review);
+}
+
 TEST_F(ScoreTest, FailedHiddenTestsGatePerformanceAndKeepDetailsHidden) {
   LabFacts f = perfect();
   f.hidden = {suite(27, 1, 0, "offset 3: got 12, expected exactly 13")};

@@ -1,4 +1,5 @@
 #include <reduce_remote/remote_lab.hpp>
+#include <reduce_remote/walls.hpp>
 
 #include <cuda.h>
 #include <fcntl.h>
@@ -50,6 +51,10 @@ std::string env_or(const char* name, const std::string& fallback) {
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
+    if (sig == kWallSignal)  // the runner's seccomp filter (walls.hpp)
+      return "killed by signal " + std::to_string(sig) +
+             ": the lab made a forbidden system call (a new process, exec, a signal to another "
+             "process, ptrace or a namespace change), which the sandbox stops; flagged for review";
     return "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
@@ -152,6 +157,35 @@ struct RemoteLab::Output {
   }
 };
 
+/// Drains a sanitizer's report pipe (kSanitizerLogFd in the runner's sandbox) into a log file
+/// of the grader's, which no process of the lab's sandbox can see. Ends at end-of-file: when
+/// the sanitizer in front of the runner has written its summary and exited.
+struct RemoteLab::ReportDrain {
+  int fd = -1;
+  std::thread thread;
+
+  ReportDrain(int pipe_fd, const std::string& path, std::size_t cap) : fd(pipe_fd) {
+    thread = std::thread([this, path, cap] {
+      std::FILE* log = std::fopen(path.c_str(), "w");
+      std::size_t total = 0;
+      char buffer[16384];
+      for (;;) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        const std::size_t keep = total >= cap ? 0 : std::min<std::size_t>(got, cap - total);
+        total += static_cast<std::size_t>(got);
+        if (log != nullptr && keep > 0) std::fwrite(buffer, 1, keep, log);
+      }
+      if (log != nullptr) std::fclose(log);
+    });
+  }
+  ~ReportDrain() {
+    if (thread.joinable()) thread.join();
+    ::close(fd);
+  }
+};
+
 // ---- options ------------------------------------------------------------------------------
 
 RunnerOptions RunnerOptions::from_environment() {
@@ -175,6 +209,7 @@ RunnerOptions RunnerOptions::from_environment() {
   o.prefix = split(env_or("REDUCE_RUNNER_PREFIX", ""), '\x1f');
   for (const std::string& list : split(env_or("REDUCE_RUNNER_REPETITION_PREFIXES", ""), '\x1e'))
     o.repetition_prefixes.push_back(split(list, '\x1f'));
+  o.repetition_reports = split(env_or("REDUCE_RUNNER_REPETITION_REPORTS", ""), '\x1e');
   // Numbers never throw: one that does not read, or lies outside its range, keeps the default.
   const auto seconds = [](const char* name, double fallback, double most) {
     const std::string text = env_or(name, "");
@@ -207,6 +242,7 @@ struct RemoteLab::Exiting {
   pid_t pid = -1;
   double deadline_ms = 0;  // then its group is killed
   std::unique_ptr<Output> output;
+  std::unique_ptr<ReportDrain> report;
   std::vector<std::unique_ptr<Guarded>> retired;
 };
 
@@ -241,6 +277,18 @@ void RemoteLab::start() {
   }
   words.push_back(options_.runner);
   words.push_back(options_.library);
+  // A sanitizer in front of the runner writes its report into a pipe of this process
+  // (--log-file /dev/fd/5), drained into the grader's logs: the lab neither holds the pipe (the
+  // runner closes its copies) nor sees the log.
+  std::string report_path;
+  if (static_cast<std::size_t>(repetition_) < options_.repetition_reports.size())
+    report_path = options_.repetition_reports[repetition_];
+  if (const auto at = report_path.find("%n"); at != std::string::npos)
+    report_path.replace(at, 2, std::to_string(starts_ + 1));
+  int report[2] = {-1, -1};
+  if (!report_path.empty() && ::pipe2(report, O_CLOEXEC) != 0)
+    throw RunnerError(std::string("checker: cannot create the sanitizer's report pipe: ") +
+                      std::strerror(errno));
   std::vector<std::string> env_words;
   for (const char* name : kRunnerEnvironment)
     if (const char* v = std::getenv(name)) env_words.push_back(std::string(name) + "=" + v);
@@ -259,7 +307,14 @@ void RemoteLab::start() {
     ::dup2(out[1], 2);
     const int devnull = ::open("/dev/null", O_RDONLY);
     if (devnull >= 0) ::dup2(devnull, 0);
-    for (int fd = kRunnerSocketFd + 1; fd < 1024; ++fd) ::close(fd);  // nothing else of ours
+    if (report[1] >= 0) {
+      if (report[1] == kSanitizerLogFd)
+        ::fcntl(kSanitizerLogFd, F_SETFD, 0);
+      else
+        ::dup2(report[1], kSanitizerLogFd);
+    }
+    for (int fd = kRunnerSocketFd + 1; fd < 1024; ++fd)  // nothing else of ours
+      if (fd != kSanitizerLogFd || report[1] < 0) ::close(fd);
     ::execvpe(argv[0], argv.data(), envp.data());
     std::fprintf(stderr, "cannot start %s: %s\n", argv[0], std::strerror(errno));
     ::_exit(127);
@@ -270,6 +325,10 @@ void RemoteLab::start() {
   pid_ = pid;
   socket_ = sv[0];
   output_ = std::make_unique<Output>(out[0], pid, options_.output_cap);
+  if (report[1] >= 0) {
+    ::close(report[1]);
+    report_ = std::make_unique<ReportDrain>(report[0], report_path, options_.output_cap);
+  }
   ++starts_;
   started_ms_ = now_ms();
   first_reply_due_ = true;
@@ -295,6 +354,7 @@ void RemoteLab::park_runner() {
   // The grace counts from begin_stop(): a runner told to exit earlier has had part of it.
   exiting->deadline_ms = stop_begun_ms_ + options_.exit_grace_s * 1e3;
   exiting->output = std::move(output_);
+  exiting->report = std::move(report_);
   exiting->retired = std::move(retired_);
   retired_.clear();
   exiting_.push_back(std::move(exiting));
@@ -384,6 +444,7 @@ Reply RemoteLab::request(Request& rq) {
     retired_.clear();
     const std::string printed = output_ ? output_->last_lines() : std::string();
     output_.reset();
+    report_.reset();  // the sanitizer went with the process group: its pipe is at its end
     ::close(socket_);
     socket_ = -1;
     throw RunnerError("the lab's process died during the call (" + how + ")" +

@@ -47,4 +47,8 @@ std::vector<MountStep> build_view(const std::filesystem::path& course_root,
 /// description. REDUCE_SANDBOX=off turns confinement off.
 Isolation detect_isolation(const std::vector<MountStep>& steps, const std::string& what);
 
+/// The walls the lab's runner raises inside \p isolation (`reduce_lab_runner --walls` started
+/// there): e.g. "seccomp; Landlock ABI 6 (...); pid 2, 2 processes visible in /proc".
+std::string probe_walls(const Isolation& isolation, const std::filesystem::path& runner);
+
 }  // namespace reduce::grade

@@ -50,7 +50,14 @@ struct LabScore {
   double score = 0;                   ///< sum of item scores
   double max_score = 0;               ///< sum of item maxima (the lab's total points)
   std::vector<std::string> messages;  ///< the lab's notable messages, most important first
+  /// Why a person should look at this lab (it tried to leave its sandbox); empty if nothing.
+  std::string review;
 };
+
+/// Why a person should look at the lab of \p facts: its process made a system call that the
+/// runner's seccomp wall stops (a new process, exec, a signal to another process, ptrace...).
+/// Empty when nothing calls for a look.
+std::string review_reason(const LabFacts& facts);
 
 /// Scores one lab.
 LabScore score_lab(const LabFacts& facts, const LabRubric& lab_rubric, const Rubric& rubric);

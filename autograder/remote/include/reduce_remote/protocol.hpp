@@ -9,6 +9,8 @@
 /// says what happened.
 #pragma once
 
+#include <reduce_remote/channels.hpp>
+
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -159,13 +161,6 @@ struct Reply {
   char message[1024] = {};  ///< what went wrong
 };
 
-/// The file descriptor on which a runner finds its socket.
-inline constexpr int kRunnerSocketFd = 3;
-
-/// Under a sanitizer, the file descriptor of its report (`--log-file /dev/fd/5`): a pipe that
-/// the checker drains into the grader's logs. The runner closes every copy of it before it loads
-/// the lab.
-inline constexpr int kSanitizerLogFd = 5;
 
 /// The only environment variables a runner keeps: the checker starts it with these alone, and
 /// the runner drops whatever a sanitizer in front of it added (LD_PRELOAD,

@@ -37,6 +37,10 @@ struct RunnerOptions {
   /// Words put after `prefix` in each repetition of the checker's tests (--gtest_repeat), one
   /// list per repetition: one checker process runs its tests under several sanitizer tools.
   std::vector<std::vector<std::string>> repetition_prefixes;
+  /// Per repetition, where the sanitizer's report goes (empty: no report pipe). The runner's
+  /// file descriptor kSanitizerLogFd is then a pipe that this process drains into that file
+  /// (%n: the runner's number).
+  std::vector<std::string> repetition_reports;
   double call_timeout_s = 120;  ///< one request's wall-clock limit
   /// How long a stopped runner may take to exit before it is killed. A sanitizer writes its
   /// summary as the runner exits, which takes seconds when many processes share the machine.
@@ -46,6 +50,7 @@ struct RunnerOptions {
   /// Options from the environment: REDUCE_LAB_LIBRARY, REDUCE_LAB_RUNNER (default: the runner
   /// built with the course), REDUCE_RUNNER_PREFIX (words separated by ASCII 0x1F),
   /// REDUCE_RUNNER_REPETITION_PREFIXES (lists separated by ASCII 0x1E, their words by 0x1F),
+  /// REDUCE_RUNNER_REPETITION_REPORTS (paths separated by ASCII 0x1E),
   /// REDUCE_CALL_TIMEOUT_S, REDUCE_RUNNER_EXIT_GRACE_S and REDUCE_RUNNER_OUTPUT_CAP.
   static RunnerOptions from_environment();
 };
@@ -143,6 +148,7 @@ class RemoteLab {
   struct Guarded;  // a checker-owned device buffer with guard bytes
   struct Output;   // the runner's output pipe, drained by a thread
   struct Exiting;  // a runner told to exit, not yet waited for
+  struct ReportDrain;  // a sanitizer's report pipe, drained into the grader's logs
 
   Reply request(Request& rq);
   void start();
@@ -169,6 +175,7 @@ class RemoteLab {
   double stop_begun_ms_ = 0;      // when it was told to exit (begin_stop)
   bool first_reply_due_ = false;  // it has not answered yet (its start-up is timed to then)
   std::unique_ptr<Output> output_;
+  std::unique_ptr<ReportDrain> report_;
   std::unique_ptr<Guarded> out_, workspace_, capture_;
   // Workspaces outgrown while the runner may still map them: freed once a request with
   // Request::forget_buffers has been answered (or the runner stopped), never before.

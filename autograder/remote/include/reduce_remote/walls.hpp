@@ -14,6 +14,8 @@
 ///   `setns`, `chroot` and a few more. clone3 answers ENOSYS, so that threads start by clone.
 #pragma once
 
+#include <reduce_remote/channels.hpp>
+
 #include <string>
 
 namespace reduce::remote {
@@ -36,8 +38,5 @@ void raise_landlock(Walls& walls);
 /// Raises the seccomp filter on every thread of the process; this process keeps \p self_pid as
 /// the only target of its signals. Fills \p walls.
 void raise_seccomp(Walls& walls);
-
-/// Signal that a seccomp kill sends: a checker that sees its runner end by it names the wall.
-inline constexpr int kWallSignal = 31;  // SIGSYS on Linux
 
 }  // namespace reduce::remote

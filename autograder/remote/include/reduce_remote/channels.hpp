@@ -1,0 +1,21 @@
+/// \file
+/// \brief The file descriptors and the signal by which the lab's runner and the course's
+/// processes around it know each other: the only facts of the runner that the grader (built
+/// without CUDA) needs too.
+#pragma once
+
+namespace reduce::remote {
+
+/// The file descriptor on which a runner finds its socket to the checker.
+inline constexpr int kRunnerSocketFd = 3;
+
+/// Under a sanitizer, the file descriptor of its report (`--log-file /dev/fd/5`): a pipe that
+/// the checker drains into the grader's logs. The runner closes every copy of it before it loads
+/// the lab.
+inline constexpr int kSanitizerLogFd = 5;
+
+/// The signal by which the runner's seccomp filter ends it (SIGSYS on Linux): a checker that
+/// sees its runner end by it says that the lab made a forbidden system call.
+inline constexpr int kWallSignal = 31;
+
+}  // namespace reduce::remote
