@@ -162,7 +162,25 @@ struct SymbolPolicy {
                                                 "__vfork",
                                                 "forkpty",
                                                 "killpg",
-                                                "tgkill"};
+                                                "tgkill",
+                                                "tkill",
+                                                "sigqueue",
+                                                "pthread_sigqueue",
+                                                "pidfd_open",
+                                                "pidfd_send_signal",
+                                                "pidfd_getfd",
+                                                "process_vm_readv",
+                                                "process_madvise",
+                                                "wordexp",
+                                                "daemon",
+                                                "unshare",
+                                                "setns",
+                                                "mount",
+                                                "umount",
+                                                "umount2",
+                                                "chroot",
+                                                "pivot_root",
+                                                "seccomp"};
   /// Defined dynamic symbols every shared library may carry whatever its code. (binutils 2.40
   /// exports none of them from an nvcc-built library; older linkers export some.)
   std::vector<std::string> standard_exports = {"_init", "_fini", "__bss_start", "_edata", "_end"};
