@@ -224,7 +224,7 @@ if want grade; then
       --build-dir "$BUILD-grade" --keep-build >"$OUT/grade$run.log" 2>&1
     note "grade solutions (run $run): rc=$? in $(( $(stamp) - t0 ))s: $(grep -E '^total' "$OUT/grade-solutions$run/summary.txt")"
     split_times "$OUT/grade$run.log"
-    note "   isolation: $(grep -o '"isolation": "[^"]*' "$OUT/grade-solutions$run/report.json" | cut -c15-90);" \
+    note "   isolation: $(grep -o '"isolation": "[^"]*' "$OUT/grade-solutions$run/report.json" | cut -c15-);" \
       "sanitizer runs repeated unconfined: $(grep -c '"unconfined": "the' "$OUT/grade-solutions$run/report.json")"
     [ $run = 1 ] && cp -r "$OUT/grade-solutions1" "$OUT/grade-solutions"
   done
