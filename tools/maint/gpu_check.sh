@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [sweep] [capstone] [grade] [planted] [class] [batch]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [sweep] [capstone] [grade] [planted] [attack] [class] [batch]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -239,6 +239,13 @@ if want planted; then
   sed -E "s/^(test|hidden|sanitizer)_timeout_s = 300/\1_timeout_s = 60/" autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
   "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} ${PLANTED_GPUS:+--gpus "$PLANTED_GPUS"} >"$OUT/planted.log" 2>&1
   note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"
+fi
+
+# Three submissions in one batch, the middle one attacking the grading (tools/maint/batch_attack.sh).
+if want attack; then
+  t0=$(stamp)
+  GRADER=$G tools/maint/batch_attack.sh "$OUT/attack" -j "$JOBS" >"$OUT/attack.log" 2>&1
+  note "attack batch: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/attack.log")"
 fi
 
 # A class of ten mixed submissions graded with batch, for the class report (tools/class_report.py),
