@@ -37,7 +37,8 @@ void write_proc(const char* file, const std::string& text) {
   if (!ok) fail(file);
 }
 
-/// A new user, mount and network namespace in which this process keeps its user and group ids.
+/// A new user and mount namespace (plus \p extra: network, PID, IPC) in which this process keeps
+/// its user and group ids.
 void enter_namespaces(uid_t uid, gid_t gid, int extra) {
   if (::unshare(CLONE_NEWUSER | CLONE_NEWNS | extra) != 0) fail("unshare");
   write_proc("/proc/self/setgroups", "deny");

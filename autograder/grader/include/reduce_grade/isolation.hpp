@@ -3,10 +3,11 @@
 /// (the compiler and assembler read whatever the student's sources name) and the lab runner.
 ///
 /// Both see this machine read-only, with the course's hidden tests and solutions, the reports,
-/// the other students' folders and /tmp replaced by empty folders, and no network. The grader's
-/// own `reduce-grade confine` (Linux user and mount namespaces, no root) makes that view; where
-/// the kernel refuses it, bubblewrap (Debian package `bubblewrap`) does; where neither works, the
-/// process runs unconfined and the report says so.
+/// the other students' folders and /tmp replaced by empty folders, no network, and a PID and IPC
+/// namespace of their own (a /proc that lists only the sandbox). bubblewrap (Debian package
+/// `bubblewrap`) makes that view where it is installed and works; else the grader's own
+/// `reduce-grade confine` (Linux namespaces, no root); where neither works, the process runs
+/// unconfined and the report says so.
 #pragma once
 
 #include <reduce_grade/confine.hpp>
