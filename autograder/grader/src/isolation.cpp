@@ -42,11 +42,21 @@ fs::path grader_program() {
 std::vector<std::string> bubblewrap_command(const fs::path& bwrap,
                                             const std::vector<MountStep>& steps) {
   // Its own PID 1 in front of the command and a /proc of the new PID namespace, as confine.
-  std::vector<std::string> cmd = {bwrap.string(), "--die-with-parent", "--unshare-user",
-                                  "--unshare-net", "--unshare-uts",    "--unshare-pid",
-                                  "--unshare-ipc", "--ro-bind",        "/",
-                                  "/",             "--dev-bind",       "/dev",
-                                  "/dev",          "--proc",           "/proc"};
+  std::vector<std::string> cmd = {bwrap.string(),
+                                  "--die-with-parent",
+                                  "--unshare-user",
+                                  "--unshare-net",
+                                  "--unshare-uts",
+                                  "--unshare-pid",
+                                  "--unshare-ipc",
+                                  "--ro-bind",
+                                  "/",
+                                  "/",
+                                  "--dev-bind",
+                                  "/dev",
+                                  "/dev",
+                                  "--proc",
+                                  "/proc"};
   std::error_code ec;
   for (const MountStep& s : steps) {
     if (s.kind == MountStep::Kind::kHide) {

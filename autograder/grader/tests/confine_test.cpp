@@ -103,8 +103,8 @@ TEST_F(ConfineTest, AnotherProcessesRootDoesNotLeadBackIn) {
 TEST_F(ConfineTest, ItsOwnProcessesOnlyAndTheCommandsOwnEnd) {
   // PID 2 behind the sandbox's PID 1; a /proc of its own (where the kernel allows one) lists
   // nothing of the host's; no signal reaches the process that started it.
-  const ProcessResult r = confined(
-      build_like(), "echo $$; kill -0 " + std::to_string(::getpid()) + " 2>/dev/null || echo alone");
+  const ProcessResult r = confined(build_like(), "echo $$; kill -0 " + std::to_string(::getpid()) +
+                                                     " 2>/dev/null || echo alone");
   if (!skipped_.empty()) GTEST_SKIP() << skipped_;
   ASSERT_TRUE(r.succeeded()) << r.output;
   EXPECT_EQ(r.output, "2\nalone\n");
@@ -133,15 +133,14 @@ TEST_F(ConfineTest, BubblewrapAndConfinePutUpTheSameWalls) {
     }
     ProcessSpec spec;
     spec.argv = iso.runner_prefix;
-    spec.argv.insert(spec.argv.end(), {"sh", "-c", kLookAround, "sh", dir_.string(),
-                                       std::to_string(::getpid())});
+    spec.argv.insert(spec.argv.end(),
+                     {"sh", "-c", kLookAround, "sh", dir_.string(), std::to_string(::getpid())});
     spec.timeout_s = 30;
     const ProcessResult r = run_process(spec);
     ASSERT_TRUE(r.succeeded()) << which << ": " << r.output;
     seen[which] = r.output;
   }
-  if (seen.size() < 2)
-    GTEST_SKIP() << "only " << seen.size() << " of the two sandboxes works here";
+  if (seen.size() < 2) GTEST_SKIP() << "only " << seen.size() << " of the two sandboxes works here";
   EXPECT_EQ(seen["confine"], seen["bubblewrap"]);
   EXPECT_NE(seen["confine"].find("pid 2\n"), std::string::npos) << seen["confine"];
   EXPECT_NE(seen["confine"].find("built\n"), std::string::npos) << seen["confine"];

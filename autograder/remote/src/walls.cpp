@@ -40,8 +40,8 @@ struct LandlockRulesetAttr {
   std::uint64_t handled_access_net = 0;
   std::uint64_t scoped = 0;
 };
-constexpr std::uint32_t kLandlockVersion = 1;                // LANDLOCK_CREATE_RULESET_VERSION
-constexpr std::uint64_t kLandlockMakeBlock = 1ULL << 11;     // LANDLOCK_ACCESS_FS_MAKE_BLOCK
+constexpr std::uint32_t kLandlockVersion = 1;             // LANDLOCK_CREATE_RULESET_VERSION
+constexpr std::uint64_t kLandlockMakeBlock = 1ULL << 11;  // LANDLOCK_ACCESS_FS_MAKE_BLOCK
 constexpr std::uint64_t kLandlockScopeAbstractUnix = 1ULL << 0;
 constexpr std::uint64_t kLandlockScopeSignal = 1ULL << 1;
 
@@ -53,13 +53,34 @@ constexpr long kForbidden[] = {
 #ifdef SYS_vfork
     SYS_vfork,
 #endif
-    SYS_execve,          SYS_execveat,        SYS_ptrace,       SYS_process_vm_readv,
-    SYS_process_vm_writev, SYS_pidfd_open,    SYS_pidfd_getfd,  SYS_pidfd_send_signal,
-    SYS_tkill,           SYS_mount,           SYS_umount2,      SYS_pivot_root,
-    SYS_chroot,          SYS_unshare,         SYS_setns,        SYS_kcmp,
-    SYS_process_madvise, SYS_open_tree,       SYS_move_mount,   SYS_fsopen,
-    SYS_fsconfig,        SYS_fsmount,         SYS_fspick,       SYS_mount_setattr,
-    SYS_bpf,             SYS_perf_event_open, SYS_userfaultfd,  SYS_seccomp,
+    SYS_execve,
+    SYS_execveat,
+    SYS_ptrace,
+    SYS_process_vm_readv,
+    SYS_process_vm_writev,
+    SYS_pidfd_open,
+    SYS_pidfd_getfd,
+    SYS_pidfd_send_signal,
+    SYS_tkill,
+    SYS_mount,
+    SYS_umount2,
+    SYS_pivot_root,
+    SYS_chroot,
+    SYS_unshare,
+    SYS_setns,
+    SYS_kcmp,
+    SYS_process_madvise,
+    SYS_open_tree,
+    SYS_move_mount,
+    SYS_fsopen,
+    SYS_fsconfig,
+    SYS_fsmount,
+    SYS_fspick,
+    SYS_mount_setattr,
+    SYS_bpf,
+    SYS_perf_event_open,
+    SYS_userfaultfd,
+    SYS_seccomp,
 };
 
 sock_filter statement(std::uint16_t code, std::uint32_t k) {
@@ -99,8 +120,8 @@ std::vector<sock_filter> filter_program(std::uint32_t self) {
   allow();
   kill();
   // Signals: to this process only (kill(0) and kill(-1) reach others).
-  for (long nr : {long{SYS_kill}, long{SYS_tgkill}, long{SYS_rt_sigqueueinfo},
-                  long{SYS_rt_tgsigqueueinfo}}) {
+  for (long nr :
+       {long{SYS_kill}, long{SYS_tgkill}, long{SYS_rt_sigqueueinfo}, long{SYS_rt_tgsigqueueinfo}}) {
     f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, static_cast<std::uint32_t>(nr), 0, 4));
     f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, kArg0));
     f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, self, 0, 1));
@@ -127,8 +148,8 @@ std::string Walls::describe() const {
 void raise_landlock(Walls& walls) {
   const long abi = ::syscall(SYS_landlock_create_ruleset, nullptr, 0, kLandlockVersion);
   if (abi <= 0) {
-    walls.problem += std::string(walls.problem.empty() ? "" : "; ") +
-                     "Landlock: " + std::strerror(errno);
+    walls.problem +=
+        std::string(walls.problem.empty() ? "" : "; ") + "Landlock: " + std::strerror(errno);
     return;
   }
   LandlockRulesetAttr attr;
@@ -137,8 +158,8 @@ void raise_landlock(Walls& walls) {
   const long fd = ::syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
   if (fd < 0 || ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       ::syscall(SYS_landlock_restrict_self, fd, 0) != 0) {
-    walls.problem += std::string(walls.problem.empty() ? "" : "; ") +
-                     "Landlock: " + std::strerror(errno);
+    walls.problem +=
+        std::string(walls.problem.empty() ? "" : "; ") + "Landlock: " + std::strerror(errno);
     if (fd >= 0) ::close(static_cast<int>(fd));
     return;
   }
@@ -152,8 +173,8 @@ void raise_seccomp(Walls& walls) {
   sock_fprog prog{static_cast<unsigned short>(program.size()), program.data()};
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
       ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_TSYNC, &prog) != 0) {
-    walls.problem += std::string(walls.problem.empty() ? "" : "; ") +
-                     "seccomp: " + std::strerror(errno);
+    walls.problem +=
+        std::string(walls.problem.empty() ? "" : "; ") + "seccomp: " + std::strerror(errno);
     return;
   }
   walls.seccomp = true;

@@ -46,9 +46,10 @@ bool seccomp_here() {
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
-#define REQUIRE_WALLS()                                                              \
-  if (!seccomp_here()) GTEST_SKIP() << "this kernel refuses a seccomp filter here: " \
-                                       "the runner would report 'no seccomp'"
+#define REQUIRE_WALLS()                                         \
+  if (!seccomp_here())                                          \
+  GTEST_SKIP() << "this kernel refuses a seccomp filter here: " \
+                  "the runner would report 'no seccomp'"
 
 bool killed_by_wall(int status) {
   return WIFSIGNALED(status) && WTERMSIG(status) == reduce::remote::kWallSignal;

@@ -22,10 +22,10 @@ namespace reduce::remote {
 
 /// Which walls stand around this process.
 struct Walls {
-  int landlock_abi = 0;        ///< 0: none; else the kernel's Landlock ABI in force
+  int landlock_abi = 0;          ///< 0: none; else the kernel's Landlock ABI in force
   bool landlock_scoped = false;  ///< signals and abstract sockets scoped too (ABI 6+)
-  bool seccomp = false;        ///< the seccomp filter is on every thread
-  std::string problem;         ///< why a wall is missing, when one is
+  bool seccomp = false;          ///< the seccomp filter is on every thread
+  std::string problem;           ///< why a wall is missing, when one is
 
   /// One line for reports, e.g. "seccomp; Landlock ABI 6 (ptrace, signals)".
   std::string describe() const;
