@@ -1,5 +1,6 @@
 #include <reduce_grade/score.hpp>
 #include <reduce_grade/util.hpp>
+#include <reduce_remote/channels.hpp>
 
 #include <fmt/format.h>
 
@@ -355,10 +356,9 @@ class LabScorer {
 }  // namespace
 
 std::string review_reason(const LabFacts& f) {
-  // What the checker says when the runner's seccomp filter ended the lab's process
-  // (remote_lab.cpp, describe_status): it came from course code, never from the lab.
-  static const std::string kMark = "the lab made a forbidden system call";
-  const auto found = [&](const std::string& text) { return contains(text, kMark); };
+  const auto found = [](const std::string& text) {
+    return contains(text, remote::kForbiddenCallMark);
+  };
   for (const std::vector<SuiteRun>* runs : {&f.tests, &f.hidden})
     for (const SuiteRun& run : *runs) {
       if (found(run.problem)) return "its process made a forbidden system call (" + run.op + ")";

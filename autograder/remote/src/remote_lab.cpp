@@ -52,9 +52,9 @@ std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     if (sig == kWallSignal)  // the runner's seccomp filter (walls.hpp)
-      return "killed by signal " + std::to_string(sig) +
-             ": the lab made a forbidden system call (a new process, exec, a signal to another "
-             "process, ptrace or a namespace change), which the sandbox stops; flagged for review";
+      return "killed by signal " + std::to_string(sig) + ": " + kForbiddenCallMark +
+             " (a new process, exec, a signal to another process, ptrace or a namespace change), "
+             "which the sandbox stops; flagged for review";
     return "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
   }
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));

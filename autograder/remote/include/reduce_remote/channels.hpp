@@ -18,4 +18,9 @@ inline constexpr int kSanitizerLogFd = 5;
 /// sees its runner end by it says that the lab made a forbidden system call.
 inline constexpr int kWallSignal = 31;
 
+/// How the checker says that the seccomp filter ended the runner; the grader flags the lab for
+/// review where a failure carries it (the checker's words reach the grader through its own
+/// output, which the lab cannot write).
+inline constexpr const char* kForbiddenCallMark = "the lab made a forbidden system call";
+
 }  // namespace reduce::remote
