@@ -209,6 +209,9 @@ def review_reasons(s, near=NEAR_DEFAULT):
     for lab in (s.report or {}).get("labs", []):
         name = lab.get("lab", "?")
         stub = lab.get("status") == "stub"  # the stub's sanitizer runs say nothing of its code
+        flag = lab.get("flagged_for_review")
+        if flag:  # the sandbox stopped a forbidden system call (report.json, from the checker)
+            reasons.append(("sandbox", f"{name}: {first_line(str(flag), 200)}"))
         for run in lab.get("sanitizer", []):
             # A finding, not a run whose tests failed for another reason (clean is false then too).
             if run.get("ran") and run.get("problems", 0) > 0 and not stub:

@@ -84,6 +84,9 @@ class Review(unittest.TestCase):
         self.assertEqual(self.kinds(submission("a", lab(build={"ok": False, "timed_out": True}))),
                          ["timeout"])
         self.assertEqual(self.kinds(submission("a", lab(score=5.9))), ["near boundary"])
+        flagged = lab(flagged_for_review="its process made a forbidden system call in S.t")
+        self.assertEqual(self.kinds(submission("a", flagged)), ["sandbox"])
+        self.assertEqual(self.kinds(submission("a", lab(flagged_for_review=None))), [])
 
     def test_library_one_line_per_lab(self):
         findings = [{"kind": "header", "what": f"cub header {i}"} for i in range(40)]
