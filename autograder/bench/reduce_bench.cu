@@ -3,7 +3,8 @@
 // Times each operation of the labs it is given (sum, maximum, minimum, product, mean, argmax,
 // and lab 18's sum_compensated and sum_reproducible, whose rows also report their error)
 // beside its cub::DeviceReduce counterpart, the ceiling probe (a pure streaming read) and a
-// single-thread CPU loop, on the same buffers. Rows are named <op>/<implementation>/<n>.
+// single-thread CPU loop, on the same buffers. Rows are named <op>/<implementation>/<n>; lab 17's
+// <op>_<length>/<implementation>/<n>, beside floor/<n> (see "segmented reductions" below).
 //   REDUCE_LABS_FILE=<build>/<tree>/labs.txt  trusted labs loaded into this process (the ladder:
 //                                    lines "04_sequential=/path/lib04_sequential_sum.so")
 //   REDUCE_LABS="name=path,..."      the same, inline
@@ -11,6 +12,8 @@
 //   REDUCE_BENCH_SIZES="2^26,2^28"  sizes (default 2^10, 2^12, ..., 2^30)
 //   REDUCE_SEED=n                    inputs from this seed (default: fresh each run)
 //   REDUCE_BENCH_KEEP_WRONG=1        trusted rows with wrong results keep their numbers
+//   REDUCE_SEGMENT_LENGTHS="16,2^20" lab 17's segment lengths (default 32,1024,32768,1048576)
+//   REDUCE_SEGMENT_RAGGED="32,1024"  lab 17's ragged rows: mean lengths (default none)
 //   --benchmark_filter=^sum/         Google Benchmark flags select rows and write JSON
 //
 // Method: four inputs with different contents, made on the GPU from the run's seed, rotate; the
@@ -37,6 +40,7 @@
 
 #include <reduce_remote/remote_lab.hpp>
 
+#include "cub_fixed_rows.hpp"
 #include "timed_inputs.hpp"
 
 #include <benchmark/benchmark.h>
@@ -875,13 +879,26 @@ Impl probe_impl(const Operation& op) {
 
 // ---- segmented reductions (lab 17) --------------------------------------------------------
 // Rows "<op>_<length>/<implementation>/<n>", op segmented_sum or segmented_softmax: n floats cut
-// into n / length segments of `length` elements each (REDUCE_SEGMENT_LENGTHS, default
-// 32,1024,32768,1048576), beside cub::DeviceSegmentedReduce on the same buffers (Sum, or Reduce
-// with the online-softmax pair). Every timed call's results are compared with CUB's on the device:
-// the sums bit for bit (every element is +1 or -1, so every segment's sum is exact in float in any
-// order, length <= 2^24); softmax's maxima bit for bit and its sums within twice the contract's
-// bound (elements in [-3.5, 0] in trusted rows, [-3.5, 3.5] in graded rows, so |x - m| <= 7).
-// GB/s counts the floats and the offsets read.
+// into n / length segments of `length` elements each, n rounded down to whole segments
+// (REDUCE_SEGMENT_LENGTHS, default 32,1024,32768,1048576: the families the grader times); and
+// "<op>_ragged<mean>/<implementation>/<n>" (REDUCE_SEGMENT_RAGGED="32,1024", default none):
+// lengths drawn uniformly in [mean/2, 3 mean/2] from the run's seed until the next one would pass
+// n, registered right after the uniform family of the same length. Implementations: the labs (in
+// this process, or graded through their runners), "cub" (cub::DeviceSegmentedReduce with offsets,
+// CUDA's own CUB) and "cub_fixed" (its segment_size overload, built against the newest CCCL
+// headers: cub_fixed_rows.hpp; uniform rows only). Before them, "floor/<n>": cub::DeviceReduce::Sum
+// over the same n floats (bench_device(): four rotating inputs, L2 flushed before every call), the
+// memory's speed in this run.
+// Every timed call's results are compared with CUB's (offsets) on the device: the sums bit for bit
+// (every element is +1 or -1, so every segment's sum is exact in float in any order, length <=
+// 2^24); softmax's maxima bit for bit and its sums within twice the contract's bound at the
+// longest segment's depth (elements in [-3.5, 0] in trusted rows, [-3.5, 3.5] in graded rows, so
+// |x - m| <= 7).
+// Bytes read per call: the segments' floats (counter `elements`; `elements_left_out` = n minus
+// them) plus, for the labs and "cub", the segments + 1 offsets (8 bytes each); "cub_fixed" and
+// the floor read the floats only. median_gbps and bytes_per_second count those bytes, and of_floor
+// is median_gbps over the floor's at the same n, where the floor row ran earlier in this process
+// (tools/maint/update_results.py computes it from a results file otherwise).
 
 /// Softmax's statistics of a segment, as CUB's counterpart reduces them.
 struct SoftmaxPair {
@@ -915,6 +932,9 @@ struct SegmentedOp {
   cudaError_t (*cub)(void* storage, std::size_t& bytes, const float* in,
                      const std::int64_t* offsets, std::size_t segments, float* out,
                      cudaStream_t stream);
+  /// The newest CUB's counterpart for segments of one length (cub_fixed_rows.hpp).
+  cudaError_t (*cub_fixed)(void* storage, std::size_t& bytes, const float* in, float* out,
+                           std::int64_t segments, int segment_size, cudaStream_t stream);
 };
 
 cudaError_t cub_segmented_sum(void* storage, std::size_t& bytes, const float* in,
@@ -935,8 +955,10 @@ cudaError_t cub_segmented_softmax(void* storage, std::size_t& bytes, const float
 
 const std::vector<SegmentedOp>& segmented_ops() {
   static const std::vector<SegmentedOp> ops = {
-      {"segmented_sum", "reduce_segmented_sum_lab", 1, &cub_segmented_sum},
-      {"segmented_softmax", "reduce_segmented_softmax_lab", 2, &cub_segmented_softmax}};
+      {"segmented_sum", "reduce_segmented_sum_lab", 1, &cub_segmented_sum,
+       &reduce::cub_fixed::segmented_sum},
+      {"segmented_softmax", "reduce_segmented_softmax_lab", 2, &cub_segmented_softmax,
+       &reduce::cub_fixed::segmented_softmax}};
   return ops;
 }
 
@@ -946,12 +968,132 @@ const SegmentedOp* find_segmented_op(const std::string& name) {
   return nullptr;
 }
 
-/// A segmented reduction to time: a lab's, or CUB's (lab == nullptr).
+/// What times a segmented reduction in this process.
+enum class SegmentedKind {
+  kLab,       ///< a trusted lab's library
+  kCub,       ///< cub::DeviceSegmentedReduce with offsets (CUDA's own CUB)
+  kCubFixed,  ///< its segment_size overload (the newest CUB, cub_fixed_rows.hpp)
+};
+
+/// A segmented reduction to time in this process: a lab's, or CUB's.
 struct SegmentedImpl {
   const SegmentedOp* op = nullptr;
   std::string name;
   const reduce::SegmentedLab* lab = nullptr;
+  SegmentedKind kind = SegmentedKind::kLab;
 };
+
+/// How a row cuts its n floats: segments of `length` elements each, or (ragged) of lengths drawn
+/// uniformly in [length / 2, 3 length / 2], `length` their mean.
+struct SegmentShape {
+  std::size_t length = 0;
+  bool ragged = false;
+
+  /// The rows' family: segmented_sum_32, segmented_sum_ragged32...
+  std::string family(const SegmentedOp& op) const {
+    return op.name + (ragged ? "_ragged" : "_") + std::to_string(length);
+  }
+  std::size_t shortest() const { return ragged ? std::max<std::size_t>(length / 2, 1) : length; }
+  std::size_t longest() const { return ragged ? length + length / 2 : length; }
+  /// Whether n floats hold a segment of this shape.
+  bool fits(std::size_t n) const { return length > 0 && n >= longest(); }
+};
+
+/// The segments of one shape within n floats (n rounded down to whole segments), and their
+/// segments + 1 offsets on the device.
+struct Segmentation {
+  std::size_t n = 0, segments = 0, elements = 0, min_length = 0, max_length = 0;
+  SegmentShape shape;
+  DeviceBuffer<std::int64_t> offsets;
+};
+
+__global__ void fill_uniform_offsets(std::int64_t* offsets, std::size_t segments,
+                                     std::size_t length) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t s = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+       s <= segments; s += stride)
+    offsets[s] = static_cast<std::int64_t>(s * length);
+}
+
+/// The segmentation of (n, shape), kept while rows reuse it. Ragged lengths come from a generator
+/// seeded from the run's seed and the mean: every implementation, both operations and every size
+/// see the same sequence (a smaller n holds a prefix of it).
+std::shared_ptr<const Segmentation> segmentation_for(std::size_t n, const SegmentShape& shape) {
+  static std::shared_ptr<const Segmentation> current;
+  if (current && current->n == n && current->shape.length == shape.length &&
+      current->shape.ragged == shape.ragged)
+    return current;
+  current.reset();
+  auto fresh = std::make_shared<Segmentation>();
+  fresh->n = n;
+  fresh->shape = shape;
+  if (!shape.ragged) {
+    fresh->segments = n / shape.length;
+    fresh->elements = fresh->segments * shape.length;
+    fresh->min_length = fresh->max_length = shape.length;
+    fresh->offsets = DeviceBuffer<std::int64_t>(fresh->segments + 1);
+    fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(fresh->offsets.data(), fresh->segments,
+                                                        shape.length);
+    REDUCE_CUDA_CHECK_LAUNCH();
+    REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+  } else {
+    std::mt19937_64 rng(reduce::mix(run_seed() ^ 0x9E3779B97F4A7C15ull, shape.length));
+    std::uniform_int_distribution<std::size_t> draw(shape.shortest(), shape.longest());
+    std::vector<std::int64_t> offsets;
+    offsets.reserve(n / shape.length + 2);
+    offsets.push_back(0);
+    std::size_t used = 0;
+    fresh->min_length = shape.longest();
+    for (;;) {
+      const std::size_t length = draw(rng);
+      if (used + length > n) break;
+      used += length;
+      offsets.push_back(static_cast<std::int64_t>(used));
+      fresh->min_length = std::min(fresh->min_length, length);
+      fresh->max_length = std::max(fresh->max_length, length);
+    }
+    fresh->segments = offsets.size() - 1;
+    fresh->elements = used;
+    fresh->offsets = DeviceBuffer<std::int64_t>(offsets);
+  }
+  current = std::move(fresh);
+  return current;
+}
+
+/// Bytes one call reads: the segments' floats, and their offsets where \p offsets.
+double segmented_read_bytes(const Segmentation& seg, bool offsets) {
+  return static_cast<double>(seg.elements) * sizeof(float) +
+         (offsets ? static_cast<double>(seg.segments + 1) * sizeof(std::int64_t) : 0.0);
+}
+
+/// The floor of each size (floor/<n>) as measured earlier in this process, GB/s; 0 if not.
+double floor_gbps(std::size_t n) {
+  const auto it = g_rows.find({"sum", n, "floor"});
+  return it == g_rows.end() || it->second.status != "ok" ? 0.0 : it->second.gbps;
+}
+
+/// The counters every segmented row reports (its time is \p median_us per call, reading
+/// \p read_bytes), and its line of the table printed at the end.
+void report_segmented(benchmark::State& state, Row& row, const Segmentation& seg,
+                      double read_bytes, double median_us) {
+  row.median_us = median_us;
+  row.gbps = read_bytes / (median_us * 1e-6) / 1e9;
+  state.SetBytesProcessed(static_cast<std::int64_t>(read_bytes) * state.iterations());
+  state.counters["median_us"] = median_us;
+  state.counters["median_gbps"] = row.gbps;
+  state.counters["segments"] = static_cast<double>(seg.segments);
+  state.counters["elements"] = static_cast<double>(seg.elements);  // n rounded down
+  state.counters["elements_left_out"] = static_cast<double>(seg.n - seg.elements);
+  state.counters["bytes_per_call"] = read_bytes;
+  if (seg.shape.ragged) {
+    state.counters["min_length"] = static_cast<double>(seg.min_length);
+    state.counters["max_length"] = static_cast<double>(seg.max_length);
+  }
+  if (const double floor_rate = floor_gbps(seg.n); floor_rate > 0) {
+    state.counters["floor_gbps"] = floor_rate;
+    state.counters["of_floor"] = row.gbps / floor_rate;
+  }
+}
 
 /// The sum's input: +1 or -1.
 __global__ void fill_signs(float* x, std::size_t n, std::uint64_t seed) {
@@ -998,14 +1140,6 @@ void fill_graded_segmented_input(const SegmentedOp& op, float* x, std::size_t n,
   REDUCE_CUDA_CHECK_LAUNCH();
 }
 
-__global__ void fill_uniform_offsets(std::int64_t* offsets, std::size_t segments,
-                                     std::size_t length) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t s = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
-       s <= segments; s += stride)
-    offsets[s] = static_cast<std::int64_t>(s * length);
-}
-
 /// Counts the results that differ from the expected ones: a sum bit for bit; of softmax's pair
 /// the maximum by value (the maximum of -0 and +0 may be either) and the sum to within
 /// \p relative of the expected one.
@@ -1021,86 +1155,103 @@ __global__ void count_mismatches(const float* got, const float* want, std::size_
   }
 }
 
-/// Counts \p segments results of \p op at \p got that differ from \p want (asynchronous).
+/// Counts \p segments results of \p op at \p got that differ from \p want (asynchronous);
+/// \p longest: the longest segment's length.
 void count_segment_mismatches(const SegmentedOp& op, const float* got, const float* want,
-                              std::size_t segments, std::size_t length, unsigned* mismatches,
+                              std::size_t segments, std::size_t longest, unsigned* mismatches,
                               cudaStream_t stream) {
   // Twice the contract's bound (reference.hpp) for the lab and for CUB, with |x - m| <= 7.
-  const std::size_t depth = reduce::segment_tree_depth(length);
+  const std::size_t depth = reduce::segment_tree_depth(longest);
   const auto relative = static_cast<float>(2 * reduce::softmax_sum_error_bound(depth, 1.0, 7.0));
   count_mismatches<<<kFillBlocks, kFillThreads, 0, stream>>>(got, want, segments * op.per_segment,
                                                              op.per_segment, relative, mismatches);
 }
 
-/// The input, offsets and CUB's results for one (op, n, length), kept while rows reuse them.
+/// The input, segmentation and CUB's results for one (op, n, shape), kept while rows reuse them.
 struct SegmentedInputs {
   std::string op;
-  std::size_t n = 0, length = 0, segments = 0;
+  std::shared_ptr<const Segmentation> seg;
   DeviceBuffer<float> x{1}, expected{1};
-  DeviceBuffer<std::int64_t> offsets{1};
 };
 
-SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, std::size_t length) {
+SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, const SegmentShape& shape) {
   static std::unique_ptr<SegmentedInputs> current;
-  if (current && current->op == op.name && current->n == n && current->length == length)
+  if (current && current->op == op.name && current->seg->n == n &&
+      current->seg->shape.length == shape.length && current->seg->shape.ragged == shape.ragged)
     return *current;
   current.reset();
   auto fresh = std::make_unique<SegmentedInputs>();
   fresh->op = op.name;
-  fresh->n = n;
-  fresh->length = length;
-  fresh->segments = n / length;
-  fresh->x = DeviceBuffer<float>(n);
-  fresh->offsets = DeviceBuffer<std::int64_t>(fresh->segments + 1);
-  fresh->expected = DeviceBuffer<float>(fresh->segments * op.per_segment);
-  fill_segmented_input(op, fresh->x.data(), n, run_seed() + length);
-  fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(fresh->offsets.data(), fresh->segments,
-                                                      length);
-  REDUCE_CUDA_CHECK_LAUNCH();
+  fresh->seg = segmentation_for(n, shape);
+  const Segmentation& seg = *fresh->seg;
+  fresh->x = DeviceBuffer<float>(std::max<std::size_t>(seg.elements, 1));
+  fresh->expected = DeviceBuffer<float>(seg.segments * op.per_segment);
+  fill_segmented_input(op, fresh->x.data(), seg.elements,
+                       run_seed() + shape.length + (shape.ragged ? 0x5A5A5A5Aull : 0));
   std::size_t bytes = 0;
-  REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, fresh->x.data(), fresh->offsets.data(), fresh->segments,
+  REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, fresh->x.data(), seg.offsets.data(), seg.segments,
                            fresh->expected.data(), nullptr));
   DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  REDUCE_CUDA_CHECK(op.cub(storage.data(), bytes, fresh->x.data(), fresh->offsets.data(),
-                           fresh->segments, fresh->expected.data(), nullptr));
+  REDUCE_CUDA_CHECK(op.cub(storage.data(), bytes, fresh->x.data(), seg.offsets.data(),
+                           seg.segments, fresh->expected.data(), nullptr));
   REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
   current = std::move(fresh);
   return *current;
 }
 
-/// GB/s of a segmented call: the floats and the offsets read.
-double segmented_read_bytes(std::size_t n, std::size_t segments) {
-  return static_cast<double>(n) * sizeof(float) +
-         static_cast<double>(segments + 1) * sizeof(std::int64_t);
-}
-
 void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::size_t n,
-                     std::size_t length) {
+                     const SegmentShape& shape) {
+  Row& row = g_rows[{shape.family(*impl.op), n, impl.name}];
   try {
     finish_exiting_runner();
+    if (impl.kind == SegmentedKind::kCubFixed && !reduce::cub_fixed::available()) {
+      row.status = reduce::cub_fixed::kAbsent;
+      state.SkipWithError(reduce::cub_fixed::kAbsent);
+      return;
+    }
     const SegmentedOp& op = *impl.op;
-    SegmentedInputs& in = segmented_inputs(op, n, length);
-    const std::size_t segments = in.segments;
+    SegmentedInputs& in = segmented_inputs(op, n, shape);
+    const Segmentation& seg = *in.seg;
+    const std::size_t segments = seg.segments;
+    const int segment_size = static_cast<int>(std::min<std::size_t>(
+        shape.length, static_cast<std::size_t>(std::numeric_limits<int>::max())));
     reduce::Stream stream;
     reduce::L2Flush l2;
     reduce::EventTimer timer;
     std::size_t bytes = 0;
-    if (impl.lab != nullptr)
-      bytes = impl.lab->workspace_bytes(n, segments);
-    else
-      REDUCE_CUDA_CHECK(
-          op.cub(nullptr, bytes, in.x.data(), in.offsets.data(), segments, nullptr, stream.get()));
+    switch (impl.kind) {
+      case SegmentedKind::kLab:
+        bytes = impl.lab->workspace_bytes(seg.elements, segments);
+        break;
+      case SegmentedKind::kCub:
+        REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, in.x.data(), seg.offsets.data(), segments,
+                                 nullptr, stream.get()));
+        break;
+      case SegmentedKind::kCubFixed:
+        REDUCE_CUDA_CHECK(op.cub_fixed(nullptr, bytes, in.x.data(), nullptr,
+                                       static_cast<std::int64_t>(segments), segment_size,
+                                       stream.get()));
+        break;
+    }
     DeviceBuffer<unsigned char> workspace(std::max<std::size_t>(bytes, 1));
     DeviceBuffer<float> out(segments * op.per_segment);
     DeviceBuffer<unsigned> mismatches(1);
     const auto call = [&] {
-      if (impl.lab != nullptr) {
-        impl.lab->run(in.x.data(), n, in.offsets.data(), segments, out.data(),
-                      Workspace{workspace.data(), bytes}, stream.get());
-      } else {
-        std::size_t b = bytes;
-        REDUCE_CUDA_CHECK(op.cub(workspace.data(), b, in.x.data(), in.offsets.data(), segments,
-                                 out.data(), stream.get()));
+      std::size_t b = bytes;
+      switch (impl.kind) {
+        case SegmentedKind::kLab:
+          impl.lab->run(in.x.data(), seg.elements, seg.offsets.data(), segments, out.data(),
+                        Workspace{workspace.data(), bytes}, stream.get());
+          break;
+        case SegmentedKind::kCub:
+          REDUCE_CUDA_CHECK(op.cub(workspace.data(), b, in.x.data(), seg.offsets.data(), segments,
+                                   out.data(), stream.get()));
+          break;
+        case SegmentedKind::kCubFixed:
+          REDUCE_CUDA_CHECK(op.cub_fixed(workspace.data(), b, in.x.data(), out.data(),
+                                         static_cast<std::int64_t>(segments), segment_size,
+                                         stream.get()));
+          break;
       }
     };
     call();  // warm-up
@@ -1117,18 +1268,21 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
       const double ms = timer.elapsed_ms();
       state.SetIterationTime(ms * 1e-3);
       samples.push_back(ms);
-      count_segment_mismatches(op, out.data(), in.expected.data(), segments, length,
+      count_segment_mismatches(op, out.data(), in.expected.data(), segments, seg.max_length,
                                mismatches.data(), stream.get());
     }
     stream.synchronize();
     const unsigned wrong = mismatches.to_host()[0];
-    const double median_us = median(samples) * 1e3;
-    state.counters["median_us"] = median_us;
-    state.counters["median_gbps"] = segmented_read_bytes(n, segments) / (median_us * 1e-6) / 1e9;
-    state.counters["segments"] = static_cast<double>(segments);
+    report_segmented(state, row, seg,
+                     segmented_read_bytes(seg, impl.kind != SegmentedKind::kCubFixed),
+                     median(samples) * 1e3);
     state.counters["wrong_results"] = wrong;
-    if (wrong > 0) state.SkipWithError("WRONG segment results");
+    if (wrong > 0) {
+      row.status = "WRONG segment results";
+      state.SkipWithError(row.status.c_str());
+    }
   } catch (const std::exception& e) {
+    row.status = e.what();
     state.SkipWithError(e.what());
   }
 }
@@ -1165,22 +1319,24 @@ std::vector<RemoteSegmented> remote_segmented_labs() {
 /// included, every input it reads is made anew, whole, from a fresh seed (so every segment's
 /// result changes), the runner's offsets are written again (the lab could have written over
 /// them), and CUB computes the expected results from offsets of this process's own; all of that
-/// outside both clocks. Every call's results are compared, the warm-ups' too.
+/// outside both clocks. Every call's results are compared, the warm-ups' too. The lab is called
+/// with n rounded down to whole segments (the segments' elements).
 void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl, std::size_t n,
-                            std::size_t length) {
+                            const SegmentShape& shape) {
+  Row& row = g_rows[{shape.family(*impl.op), n, impl.name}];
   try {
     finish_exiting_runner();
     const SegmentedOp& op = *impl.op;
-    const std::size_t segments = n / length, results = segments * op.per_segment;
-    const int count = timed_input_count(n);
-    const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(n, count, segments);
+    const std::shared_ptr<const Segmentation> seg = segmentation_for(n, shape);
+    const std::size_t segments = seg->segments, elements = seg->elements;
+    const std::size_t results = segments * op.per_segment;
+    const int count = timed_input_count(elements);
+    const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(elements, count, segments);
     std::int64_t* runner_offsets = impl.remote->timed_offsets();
-    DeviceBuffer<std::int64_t> offsets(segments + 1);  // CUB's: out of the lab's reach
-    fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(offsets.data(), segments, length);
-    REDUCE_CUDA_CHECK_LAUNCH();
+    const std::int64_t* offsets = seg->offsets.data();  // CUB's: out of the lab's reach
+    const std::size_t offset_bytes = (segments + 1) * sizeof(std::int64_t);
     std::size_t bytes = 0;
-    REDUCE_CUDA_CHECK(
-        op.cub(nullptr, bytes, inputs[0], offsets.data(), segments, nullptr, nullptr));
+    REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, inputs[0], offsets, segments, nullptr, nullptr));
     DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
     std::vector<DeviceBuffer<float>> expected;
     for (int b = 0; b < count; ++b) expected.emplace_back(std::max<std::size_t>(results, 1));
@@ -1195,12 +1351,12 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     const auto request = [&](int calls) {
       const auto regeneration = std::chrono::steady_clock::now();
       timer.start(nullptr);
-      fill_uniform_offsets<<<kFillBlocks, kFillThreads>>>(runner_offsets, segments, length);
-      REDUCE_CUDA_CHECK_LAUNCH();
+      REDUCE_CUDA_CHECK(cudaMemcpyAsync(runner_offsets, offsets, offset_bytes,
+                                        cudaMemcpyDeviceToDevice, nullptr));
       for (int b = 0; b < calls; ++b) {
-        fill_graded_segmented_input(op, inputs[b], n, graded_rng()());
+        fill_graded_segmented_input(op, inputs[b], elements, graded_rng()());
         std::size_t b_bytes = bytes;
-        REDUCE_CUDA_CHECK(op.cub(storage.data(), b_bytes, inputs[b], offsets.data(), segments,
+        REDUCE_CUDA_CHECK(op.cub(storage.data(), b_bytes, inputs[b], offsets, segments,
                                  expected[b].data(), nullptr));
       }
       timer.stop(nullptr);
@@ -1208,10 +1364,10 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
       REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
       cost.add(regeneration, timer.elapsed_ms(), calls);
       const reduce::remote::TimedRun t =
-          impl.remote->run_timed(op.name, calls, n, calls, capture.data(), segments);
+          impl.remote->run_timed(op.name, calls, elements, calls, capture.data(), segments);
       for (int b = 0; b < calls; ++b)
         count_segment_mismatches(op, capture.data() + b * results, expected[b].data(), segments,
-                                 length, mismatches.data(), nullptr);
+                                 seg->max_length, mismatches.data(), nullptr);
       return t;
     };
     // The first request maps the buffers into the runner: time the second.
@@ -1239,12 +1395,10 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     impl.remote->begin_stop();
     g_exiting_runner = impl.remote;
     const double median_us = median(samples) * 1e3, event_us = median(events) * 1e3;
-    state.counters["median_us"] = median_us;
-    state.counters["median_gbps"] = segmented_read_bytes(n, segments) / (median_us * 1e-6) / 1e9;
+    report_segmented(state, row, *seg, segmented_read_bytes(*seg, /*offsets=*/true), median_us);
     state.counters["runner_event_us"] = event_us;
     state.counters["calls_per_sample"] = calls;
     state.counters["samples"] = static_cast<double>(samples.size());
-    state.counters["segments"] = static_cast<double>(segments);
     state.counters["wrong_results"] = wrong;  // the warm-ups' included
     state.counters["warmup_wrong"] = warmup_wrong;
     // Outside both clocks, per request: new inputs and offsets and CUB's expected results.
@@ -1252,24 +1406,31 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     state.counters["regenerate_gpu_ms_per_input"] = median(cost.gpu_ms_per_input);
     state.counters["inputs_regenerated"] = static_cast<double>(cost.inputs);
     if (wrong > 0) {
-      state.SkipWithError(("WRONG: " + std::to_string(wrong) + " segment results in timed calls (" +
-                           std::to_string(warmup_wrong) + " of them in warm-up calls; every " +
-                           "input made anew from a fresh seed before every call)")
-                              .c_str());
+      row.status = "WRONG: " + std::to_string(wrong) + " segment results in timed calls (" +
+                   std::to_string(warmup_wrong) + " of them in warm-up calls; every " +
+                   "input made anew from a fresh seed before every call)";
+      state.SkipWithError(row.status.c_str());
     } else if (event_us < 0.8 * median_us - 20.0) {
       state.counters["clocks_disagree"] = 1;
-      state.SkipWithError(("clocks disagree: the lab's process reports " + fixed(event_us, 1) +
-                           " us per call, the grader's clock " + fixed(median_us, 1) + " us")
-                              .c_str());
+      row.status = "clocks disagree: the lab's process reports " + fixed(event_us, 1) +
+                   " us per call, the grader's clock " + fixed(median_us, 1) + " us";
+      state.SkipWithError(row.status.c_str());
     }
   } catch (const std::exception& e) {
     finish_exiting_runner();
     impl.remote->stop();
+    row.status = e.what();
     state.SkipWithError(e.what());
   }
 }
 
-/// Trusted labs that export a segmented operation, with CUB first for each operation.
+/// CUB's two rows of \p op: the offsets overload, and the newest CUB's fixed-size one.
+void add_cub_segmented(std::vector<SegmentedImpl>& impls, const SegmentedOp& op) {
+  impls.push_back({&op, "cub", nullptr, SegmentedKind::kCub});
+  impls.push_back({&op, "cub_fixed", nullptr, SegmentedKind::kCubFixed});
+}
+
+/// Trusted labs that export a segmented operation, with CUB's two rows first for each operation.
 std::vector<SegmentedImpl> segmented_impls() {
   std::vector<SegmentedImpl> impls;
   std::vector<std::string> entries;
@@ -1288,13 +1449,53 @@ std::vector<SegmentedImpl> segmented_impls() {
       if (handle == nullptr) continue;
       void* getter = dlsym(handle, op.getter);
       if (getter == nullptr) continue;
-      if (first) impls.push_back({&op, "cub", nullptr});
+      if (first) add_cub_segmented(impls, op);
       first = false;
       impls.push_back({&op, entry.substr(0, eq),
-                       reinterpret_cast<const reduce::SegmentedLab* (*)()>(getter)()});
+                       reinterpret_cast<const reduce::SegmentedLab* (*)()>(getter)(),
+                       SegmentedKind::kLab});
     }
   }
   return impls;
+}
+
+/// The segmented rows' table: per size and family, each implementation's GB/s and its fraction
+/// of the floor (cub::DeviceReduce::Sum over the same n).
+void print_segmented_tables(const std::vector<std::size_t>& sizes,
+                            const std::vector<std::string>& families,
+                            const std::vector<std::string>& impls) {
+  for (std::size_t n : sizes) {
+    std::vector<std::string> columns;  // the implementations that ran at this size
+    for (const std::string& impl : impls)
+      if (std::any_of(families.begin(), families.end(),
+                      [&](const std::string& f) { return g_rows.count({f, n, impl}) > 0; }))
+        columns.push_back(impl);
+    if (columns.empty()) continue;
+    const double floor_rate = floor_gbps(n);
+    std::printf("\nsegmented rows, n = %zu floats: GB/s (fraction of the floor, %s GB/s)\n", n,
+                floor_rate > 0 ? fixed(floor_rate, 1).c_str() : "not measured");
+    std::printf("%-28s", "family");
+    for (const std::string& impl : columns) std::printf(" %22s", impl.c_str());
+    std::printf("\n");
+    for (const std::string& family : families) {
+      bool any = false;
+      for (const std::string& impl : columns) any |= g_rows.count({family, n, impl}) > 0;
+      if (!any) continue;
+      std::printf("%-28s", family.c_str());
+      for (const std::string& impl : columns) {
+        const auto it = g_rows.find({family, n, impl});
+        std::string cell = "-";
+        if (it != g_rows.end() && it->second.median_us > 0 && it->second.status == "ok")
+          cell = fixed(it->second.gbps, 1) +
+                 (floor_rate > 0 ? " (" + fixed(it->second.gbps / floor_rate, 3) + ")" : "");
+        else if (it != g_rows.end())
+          cell = it->second.status == reduce::cub_fixed::kAbsent ? "no newest CCCL"
+                                                                 : it->second.status.substr(0, 22);
+        std::printf(" %22s", cell.c_str());
+      }
+      std::printf("\n");
+    }
+  }
 }
 
 // ---- the tables --------------------------------------------------------------------------
@@ -1376,6 +1577,13 @@ int main(int argc, char** argv) {
   benchmark::AddCustomContext("ceiling_elements", std::to_string(g_ceiling_n));
   benchmark::AddCustomContext("ceiling_kernel", reduce::stream_read_variant());
   benchmark::AddCustomContext("seed", std::to_string(run_seed()));
+  // Lab 17's CUB rows: "cub" with CUDA's own CUB, "cub_fixed" with the newest (if built).
+  benchmark::AddCustomContext("cub_version", std::to_string(CUB_MAJOR_VERSION) + "." +
+                                                 std::to_string(CUB_MINOR_VERSION) + "." +
+                                                 std::to_string(CUB_SUBMINOR_VERSION));
+  benchmark::AddCustomContext("cub_fixed_version", reduce::cub_fixed::available()
+                                                       ? reduce::cub_fixed::cub_version()
+                                                       : reduce::cub_fixed::kAbsent);
   for (const reduce::ProbeTiming& t : reduce::probe_timings())
     benchmark::AddCustomContext(std::string("probe ") + t.name, fixed(t.gbps, 1));
 
@@ -1425,47 +1633,87 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::vector<std::size_t> lengths;
-  for (const std::string& l :
-       split(std::getenv("REDUCE_SEGMENT_LENGTHS") ? std::getenv("REDUCE_SEGMENT_LENGTHS")
-                                                   : "32,1024,32768,1048576",
-             ','))
-    lengths.push_back(parse_size(l));
+  // Lab 17's rows (segmented reductions), after the floor of each size: see "segmented
+  // reductions" above.
+  const auto size_list = [](const char* variable, const char* fallback) {
+    std::vector<std::size_t> values;
+    const char* env = std::getenv(variable);
+    for (const std::string& v : split(env != nullptr ? env : fallback, ','))
+      values.push_back(parse_size(v));
+    return values;
+  };
+  const std::vector<std::size_t> lengths =
+      size_list("REDUCE_SEGMENT_LENGTHS", "32,1024,32768,1048576");
+  const std::vector<std::size_t> ragged_means = size_list("REDUCE_SEGMENT_RAGGED", "");
+  std::vector<SegmentShape> shapes;  // a ragged family right after its uniform counterpart
+  for (std::size_t length : lengths) {
+    shapes.push_back({length, false});
+    if (std::find(ragged_means.begin(), ragged_means.end(), length) != ragged_means.end())
+      shapes.push_back({length, true});
+  }
+  for (std::size_t mean : ragged_means)
+    if (std::find(lengths.begin(), lengths.end(), mean) == lengths.end())
+      shapes.push_back({mean, true});
   std::vector<SegmentedImpl> segmented = segmented_impls();
   const std::vector<RemoteSegmented> remote_segmented = remote_segmented_labs();
   for (const RemoteSegmented& impl : remote_segmented) {  // CUB beside every graded operation
     const bool has_cub = std::any_of(segmented.begin(), segmented.end(), [&](const auto& s) {
-      return s.op == impl.op && s.lab == nullptr;
+      return s.op == impl.op && s.kind == SegmentedKind::kCub;
     });
-    if (!has_cub) segmented.push_back({impl.op, "cub", nullptr});
+    if (!has_cub) add_cub_segmented(segmented, *impl.op);
   }
-  const auto row_name = [](const SegmentedOp& op, std::size_t length, const std::string& impl,
-                           std::size_t n) {
-    return op.name + "_" + std::to_string(length) + "/" + impl + "/" + std::to_string(n);
+  std::vector<std::string> families, segmented_names;  // for the table printed at the end
+  const auto remember = [](std::vector<std::string>& list, const std::string& name) {
+    if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   };
-  for (std::size_t length : lengths) {
+  if (!segmented.empty() || !remote_segmented.empty()) {
+    const Impl floor = [] {
+      Impl impl = cub_impl(*find_operation("sum"));
+      impl.name = "floor";
+      return impl;
+    }();
+    for (std::size_t n : sizes)
+      benchmark::RegisterBenchmark(("floor/" + std::to_string(n)).c_str(),
+                                   [floor, n](benchmark::State& st) { bench_device(st, floor, n); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->MinTime(0.1);
+  }
+  const auto row_name = [](const SegmentedOp& op, const SegmentShape& shape,
+                           const std::string& impl, std::size_t n) {
+    return shape.family(op) + "/" + impl + "/" + std::to_string(n);
+  };
+  for (const SegmentShape& shape : shapes) {
     for (std::size_t n : sizes) {
-      if (length == 0 || n / length == 0) continue;
-      for (const RemoteSegmented& impl : remote_segmented)
-        benchmark::RegisterBenchmark(row_name(*impl.op, length, impl.name, n).c_str(),
-                                     [impl, n, length](benchmark::State& st) {
-                                       bench_remote_segmented(st, impl, n, length);
+      if (!shape.fits(n)) continue;
+      for (const RemoteSegmented& impl : remote_segmented) {
+        remember(families, shape.family(*impl.op));
+        remember(segmented_names, impl.name);
+        benchmark::RegisterBenchmark(row_name(*impl.op, shape, impl.name, n).c_str(),
+                                     [impl, n, shape](benchmark::State& st) {
+                                       bench_remote_segmented(st, impl, n, shape);
                                      })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->Iterations(1);  // it takes its own samples
-      for (const SegmentedImpl& impl : segmented)
+      }
+      for (const SegmentedImpl& impl : segmented) {
+        if (shape.ragged && impl.kind == SegmentedKind::kCubFixed) continue;  // one length only
+        remember(families, shape.family(*impl.op));
+        remember(segmented_names, impl.name);
         benchmark::RegisterBenchmark(
-            row_name(*impl.op, length, impl.name, n).c_str(),
-            [impl, n, length](benchmark::State& st) { bench_segmented(st, impl, n, length); })
+            row_name(*impl.op, shape, impl.name, n).c_str(),
+            [impl, n, shape](benchmark::State& st) { bench_segmented(st, impl, n, shape); })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->MinTime(0.1);
+      }
     }
   }
   benchmark::RunSpecifiedBenchmarks();
   finish_exiting_runner();
   print_tables(sizes, impls, gpu);
+  print_segmented_tables(sizes, families, segmented_names);
   benchmark::Shutdown();
   return 0;
 }
