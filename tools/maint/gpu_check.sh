@@ -8,6 +8,8 @@
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
+#        SEGMENTED_SIZES, SEGMENTED_LENGTHS, SEGMENTED_RAGGED (the segmented step's rows),
+#        CCCL_INCLUDE (the newest CCCL headers for its cub_fixed rows),
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"), TEST_EXCLUDE
 #        (ctest name regex left out of it),
@@ -147,16 +149,32 @@ if want accuracy; then
     grep -v "^rung" >"$OUT/accuracy.txt"
 fi
 
-# Lab 17's segmented sum and softmax beside cub::DeviceSegmentedReduce at several segment lengths
-# (REDUCE_SEGMENT_LENGTHS), for its lesson (docs/results/segmented/).
+# Lab 17's segmented sum and softmax at every row length (REDUCE_SEGMENT_LENGTHS) and on ragged
+# rows around two means (REDUCE_SEGMENT_RAGGED), beside cub::DeviceSegmentedReduce with offsets
+# (CUDA's own CUB: "cub"), its segment_size overload (the newest CUB: "cub_fixed", built where
+# autograder/bench/CMakeLists.txt found the newest CCCL headers, else skipped with a message) and
+# the floor (floor/<n>: cub::DeviceReduce::Sum over the same n), for its lesson
+# (docs/results/segmented/segmented_<gpu>.json is $OUT/segmented.json). CCCL_INCLUDE=<folder>
+# (PyPI cuda-cccl's cuda/cccl/headers/include, e.g. $PWD/.cccl/include) configures $BUILD with
+# those headers and builds it first; a build step finds .cccl/include by itself.
 if want segmented; then
   t0=$(stamp)
+  if [ -n "${CCCL_INCLUDE:-}" ]; then
+    fresh=(); [ -f "$BUILD/CMakeCache.txt" ] ||
+      fresh=(-G Ninja -DCMAKE_BUILD_TYPE=Release -DREDUCE_ONLY_LABS="${ONLY_LABS:-}")
+    cmake -S . -B "$BUILD" ${fresh[@]+"${fresh[@]}"} -DREDUCE_NEWEST_CCCL_INCLUDE="$CCCL_INCLUDE" \
+      >"$OUT/segmented_configure.log" 2>&1 &&
+      cmake --build "$BUILD" -j "$JOBS" >"$OUT/segmented_build.log" 2>&1
+    note "segmented: build against $CCCL_INCLUDE: rc=$? ($(grep -o 'cub_fixed rows.*' "$OUT/segmented_configure.log" | head -1))"
+  fi
   REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" REDUCE_BENCH_SIZES=${SEGMENTED_SIZES:-2^24,2^28} \
-    "$BUILD/bin/reduce_bench" --benchmark_filter='^segmented_(sum|softmax)_' \
+    REDUCE_SEGMENT_LENGTHS=${SEGMENTED_LENGTHS:-16,32,64,128,256,512,1024,4096,32768,2^20} \
+    REDUCE_SEGMENT_RAGGED=${SEGMENTED_RAGGED:-32,1024} \
+    "$BUILD/bin/reduce_bench" --benchmark_filter='^(segmented_(sum|softmax)_|floor/)' \
     --benchmark_out="$OUT/segmented.json" --benchmark_out_format=json >"$OUT/segmented.log" 2>&1
-  note "segmented: rc=$? in $(( $(stamp) - t0 ))s"
-  grep -E "^segmented_(sum|softmax)_" "$OUT/segmented.log" | sed -E 's/ +[0-9.]+ us +[0-9.]+ us +[0-9]+ / /' |
-    sed -E 's/bytes_per_second=[^ ]+ //' >"$OUT/segmented.txt"
+  note "segmented: rc=$? in $(( $(stamp) - t0 ))s; $(grep -c 'WRONG' "$OUT/segmented.log") rows with wrong results; cub_fixed: $(grep -o '"cub_fixed_version": "[^"]*"' "$OUT/segmented.json" | cut -d'"' -f4)"
+  # Every row's line stays in segmented.log; the summary gets the table (GB/s and of_floor).
+  sed -n '/^segmented rows, n = /,$p' "$OUT/segmented.log" >"$OUT/segmented.txt"
 fi
 
 if want sweep; then
