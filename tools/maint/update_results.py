@@ -34,6 +34,9 @@ the power of two (28 for 2^28) or the element count:
   pct(impl, gpu, n, op='sum', run=None)    percent of the ceiling probe of the row's run
   frac(impl, gpu, n, op='sum', run=None)   the same as a fraction (what the grader compares)
   ratio(a, b, gpu, n, op='sum', run=None)  us(a) / us(b): how many times longer a takes
+  of_floor(impl, gpu, n, op, run=None)     gbps over the floor's of the same run (lab 17: the row
+                                           floor/<n>, cub::DeviceReduce::Sum over the same n,
+                                           read as op='floor', impl 'cub')
   raw(impl, gpu, n, op, run)               a named run's row as measured, wrong results too:
                                            {'us', 'gbps', 'pct', 'error', 'wrong'}
   ceiling(gpu, run=None)                   the ceiling probe of a run, GB/s
@@ -91,6 +94,8 @@ def read_run(path):
     rows = {}
     for bench in data.get("benchmarks", []):
         parts = bench.get("name", "").split("/")[:3]  # "<op>/<impl>/<n>/min_time:.../manual_time"
+        if parts[:1] == ["floor"] and len(parts) >= 2 and parts[1].isdigit():
+            parts = ["floor", "cub", parts[1]]  # lab 17's floor/<n>: cub::DeviceReduce::Sum
         if len(parts) != 3 or not parts[2].isdigit() or "median_gbps" not in bench:
             continue
         if bench.get("wrong_results", 0):
@@ -302,6 +307,9 @@ class Course:
         def ratio(a, b, gpu, n=28, op="sum", run=None):
             return us(a, gpu, n, op, run) / us(b, gpu, n, op, run)
 
+        def of_floor(impl, gpu, n=28, op="sum", run=None):
+            return gbps(impl, gpu, n, op, run) / gbps("cub", gpu, n, "floor", run)
+
         def ceiling(gpu, run=None):
             if run:
                 return self.file(run)[1]
@@ -353,8 +361,9 @@ class Course:
 
         safe = {f.__name__: f for f in (min, max, abs, round, len, sum, sorted, str, int, float,
                                         list, range, zip, any, all, enumerate)}
-        return dict(safe, us=us, gbps=gbps, frac=frac, pct=pct, ratio=ratio, ceiling=ceiling,
-                    theoretical=theoretical, sms=sms, runs=runs, rubric=self.lab_rubric,
+        return dict(safe, us=us, gbps=gbps, frac=frac, pct=pct, ratio=ratio, of_floor=of_floor,
+                    ceiling=ceiling, theoretical=theoretical, sms=sms, runs=runs,
+                    rubric=self.lab_rubric,
                     lit=self.lit, perr=self.perr, pow2=pow2, span=span, sig=sig, probe=probe,
                     tick=tick, cap=cap, wave=wave, raw=raw)
 
@@ -526,14 +535,16 @@ def bench_pattern(course, op):
 
 
 def family_fractions(course, impl, gpu, prefix):
-    """Fractions of the probe at 2^28 of every row "<prefix><suffix>" of impl on one GPU."""
+    """Fractions of the probe at 2^28 of every row "<prefix><digits>" of impl on one GPU: the
+    families the grader times (its '*' stands for digits), not lab 17's ragged rows."""
     fractions = []
     for path in sorted(course.results.glob(FAMILY_RUNS)):
         name, ceiling, rows, _context = course.file(path.stem)
         if short_gpu(name or "") != gpu:
             continue
         fractions += [row[1] / ceiling for (op, row_impl, n), row in rows.items()
-                      if op.startswith(prefix) and row_impl == impl and n == 1 << 28]
+                      if op.startswith(prefix) and op[len(prefix):].isdigit()
+                      and row_impl == impl and n == 1 << 28]
     return fractions
 
 
