@@ -4,9 +4,13 @@
 
 namespace reduce::cub_fixed {
 
-bool available() { return false; }
+bool available() {
+  return false;
+}
 
-const char* cub_version() { return ""; }
+const char* cub_version() {
+  return "";
+}
 
 cudaError_t segmented_sum(void*, std::size_t&, const float*, float*, std::int64_t, int,
                           cudaStream_t) {

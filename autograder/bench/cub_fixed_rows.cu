@@ -10,20 +10,21 @@
 // inline function, variable or template instance of one version can then stand in for the
 // other's at link time: the cpu test cpu.bench.cub_namespaces (check_cub_namespaces.py) lists
 // what this object and the benchmark's others define (nm -C) and fails on anything two of them
-// share beyond the toolkit's NVTX and the C++ runtime. Device code cannot mix either: each file's kernels are a module of
-// their own (no relocatable device code). Only this file's plain functions cross over, with
-// plain types.
+// share beyond the toolkit's NVTX and the C++ runtime. Device code cannot mix either: each file's
+// kernels are a module of their own (no relocatable device code). Only this file's plain functions
+// cross over, with plain types.
 #include "cub_fixed_rows.hpp"
 
+#include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_segmented_reduce.cuh>
 #include <cub/version.cuh>
-#include <thrust/iterator/transform_iterator.h>
 
 #include <cmath>
 #include <string>
 
 #if CUB_VERSION < 300400
-#error "cub_fixed_rows.cu needs CUB 3.4 or later (the segment_size overload of DeviceSegmentedReduce)"
+#error \
+    "cub_fixed_rows.cu needs CUB 3.4 or later (the segment_size overload of DeviceSegmentedReduce)"
 #endif
 
 namespace {
@@ -56,7 +57,9 @@ struct CombineSoftmax {
 
 namespace reduce::cub_fixed {
 
-bool available() { return true; }
+bool available() {
+  return true;
+}
 
 const char* cub_version() {
   static const std::string text = std::to_string(CUB_MAJOR_VERSION) + "." +

@@ -1074,8 +1074,8 @@ double floor_gbps(std::size_t n) {
 
 /// The counters every segmented row reports (its time is \p median_us per call, reading
 /// \p read_bytes), and its line of the table printed at the end.
-void report_segmented(benchmark::State& state, Row& row, const Segmentation& seg,
-                      double read_bytes, double median_us) {
+void report_segmented(benchmark::State& state, Row& row, const Segmentation& seg, double read_bytes,
+                      double median_us) {
   row.median_us = median_us;
   row.gbps = read_bytes / (median_us * 1e-6) / 1e9;
   state.SetBytesProcessed(static_cast<std::int64_t>(read_bytes) * state.iterations());
@@ -1192,8 +1192,8 @@ SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, const Se
   REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, fresh->x.data(), seg.offsets.data(), seg.segments,
                            fresh->expected.data(), nullptr));
   DeviceBuffer<unsigned char> storage(std::max<std::size_t>(bytes, 1));
-  REDUCE_CUDA_CHECK(op.cub(storage.data(), bytes, fresh->x.data(), seg.offsets.data(),
-                           seg.segments, fresh->expected.data(), nullptr));
+  REDUCE_CUDA_CHECK(op.cub(storage.data(), bytes, fresh->x.data(), seg.offsets.data(), seg.segments,
+                           fresh->expected.data(), nullptr));
   REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
   current = std::move(fresh);
   return *current;
@@ -1224,8 +1224,8 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
         bytes = impl.lab->workspace_bytes(seg.elements, segments);
         break;
       case SegmentedKind::kCub:
-        REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, in.x.data(), seg.offsets.data(), segments,
-                                 nullptr, stream.get()));
+        REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, in.x.data(), seg.offsets.data(), segments, nullptr,
+                                 stream.get()));
         break;
       case SegmentedKind::kCubFixed:
         REDUCE_CUDA_CHECK(op.cub_fixed(nullptr, bytes, in.x.data(), nullptr,
@@ -1331,7 +1331,8 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     const std::size_t segments = seg->segments, elements = seg->elements;
     const std::size_t results = segments * op.per_segment;
     const int count = timed_input_count(elements);
-    const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(elements, count, segments);
+    const std::vector<float*> inputs =
+        impl.remote->allocate_timed_inputs(elements, count, segments);
     std::int64_t* runner_offsets = impl.remote->timed_offsets();
     const std::int64_t* offsets = seg->offsets.data();  // CUB's: out of the lab's reach
     const std::size_t offset_bytes = (segments + 1) * sizeof(std::int64_t);
@@ -1467,8 +1468,9 @@ void print_segmented_tables(const std::vector<std::size_t>& sizes,
   for (std::size_t n : sizes) {
     std::vector<std::string> columns;  // the implementations that ran at this size
     for (const std::string& impl : impls)
-      if (std::any_of(families.begin(), families.end(),
-                      [&](const std::string& f) { return g_rows.count({f, n, impl}) > 0; }))
+      if (std::any_of(families.begin(), families.end(), [&](const std::string& f) {
+            return g_rows.count({f, n, impl}) > 0;
+          }))
         columns.push_back(impl);
     if (columns.empty()) continue;
     const double floor_rate = floor_gbps(n);
@@ -1689,10 +1691,9 @@ int main(int argc, char** argv) {
       for (const RemoteSegmented& impl : remote_segmented) {
         remember(families, shape.family(*impl.op));
         remember(segmented_names, impl.name);
-        benchmark::RegisterBenchmark(row_name(*impl.op, shape, impl.name, n).c_str(),
-                                     [impl, n, shape](benchmark::State& st) {
-                                       bench_remote_segmented(st, impl, n, shape);
-                                     })
+        benchmark::RegisterBenchmark(
+            row_name(*impl.op, shape, impl.name, n).c_str(),
+            [impl, n, shape](benchmark::State& st) { bench_remote_segmented(st, impl, n, shape); })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->Iterations(1);  // it takes its own samples
