@@ -35,8 +35,8 @@ struct Walls {
 /// it). Fills \p walls; failure is not fatal (an older kernel has no Landlock).
 void raise_landlock(Walls& walls);
 
-/// Raises the seccomp filter on every thread of the process; this process keeps \p self_pid as
-/// the only target of its signals. Fills \p walls.
+/// Raises the seccomp filter on every thread of the process; this process (its pid when called)
+/// stays the only target of its signals. Fills \p walls.
 void raise_seccomp(Walls& walls);
 
 }  // namespace reduce::remote
