@@ -1,5 +1,5 @@
 // Lab 17: softmax's statistics of every segment, the maximum m and the sum of exp(x - m), in one
-// read of the input, through the three tiers of segmented_tiers.cuh.
+// read of the input, through the tiers of segmented_tiers.cuh.
 #include "segmented_tiers.cuh"
 
 #include <reduce/lab.cuh>
@@ -17,15 +17,33 @@ struct SoftmaxOp {
   };
   __device__ static Value identity() { return {-INFINITY, 0.0f}; }
   __device__ static Value element(float x) { return {x, 1.0f}; }
+  /// The first \p count float4s of \p v: their maximum first, then one exp per element against
+  /// it (no rescaling), added pairwise.
+  template <unsigned kCount>
+  __device__ static Value fold(const float4 (&v)[kCount], unsigned count) {
+    float max = -INFINITY;
+#pragma unroll
+    for (unsigned k = 0; k < kCount; ++k)
+      if (k < count) max = fmaxf(max, fmaxf(fmaxf(v[k].x, v[k].y), fmaxf(v[k].z, v[k].w)));
+    float sums[kCount];
+#pragma unroll
+    for (unsigned k = 0; k < kCount; ++k)
+      sums[k] = k < count ? (__expf(v[k].x - max) + __expf(v[k].y - max)) +
+                                (__expf(v[k].z - max) + __expf(v[k].w - max))
+                          : 0.0f;
+#pragma unroll
+    for (unsigned width = 1; width < kCount; width *= 2)
+#pragma unroll
+      for (unsigned k = 0; k + width < kCount; k += 2 * width) sums[k] += sums[k + width];
+    return {max, sums[0]};
+  }
+  /// Without branches: the smaller maximum's sum is rescaled, by exactly 1 when the maxima are
+  /// equal (which also keeps two empty pairs from making exp(-inf - -inf), a NaN).
   __device__ static Value combine(Value a, Value b) {
-    if (a.max < b.max) {
-      const Value t = a;
-      a = b;
-      b = t;
-    }
-    // b empty (or both): exp(-inf - -inf) would be NaN.
-    if (b.max == -INFINITY) return a;
-    return {a.max, a.sum + b.sum * __expf(b.max - a.max)};
+    const bool a_larger = a.max >= b.max;
+    const float max = a_larger ? a.max : b.max, smaller = a_larger ? b.max : a.max;
+    const float kept = a_larger ? a.sum : b.sum, scaled = a_larger ? b.sum : a.sum;
+    return {max, kept + scaled * (smaller == max ? 1.0f : __expf(smaller - max))};
   }
   __device__ static Value shuffle_xor(Value v, unsigned mask) {
     return {__shfl_xor_sync(segmented::kFullMask, v.max, mask),

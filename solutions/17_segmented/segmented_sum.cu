@@ -1,4 +1,4 @@
-// Lab 17: the sum of every segment, through the three tiers of segmented_tiers.cuh.
+// Lab 17: the sum of every segment, through the tiers of segmented_tiers.cuh.
 #include "segmented_tiers.cuh"
 
 #include <reduce/lab.cuh>
@@ -13,12 +13,28 @@ struct SumOp {
   using Value = float;
   __device__ static Value identity() { return 0.0f; }
   __device__ static Value element(float x) { return x; }
-  __device__ static Value combine(Value a, Value b) { return a + b; }
+  /// The first \p count float4s of \p v, pairwise.
+  template <unsigned kCount>
+  __device__ static Value fold(const float4 (&v)[kCount], unsigned count) {
+    Value sums[kCount];
+#pragma unroll
+    for (unsigned k = 0; k < kCount; ++k)
+      sums[k] = k < count ? (v[k].x + v[k].y) + (v[k].z + v[k].w) : 0.0f;
+    segmented::combine_pairwise<SumOp>(sums);
+    return sums[0];
+  }
+  __device__ static Value combine(Value a, Value b) {
+    return a + b;
+  }
   __device__ static Value shuffle_xor(Value v, unsigned mask) {
     return __shfl_xor_sync(segmented::kFullMask, v, mask);
   }
-  __device__ static Value warp_combine(Value v) { return segmented::butterfly<SumOp>(v); }
-  __device__ static void store(float* out, std::size_t s, Value v) { out[s] = v; }
+  __device__ static Value warp_combine(Value v) {
+    return segmented::butterfly<SumOp>(v);
+  }
+  __device__ static void store(float* out, std::size_t s, Value v) {
+    out[s] = v;
+  }
 };
 
 }  // namespace

@@ -1,22 +1,27 @@
-// Lab 17's three tiers, shared by the segmented sum and the softmax statistics.
+// Lab 17's tiers, shared by the segmented sum and the softmax statistics.
 //
-// The offsets live on the device and the call must not wait for them, so the host cannot sort
-// the segments by length; the kernels do it themselves, in three tiers:
-//   short (up to kWarpMax elements): one warp per kSegmentsPerWarp neighbouring segments, in the
-//     first kernel, which issues the first load of all of them before combining any (a row of 32
-//     floats is one load per lane: one segment per warp would leave the memory idle), combines
-//     the eight at once by halving (halving_combine), and appends every longer segment to one of
-//     two work lists (an atomic counter each);
-//   medium (up to kBlockMax): one block per listed segment, blocks taking segments in turn;
-//   long: each listed segment is cut into kChunks chunks, the grid takes the (segment, chunk)
-//     pairs in turn and writes one partial each, and one warp per segment combines its partials
-//     in chunk order.
-// Each segment's result is computed in a fixed order (a list's order may change from run to run,
-// but a segment's own tree does not), so the results are the same on every run.
+// The offsets live on the device and the call must not wait for them, so the host cannot look at
+// the lengths. It knows only their average, n / segments, and picks from it how many lanes share
+// a row: a thread, a few lanes, or a warp (run()). Then, on one stream:
+//   clear_counters: zeroes the work lists' counters (one thread);
+//   group_rows: a group of kLanes lanes per row, every first load of the group's rows issued
+//     before any value is combined, 16-byte loads between each row's first and last 16-byte
+//     boundaries. A row longer than the tier's cap is listed instead: its chunks of kChunk
+//     elements go to a work list (an atomic counter), and a row of several chunks to a second;
+//   listed_chunks: a warp per listed chunk, the resident warps taking chunks in turn (and
+//     loading the next chunk's place while their loads are in flight). A row of one chunk is
+//     stored at once, a longer row's chunks write partials;
+//   long_totals: a warp per row of several chunks combines its partials in chunk order.
+// Each kernel after the first is launched so that it may start while the previous one drains
+// (programmatic dependent launch, sm_90) and waits for it only where it needs its results.
+//
+// Each row's result is computed in a fixed order (the lists' order changes from run to run, but a
+// row's own tree does not), so the results are the same on every run.
 //
 // An operation type Op gives the tiers what they need: its Value, identity(), element(x),
-// combine(a, b), shuffle_xor(v, mask), warp_combine(v) (every lane gets the warp's value;
-// butterfly<Op> does it with shuffle_xor) and store(out, s, v).
+// fold(v, count) (the first count float4s of an array v combined, identity() for none),
+// combine(a, b), shuffle_xor(v, mask), warp_combine(v) (every lane gets the warp's value) and
+// store(out, s, v).
 #pragma once
 
 #include <reduce/cuda_check.cuh>
@@ -30,192 +35,292 @@ namespace reduce::segmented {
 constexpr unsigned kThreads = 256;
 constexpr unsigned kWarp = 32;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
-constexpr unsigned kSegmentsPerWarp = 8;     // short segments one warp takes at once...
-constexpr std::size_t kSparseLength = 256;   // ...unless segments average this many elements
-constexpr std::int64_t kWarpMax = 1024;      // longest segment a warp sums
-constexpr std::int64_t kBlockMax = 1 << 18;  // longest segment one block sums
-constexpr unsigned kChunks = 256;            // chunks of a long segment (partials per segment)
+constexpr std::int64_t kChunk = 2048;       // elements of a listed row one warp reads at a time
+constexpr unsigned kChunkLoads = 4;         // float4 loads per lane in flight in a chunk
+constexpr unsigned kListedBlocksPerSm = 4;  // listed_chunks' occupancy (registers capped to fit)
+constexpr std::int64_t kListedFrom = 257;   // no tier lists a row shorter than this
 
-/// The workspace: two list counters, the two lists, then the long segments' partials.
+/// Longest row a group keeps (four times what its first loads cover, and at least 256); longer
+/// rows are listed.
+__host__ __device__ constexpr std::int64_t group_cap(unsigned lanes, unsigned loads) {
+  return 16 * lanes * loads > kListedFrom - 1 ? 16 * lanes * loads : kListedFrom - 1;
+}
+
+/// A listed piece of work: chunk `chunk` of row `segment`.
+struct Item {
+  std::uint64_t segment;
+  std::uint64_t chunk;
+};
+
+/// A listed row of several chunks: its partials are partials[first], ..., [first + chunks - 1].
+struct LongRow {
+  std::uint64_t segment;
+  std::uint32_t first, chunks;
+};
+
+/// The workspace: the counters (chunks listed, long rows listed), the chunk list, the long-row
+/// list, then one partial per listed chunk.
 struct Layout {
-  std::size_t medium_list = 256, long_list = 0, partials = 0, bytes = 0;
+  std::size_t items = 256, long_rows = 0, partials = 0, bytes = 0;
   Layout(std::size_t n, std::size_t segments, std::size_t value_bytes) {
-    long_list = medium_list + segments * sizeof(std::uint32_t);
-    partials = (long_list + max_longs(n, segments) * sizeof(std::uint32_t) + 255) / 256 * 256;
-    bytes = partials + max_longs(n, segments) * kChunks * value_bytes;
+    long_rows = items + max_items(n, segments) * sizeof(Item);
+    partials = (long_rows + max_long_rows(n, segments) * sizeof(LongRow) + 255) / 256 * 256;
+    bytes = partials + max_items(n, segments) * value_bytes;
   }
-  /// At most this many segments are longer than kBlockMax.
-  static std::size_t max_longs(std::size_t n, std::size_t segments) {
-    return std::min(segments, n / static_cast<std::size_t>(kBlockMax) + 1);
+  /// Listed rows are longer than kListedFrom - 1 and have at most length / kChunk + 1 chunks.
+  static std::size_t max_items(std::size_t n, std::size_t segments) {
+    return std::min(segments, n / static_cast<std::size_t>(kListedFrom)) +
+           n / static_cast<std::size_t>(kChunk) + 1;
+  }
+  /// Rows of several chunks are longer than kChunk.
+  static std::size_t max_long_rows(std::size_t n, std::size_t segments) {
+    return std::min(segments, n / static_cast<std::size_t>(kChunk) + 1);
   }
 };
 
+/// Lets the next kernel of the stream start as this grid drains (sm_90; no-op before).
+__device__ inline void let_next_grid_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+/// Waits until the previous kernel of the stream has finished and its writes are visible
+/// (sm_90; before it, stream order already did).
+__device__ inline void wait_for_previous_grid() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
+
 /// Every lane of the warp ends with the warp's combined value: a butterfly of Op::combine in a
 /// fixed order (each pair of lanes combines the same two values, so all lanes agree bit for bit).
-template <class Op>
+template <class Op, unsigned kLanes = kWarp>
 __device__ typename Op::Value butterfly(typename Op::Value v) {
-  for (unsigned mask = kWarp / 2; mask > 0; mask >>= 1)
+#pragma unroll
+  for (unsigned mask = kLanes / 2; mask > 0; mask >>= 1)
     v = Op::combine(v, Op::shuffle_xor(v, mask));
   return v;
 }
 
-/// The block's combined value, in thread 0. Every thread must call it.
-template <class Op>
-__device__ typename Op::Value block_combine(typename Op::Value v) {
-  __shared__ typename Op::Value warp_values[kThreads / kWarp];
-  const unsigned lane = threadIdx.x % kWarp, warp = threadIdx.x / kWarp;
-  v = Op::warp_combine(v);
-  __syncthreads();  // warp_values may still be read from the previous call
-  if (lane == 0) warp_values[warp] = v;
-  __syncthreads();
-  if (warp > 0) return v;
-  v = lane < kThreads / kWarp ? warp_values[lane] : Op::identity();
-  return Op::warp_combine(v);
+/// Combines v[0..kCount) pairwise (kCount a power of two), leaving the result in v[0].
+template <class Op, unsigned kCount>
+__device__ void combine_pairwise(typename Op::Value (&v)[kCount]) {
+#pragma unroll
+  for (unsigned width = 1; width < kCount; width *= 2)
+#pragma unroll
+    for (unsigned k = 0; k + width < kCount; k += 2 * width) v[k] = Op::combine(v[k], v[k + width]);
 }
 
-/// Combines in[i], in[i + step], ... below end into acc, kInFlight loads in flight (a power of
-/// two), combined pairwise before they join acc.
-template <class Op, unsigned kInFlight = 4>
-__device__ typename Op::Value accumulate(typename Op::Value acc, const float* __restrict__ in,
-                                         std::int64_t i, std::int64_t end, std::int64_t step) {
-  using Value = typename Op::Value;
-  for (; i + (kInFlight - 1) * step < end; i += kInFlight * step) {
-    Value v[kInFlight];
-#pragma unroll
-    for (unsigned k = 0; k < kInFlight; ++k) v[k] = Op::element(in[i + k * step]);
-#pragma unroll
-    for (unsigned width = 1; width < kInFlight; width *= 2)
-#pragma unroll
-      for (unsigned k = 0; k + width < kInFlight; k += 2 * width)
-        v[k] = Op::combine(v[k], v[k + width]);
-    acc = Op::combine(acc, v[0]);
-  }
-  for (; i < end; i += step) acc = Op::combine(acc, Op::element(in[i]));
-  return acc;
+/// A row cut for 16-byte loads: up to three floats before its first 16-byte boundary (head),
+/// whole float4s (body), and up to three floats after the last whole float4 (tail).
+struct Span {
+  const float* head;
+  const float4* body;
+  const float* tail;
+  std::int64_t vectors;
+  unsigned head_count, tail_count;
+};
+
+__device__ inline Span cut(const float* in, std::int64_t begin, std::int64_t end) {
+  const float* first = in + begin;
+  const std::int64_t length = end - begin;
+  const auto misaligned =
+      static_cast<std::int64_t>(reinterpret_cast<std::uintptr_t>(first) / sizeof(float) % 4);
+  const std::int64_t to_boundary = (4 - misaligned) % 4;
+  const std::int64_t head = length < to_boundary ? length : to_boundary;
+  const std::int64_t vectors = (length - head) / 4;
+  return {first,
+          reinterpret_cast<const float4*>(first + head),
+          first + head + 4 * vectors,
+          vectors,
+          static_cast<unsigned>(head),
+          static_cast<unsigned>(length - head - 4 * vectors)};
 }
 
-/// Combines the warp's kSegmentsPerWarp values per lane at once: at each of the first steps a
-/// lane keeps half of its values and trades the other half with its partner, so eight values take
-/// 4 + 2 + 1 shuffles and then two butterfly steps (9 in all) where eight butterflies would take
-/// 40. Leaves in acc[0] the combined value of segment j, the one returned (from the lane's upper
-/// bits); every segment's value ends in kWarp / kSegmentsPerWarp lanes, in a fixed order.
-template <class Op, unsigned kPerWarp>
-__device__ unsigned halving_combine(typename Op::Value (&acc)[kPerWarp], unsigned lane) {
-  unsigned j = 0, mask = kWarp / 2;
+/// A row's first loads for one lane of a group of kLanes: its float4s lane, lane + kLanes, ...
+/// (kLoads of them) and its share of the head and the tail. Issued before any is combined.
+template <unsigned kLanes, unsigned kLoads>
+struct FirstLoads {
+  static constexpr unsigned kScalars = (3 + kLanes - 1) / kLanes;  // head or tail floats per lane
+  float4 v[kLoads];
+  float head[kScalars], tail[kScalars];
+
+  __device__ void issue(const Span& span, unsigned lane) {
 #pragma unroll
-  for (unsigned half = kPerWarp / 2; half >= 1; half /= 2, mask /= 2) {
-    const bool upper = (lane & mask) != 0;
+    for (unsigned k = 0; k < kLoads; ++k)
+      if (lane + k * kLanes < span.vectors) v[k] = __ldg(span.body + lane + k * kLanes);
 #pragma unroll
-    for (unsigned k = 0; k < half; ++k) {
-      const auto send = upper ? acc[k] : acc[k + half];
-      const auto keep = upper ? acc[k + half] : acc[k];
-      acc[k] = Op::combine(keep, Op::shuffle_xor(send, mask));
+    for (unsigned j = 0; j < kScalars; ++j) {
+      if (lane + j * kLanes < span.head_count) head[j] = __ldg(span.head + lane + j * kLanes);
+      if (lane + j * kLanes < span.tail_count) tail[j] = __ldg(span.tail + lane + j * kLanes);
     }
-    j += upper ? half : 0;
   }
-  for (; mask > 0; mask /= 2) acc[0] = Op::combine(acc[0], Op::shuffle_xor(acc[0], mask));
-  return j;
-}
 
-/// Short segments, kPerWarp per warp; longer ones go to the medium or the long list.
-template <class Op, unsigned kPerWarp>
-__global__ void short_segments(const float* __restrict__ in,
-                               const std::int64_t* __restrict__ offsets, std::size_t segments,
-                               float* __restrict__ out, unsigned* __restrict__ counters,
-                               std::uint32_t* __restrict__ medium,
-                               std::uint32_t* __restrict__ longs) {
+  /// This lane's value of the row: its first loads folded, then the rest of its float4s kLoads
+  /// in flight, then its head and tail floats.
+  template <class Op>
+  __device__ typename Op::Value finish(const Span& span, unsigned lane) const {
+    const std::int64_t mine = span.vectors > lane ? (span.vectors - lane + kLanes - 1) / kLanes : 0;
+    typename Op::Value acc = Op::fold(v, mine < kLoads ? static_cast<unsigned>(mine) : kLoads);
+    for (std::int64_t i = lane + kLoads * kLanes; i < span.vectors; i += kLoads * kLanes) {
+      float4 rest[kLoads];
+      unsigned loaded = 0;
+#pragma unroll
+      for (unsigned k = 0; k < kLoads; ++k)
+        if (i + k * kLanes < span.vectors) {
+          rest[k] = __ldg(span.body + i + k * kLanes);
+          loaded = k + 1;
+        }
+      acc = Op::combine(acc, Op::fold(rest, loaded));
+    }
+#pragma unroll
+    for (unsigned j = 0; j < kScalars; ++j) {
+      if (lane + j * kLanes < span.head_count) acc = Op::combine(acc, Op::element(head[j]));
+      if (lane + j * kLanes < span.tail_count) acc = Op::combine(acc, Op::element(tail[j]));
+    }
+    return acc;
+  }
+};
+
+/// The work lists, as group_rows fills them and the later kernels read them.
+struct Lists {
+  unsigned* counters;  ///< [0]: chunks listed, [1]: long rows listed
+  Item* items;
+  LongRow* long_rows;
+
+  /// Appends the chunks of row \p s (of \p length elements), and the row itself if it has
+  /// several. The whole warp calls it with the same row; its lanes write the chunks.
+  __device__ void add(std::size_t s, std::int64_t length, unsigned lane) const {
+    const auto chunks = static_cast<unsigned>((length + kChunk - 1) / kChunk);
+    unsigned first = 0;
+    if (lane == 0) {
+      first = atomicAdd(&counters[0], chunks);
+      if (chunks > 1) long_rows[atomicAdd(&counters[1], 1u)] = {s, first, chunks};
+    }
+    first = __shfl_sync(kFullMask, first, 0);
+    for (unsigned c = lane; c < chunks; c += kWarp) items[first + c] = {s, c};
+  }
+};
+
+/// Rows shared by groups of kLanes lanes, kRows rows per group; rows longer than the tier's cap
+/// are listed. A warp takes (32 / kLanes) * kRows neighbouring rows.
+template <class Op, unsigned kLanes, unsigned kLoads, unsigned kRows, unsigned kBlocksPerSm>
+__global__ __launch_bounds__(kThreads,
+                             kBlocksPerSm) void group_rows(const float* __restrict__ in,
+                                                           const std::int64_t* __restrict__ offsets,
+                                                           std::size_t segments,
+                                                           float* __restrict__ out, Lists lists) {
+  let_next_grid_start();
+  // The grid ends after clear_counters (the next kernels read the counters once it has ended).
+  if (blockIdx.x == 0 && threadIdx.x == 0) wait_for_previous_grid();
   using Value = typename Op::Value;
-  const std::size_t first =
-      (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp * kPerWarp;
-  const unsigned lane = threadIdx.x % kWarp;
+  constexpr unsigned kGroups = kWarp / kLanes;
+  constexpr std::int64_t kCap = group_cap(kLanes, kLoads);
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
+  const unsigned lane = threadIdx.x % kLanes, group = threadIdx.x % kWarp / kLanes;
+  const std::size_t first = warp * kGroups * kRows;
   if (first >= segments) return;  // a whole warp leaves together
-  // Lanes 0..kPerWarp read the warp's offsets in one load; the others get them by shuffle.
-  const std::int64_t mine =
-      lane <= kPerWarp && first + lane <= segments ? offsets[first + lane] : 0;
-  std::int64_t bound[kPerWarp + 1];
+  Span span[kRows];
+  bool ours[kRows];
 #pragma unroll
-  for (unsigned j = 0; j <= kPerWarp; ++j) bound[j] = __shfl_sync(kFullMask, mine, j);
-  // A segment is this warp's if it exists and is short; a longer one is listed by its lane.
-  bool ours[kPerWarp];
-#pragma unroll
-  for (unsigned j = 0; j < kPerWarp; ++j) {
-    const std::int64_t length = bound[j + 1] - bound[j];
-    ours[j] = first + j < segments && length <= kWarpMax;
-    if (first + j < segments && !ours[j] && lane == j) {
-      const auto s = static_cast<std::uint32_t>(first + j);
-      if (length > kBlockMax)
-        longs[atomicAdd(&counters[1], 1u)] = s;
-      else
-        medium[atomicAdd(&counters[0], 1u)] = s;
+  for (unsigned r = 0; r < kRows; ++r) {
+    const std::size_t s = first + r * kGroups + group;
+    const std::int64_t begin = s < segments ? offsets[s] : 0;
+    const std::int64_t end = s < segments ? offsets[s + 1] : 0;
+    ours[r] = end - begin <= kCap;
+    // Rows too long for their group are listed one at a time, by the whole warp.
+    for (unsigned listing = __ballot_sync(kFullMask, !ours[r] && lane == 0); listing != 0;
+         listing &= listing - 1) {
+      const unsigned by = __ffs(listing) - 1;
+      wait_for_previous_grid();  // the counters are zero
+      lists.add(__shfl_sync(kFullMask, s, by), __shfl_sync(kFullMask, end - begin, by),
+                threadIdx.x % kWarp);
     }
+    span[r] = cut(in, begin, ours[r] ? end : begin);
   }
-  // The first element of every segment is loaded before any is combined.
-  float x[kPerWarp];
+  FirstLoads<kLanes, kLoads> loads[kRows];
 #pragma unroll
-  for (unsigned j = 0; j < kPerWarp; ++j) {
-    const std::int64_t i = bound[j] + lane;
-    x[j] = ours[j] && i < bound[j + 1] ? in[i] : 0.0f;
-  }
-  Value acc[kPerWarp];
+  for (unsigned r = 0; r < kRows; ++r) loads[r].issue(span[r], lane);
 #pragma unroll
-  for (unsigned j = 0; j < kPerWarp; ++j) {
-    const bool has = ours[j] && bound[j] + lane < bound[j + 1];
-    acc[j] = has ? Op::element(x[j]) : Op::identity();
-    if (ours[j]) acc[j] = accumulate<Op>(acc[j], in, bound[j] + kWarp + lane, bound[j + 1], kWarp);
-  }
-  const unsigned j = halving_combine<Op, kPerWarp>(acc, lane);
-  if (lane % (kWarp / kPerWarp) == 0 && ours[j]) Op::store(out, first + j, acc[0]);
-}
-
-/// Medium segments: block b takes listed segments b, b + gridDim.x, ...
-template <class Op>
-__global__ void medium_segments(const float* __restrict__ in,
-                                const std::int64_t* __restrict__ offsets, float* __restrict__ out,
-                                const unsigned* __restrict__ counters,
-                                const std::uint32_t* __restrict__ medium) {
-  const unsigned count = counters[0];
-  for (unsigned k = blockIdx.x; k < count; k += gridDim.x) {
-    const std::uint32_t s = medium[k];
-    const auto acc =
-        accumulate<Op, 8>(Op::identity(), in, offsets[s] + threadIdx.x, offsets[s + 1], kThreads);
-    const auto total = block_combine<Op>(acc);
-    if (threadIdx.x == 0) Op::store(out, s, total);
+  for (unsigned r = 0; r < kRows; ++r) {
+    const Value mine = loads[r].template finish<Op>(span[r], lane);
+    const Value v = kLanes == kWarp ? Op::warp_combine(mine) : butterfly<Op, kLanes>(mine);
+    const std::size_t s = first + r * kGroups + group;
+    if (lane == 0 && s < segments && ours[r]) Op::store(out, s, v);
   }
 }
 
-/// Long segments: the grid takes (listed segment k, chunk c) pairs in turn, one partial each.
+/// Where a listed chunk lies: its item and its row's bounds.
+struct Placed {
+  Item item;
+  std::int64_t begin, end;
+};
+
+/// Listed chunks, a warp each: warp w takes chunks w, w + (warps in the grid), ..., and loads the
+/// next one's place while the current one's loads are in flight. A row of one chunk is stored; a
+/// longer row's chunk writes its partial for long_totals.
 template <class Op>
-__global__ void long_partials(const float* __restrict__ in,
-                              const std::int64_t* __restrict__ offsets,
-                              const unsigned* __restrict__ counters,
-                              const std::uint32_t* __restrict__ longs,
-                              typename Op::Value* __restrict__ partials) {
-  const unsigned items = counters[1] * kChunks;
-  for (unsigned item = blockIdx.x; item < items; item += gridDim.x) {
-    const std::uint32_t s = longs[item / kChunks];
-    const std::int64_t begin = offsets[s], length = offsets[s + 1] - begin;
-    const std::int64_t chunk = (length + kChunks - 1) / kChunks;
-    const std::int64_t first = item % kChunks * chunk, last = first + chunk;
-    const std::int64_t from = begin + (first < length ? first : length);
-    const std::int64_t to = begin + (last < length ? last : length);
-    const auto acc = accumulate<Op, 8>(Op::identity(), in, from + threadIdx.x, to, kThreads);
-    const auto total = block_combine<Op>(acc);
-    if (threadIdx.x == 0) partials[item] = total;
+__global__ __launch_bounds__(kThreads, kListedBlocksPerSm) void listed_chunks(
+    const float* __restrict__ in, const std::int64_t* __restrict__ offsets, float* __restrict__ out,
+    const unsigned* __restrict__ counters, const Item* __restrict__ items,
+    typename Op::Value* __restrict__ partials) {
+  let_next_grid_start();
+  wait_for_previous_grid();  // the lists are complete and visible
+  const unsigned lane = threadIdx.x % kWarp;
+  const unsigned warps = gridDim.x * (kThreads / kWarp);
+  const unsigned total = counters[0];
+  const auto place = [&](unsigned i) {
+    Placed p{};
+    if (i < total) {
+      p.item = items[i];
+      p.begin = offsets[p.item.segment];
+      p.end = offsets[p.item.segment + 1];
+    }
+    return p;
+  };
+  unsigned i = (blockIdx.x * kThreads + threadIdx.x) / kWarp;
+  Placed here = place(i);
+  for (; i < total; i += warps) {
+    const std::int64_t from = here.begin + static_cast<std::int64_t>(here.item.chunk) * kChunk;
+    const Span span = cut(in, from, from + kChunk < here.end ? from + kChunk : here.end);
+    FirstLoads<kWarp, kChunkLoads> loads;
+    loads.issue(span, lane);
+    const Placed next = place(i + warps);
+    const auto v = Op::warp_combine(loads.template finish<Op>(span, lane));
+    if (lane == 0) {
+      if (here.end - here.begin <= kChunk)
+        Op::store(out, here.item.segment, v);
+      else
+        partials[i] = v;
+    }
+    here = next;
   }
 }
 
-/// One warp per long segment combines its partials, in chunk order within each lane.
+/// Rows of several chunks, a warp each: their partials combined in chunk order.
 template <class Op>
-__global__ void long_totals(float* __restrict__ out, const unsigned* __restrict__ counters,
-                            const std::uint32_t* __restrict__ longs,
-                            const typename Op::Value* __restrict__ partials) {
-  const unsigned k = (blockIdx.x * kThreads + threadIdx.x) / kWarp, lane = threadIdx.x % kWarp;
-  if (k >= counters[1]) return;
-  auto acc = Op::identity();
-  for (unsigned c = lane; c < kChunks; c += kWarp)
-    acc = Op::combine(acc, partials[static_cast<std::size_t>(k) * kChunks + c]);
-  acc = Op::warp_combine(acc);
-  if (lane == 0) Op::store(out, longs[k], acc);
+__global__ __launch_bounds__(kThreads) void long_totals(
+    float* __restrict__ out, const unsigned* __restrict__ counters,
+    const LongRow* __restrict__ long_rows, const typename Op::Value* __restrict__ partials) {
+  wait_for_previous_grid();  // every partial is written
+  const unsigned lane = threadIdx.x % kWarp;
+  const unsigned warps = gridDim.x * (kThreads / kWarp);
+  const unsigned total = counters[1];
+  for (unsigned k = (blockIdx.x * kThreads + threadIdx.x) / kWarp; k < total; k += warps) {
+    const LongRow row = long_rows[k];
+    auto acc = Op::identity();
+    for (unsigned c = lane; c < row.chunks; c += kWarp)
+      acc = Op::combine(acc, partials[row.first + c]);
+    acc = Op::warp_combine(acc);
+    if (lane == 0) Op::store(out, row.segment, acc);
+  }
+}
+
+/// Zeroes the lists' counters (one thread), and lets group_rows start at once.
+__global__ void clear_counters(unsigned* counters) {
+  let_next_grid_start();
+  counters[0] = counters[1] = 0;
 }
 
 /// Blocks of \p kernel that fit on the device at once.
@@ -233,41 +338,71 @@ std::size_t workspace_bytes(std::size_t n, std::size_t segments) {
   return Layout(n, segments, sizeof(typename Op::Value)).bytes;
 }
 
+/// Launches \p kernel on \p stream so that it may start before the previous kernel ends (it
+/// waits for it with wait_for_previous_grid()).
+template <class... Params, class... Args>
+void launch_overlapped(void (*kernel)(Params...), unsigned blocks, cudaStream_t stream,
+                       Args... args) {
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(kThreads);
+  config.stream = stream;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  REDUCE_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
+}
+
+/// The launches of one tier (see the top of this file).
+template <class Op, unsigned kLanes, unsigned kLoads, unsigned kRows, unsigned kBlocksPerSm = 1>
+void run_tier(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
+              float* out, Workspace workspace, cudaStream_t stream) {
+  using Value = typename Op::Value;
+  static const unsigned listed_grid = resident_blocks(listed_chunks<Op>);
+  const Layout layout(n, segments, sizeof(Value));
+  char* base = workspace.as<char>();
+  const Lists lists{reinterpret_cast<unsigned*>(base), reinterpret_cast<Item*>(base + layout.items),
+                    reinterpret_cast<LongRow*>(base + layout.long_rows)};
+  auto* partials = reinterpret_cast<Value*>(base + layout.partials);
+  constexpr std::size_t kRowsPerBlock = kThreads / kLanes * kRows;
+  const auto blocks = static_cast<unsigned>((segments + kRowsPerBlock - 1) / kRowsPerBlock);
+  clear_counters<<<1, 1, 0, stream>>>(lists.counters);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  launch_overlapped(group_rows<Op, kLanes, kLoads, kRows, kBlocksPerSm>, blocks, stream, in,
+                    offsets, segments, out, lists);
+  launch_overlapped(listed_chunks<Op>, listed_grid, stream, in, offsets, out, lists.counters,
+                    lists.items, partials);
+  const std::size_t most = Layout::max_long_rows(n, segments);
+  const auto total_blocks = static_cast<unsigned>(
+      std::min<std::size_t>(listed_grid, (most * kWarp + kThreads - 1) / kThreads));
+  launch_overlapped(long_totals<Op>, total_blocks, stream, out, lists.counters, lists.long_rows,
+                    partials);
+}
+
+/// Picks the tier from the rows' average length (n / segments bounds it from above).
 template <class Op>
 void run(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
          float* out, Workspace workspace, cudaStream_t stream) {
-  using Value = typename Op::Value;
   if (segments == 0) return;
-  static const unsigned medium_grid = resident_blocks(medium_segments<Op>);
-  static const unsigned long_grid = resident_blocks(long_partials<Op>);
-  const Layout layout(n, segments, sizeof(Value));
-  char* base = workspace.as<char>();
-  auto* counters = reinterpret_cast<unsigned*>(base);
-  auto* medium = reinterpret_cast<std::uint32_t*>(base + layout.medium_list);
-  auto* longs = reinterpret_cast<std::uint32_t*>(base + layout.long_list);
-  auto* partials = reinterpret_cast<Value*>(base + layout.partials);
-  REDUCE_CUDA_CHECK(cudaMemsetAsync(counters, 0, 2 * sizeof(unsigned), stream));
-  // Eight short segments per warp keep the memory busy when segments are short; when they
-  // average kSparseLength or more (n / segments bounds the average from above), a warp each
-  // keeps more warps at work.
-  const bool sparse = n / segments >= kSparseLength;
-  const std::size_t per_block = kThreads / kWarp * (sparse ? 1 : kSegmentsPerWarp);
-  const auto short_blocks = static_cast<unsigned>((segments + per_block - 1) / per_block);
-  if (sparse)
-    short_segments<Op, 1><<<short_blocks, kThreads, 0, stream>>>(in, offsets, segments, out,
-                                                                 counters, medium, longs);
-  else
-    short_segments<Op, kSegmentsPerWarp><<<short_blocks, kThreads, 0, stream>>>(
-        in, offsets, segments, out, counters, medium, longs);
-  REDUCE_CUDA_CHECK_LAUNCH();
-  medium_segments<Op><<<medium_grid, kThreads, 0, stream>>>(in, offsets, out, counters, medium);
-  REDUCE_CUDA_CHECK_LAUNCH();
-  long_partials<Op><<<long_grid, kThreads, 0, stream>>>(in, offsets, counters, longs, partials);
-  REDUCE_CUDA_CHECK_LAUNCH();
-  const std::size_t longs_max = Layout::max_longs(n, segments);
-  const auto total_blocks = static_cast<unsigned>((longs_max * kWarp + kThreads - 1) / kThreads);
-  long_totals<Op><<<total_blocks, kThreads, 0, stream>>>(out, counters, longs, partials);
-  REDUCE_CUDA_CHECK_LAUNCH();
+  const std::size_t average = n / segments;
+  if (average <= 16)  // a thread per row, its four float4s in flight
+    run_tier<Op, 1, 4, 1>(in, n, offsets, segments, out, workspace, stream);
+  else if (average <= 32)  // several rows per warp
+    run_tier<Op, 2, 4, 1>(in, n, offsets, segments, out, workspace, stream);
+  else if (average <= 64)
+    run_tier<Op, 4, 4, 1, 6>(in, n, offsets, segments, out, workspace, stream);
+  else if (average <= 128)
+    run_tier<Op, 4, 4, 1>(in, n, offsets, segments, out, workspace, stream);
+  else if (average <= 256)
+    run_tier<Op, 8, 4, 1>(in, n, offsets, segments, out, workspace, stream);
+  else if (average <= 512)
+    run_tier<Op, 16, 4, 1>(in, n, offsets, segments, out, workspace, stream);
+  else if (average <= 1024)  // a warp per row
+    run_tier<Op, 32, 4, 1, 6>(in, n, offsets, segments, out, workspace, stream);
+  else  // a warp per row up to 4096 elements; longer rows are listed, in chunks
+    run_tier<Op, 32, 8, 1>(in, n, offsets, segments, out, workspace, stream);
 }
 
 }  // namespace reduce::segmented
