@@ -311,6 +311,28 @@ TEST(Bounds, DepthsAndGamma) {
   EXPECT_TRUE(std::isinf(gamma(std::size_t{1} << 24)));
 }
 
+// Lab 17's contract admits every strategy its lesson teaches: the depth of each one's tree at
+// every length it may take must stay within segment_tree_depth().
+TEST(Bounds, SegmentDepthAdmitsEveryTaughtTier) {
+  const auto ceil_div = [](std::size_t a, std::size_t b) { return (a + b - 1) / b; };
+  for (std::size_t length = 1; length <= (std::size_t{1} << 22); length = length * 3 / 2 + 1) {
+    const std::size_t allowed = segment_tree_depth(length);
+    const std::size_t levels = pairwise_depth(length);
+    if (length <= kSegmentThreadChain)  // a thread per row, adding its elements one by one
+      EXPECT_GE(allowed, serial_depth(length)) << "a thread per row of " << length;
+    for (std::size_t lanes : {2u, 4u, 8u, 16u, 32u})  // a group of lanes per row, then shuffles
+      if (length <= kSegmentThreadChain * lanes || lanes == kMinSegmentLanes)
+        EXPECT_GE(allowed, std::min(length, ceil_div(length, lanes) + pairwise_depth(lanes)))
+            << lanes << " lanes per row of " << length;
+    // a block of 256 per row, then its tree; split rows are shallower still
+    EXPECT_GE(allowed, std::min(length, ceil_div(length, 256) + std::min<std::size_t>(8, levels)))
+        << "a block per row of " << length;
+  }
+  EXPECT_EQ(segment_tree_depth(16), 16u);
+  EXPECT_EQ(segment_tree_depth(1024), 64u + 10u);
+  EXPECT_EQ(segment_tree_depth(std::size_t{1} << 20), 32768u + 20u);
+}
+
 // The bounds must hold for real float summations in the orders they describe, and be tight
 // enough to notice an error the size of one element.
 TEST(Bounds, HoldForSerialAndPairwiseFloatSums) {

@@ -71,7 +71,8 @@ std::size_t tree_depth(std::size_t n) {
 }
 
 std::size_t segment_tree_depth(std::size_t n) {
-  return (n + kMinSegmentThreads - 1) / kMinSegmentThreads + ceil_log2(n);
+  const std::size_t chain = std::max(kSegmentThreadChain, (n + kMinSegmentLanes - 1) / kMinSegmentLanes);
+  return std::min(n, chain + ceil_log2(n));
 }
 
 double softmax_sum_error_bound(std::size_t depth, double sum, double weighted) {

@@ -44,12 +44,16 @@ std::size_t pairwise_depth(std::size_t n);
 /// Depth of a GPU tree reduction: ceil(n / kMinReductionThreads) + ceil(log2 n).
 std::size_t tree_depth(std::size_t n);
 
-/// Fewest threads the course assumes share one segment of a segmented reduction (lab 17): a
-/// block of 256 may take a whole segment.
-inline constexpr std::size_t kMinSegmentThreads = 256;
+/// Longest run of a segment's elements one thread may add by itself in a segmented reduction
+/// (lab 17): a thread may own a row of up to this many elements.
+inline constexpr std::size_t kSegmentThreadChain = 64;
 
-/// Depth of a segment's tree in a segmented reduction: ceil(n / kMinSegmentThreads) +
-/// ceil(log2 n).
+/// Fewest lanes that share a longer segment: a warp.
+inline constexpr std::size_t kMinSegmentLanes = 32;
+
+/// Depth of a segment's tree in a segmented reduction, for every strategy lab 17 teaches (a
+/// thread per row of up to kSegmentThreadChain elements, a few lanes, a warp, a block or the
+/// grid per row): min(n, max(kSegmentThreadChain, ceil(n / kMinSegmentLanes)) + ceil(log2 n)).
 std::size_t segment_tree_depth(std::size_t n);
 
 /// Bound on |computed - S| for softmax's sum S = sum of t_i = exp(x_i - m) over a segment
