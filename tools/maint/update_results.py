@@ -495,6 +495,10 @@ def graded_section(course, lab):
               "| GPU | ceiling probe (GB/s) | full credit from (GB/s) | no credit at or below "
               "(GB/s) | reference solution (fraction) | reference / threshold |",
               "| --- | ---: | ---: | ---: | ---: | ---: |"]
+    calibrated = {short: calibration_median(course, lab, short) for short, _name in LADDER_GPUS}
+    if any(calibrated.values()):
+        lines[-2] += " grader's calibration (fraction) | calibration / threshold |"
+        lines[-1] += " ---: | ---: |"
     sources = []
     for short, name in LADDER_GPUS:
         stem = name[:-5]
@@ -505,10 +509,22 @@ def graded_section(course, lab):
         sources.append(f"docs/results/{name}")
         reference = reference_fraction(course, lab, short, ops)
         ref_text = f"{reference:.3g} | {reference / threshold:.2f}" if reference else "- | -"
+        if any(calibrated.values()):
+            median = calibrated[short]
+            ref_text += f" | {median:.3g} | {median / threshold:.2f}" if median else " | - | -"
         lines.append(f"| {short} | {probe:.0f} | {gbps_text(threshold * probe)} | "
                      f"{gbps_text(floor * probe)} | {ref_text} |")
+    calibration_text = ""
+    if any(calibrated.values()):
+        calibration_text = (
+            "The grader's calibration (`reduce-grade calibrate --runs 3`, its median, "
+            f"docs/results/*/calibrate_lab{lab[:2]}_<gpu>.txt) times the reference as grading "
+            "does: inputs made anew from a hidden seed before every call and the lab in its own "
+            "process; the lesson's runs time the operation alone, so the two fractions differ, "
+            "and the threshold is set from the calibration. ")
     lines += ["", f"GB/s: the threshold and floor times the ceiling probe of {' and '.join(sources)}; "
               "the reference's fraction comes from the run that measured it (the lesson's table). "
+              + calibration_text
               + ("Correctness gates performance. This lab may use CUB's block- and warp-level "
                  "primitives; a device-wide library reduction (`cub::DeviceReduce`, Thrust's "
                  "algorithms, cuBLAS...) anywhere in it costs the whole lab its points "
@@ -571,6 +587,17 @@ def reference_fraction(course, lab, gpu, ops):
                 return None
         fractions.append(row["gbps"] / row["ceiling"])
     return min(fractions) if fractions else None
+
+
+def calibration_median(course, lab, gpu):
+    """The median fraction of `reduce-grade calibrate` for one lab on one GPU, from
+    docs/results/<folder>/calibrate_lab<NN>_<gpu>.txt, or None where there is no such file."""
+    for path in sorted(course.results.glob(f"**/calibrate_lab{lab[:2]}_{gpu.lower()}.txt")):
+        for line in path.read_text().splitlines():
+            fields = line.split()
+            if fields and fields[0] == lab and len(fields) >= 3:
+                return float(fields[2])
+    return None
 
 
 def side_run_row(course, impl, gpu, op):
