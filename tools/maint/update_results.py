@@ -40,6 +40,8 @@ the power of two (28 for 2^28) or the element count:
   raw(impl, gpu, n, op, run)               a named run's row as measured, wrong results too:
                                            {'us', 'gbps', 'pct', 'error', 'wrong'}
   ceiling(gpu, run=None)                   the ceiling probe of a run, GB/s
+  context(gpu, run=None)                   the context of a run (its benchmark's facts: gpu,
+                                           cub_version, cub_fixed_version...)
   theoretical(gpu, run=None)               the GPU's theoretical bandwidth, GB/s
   sms(gpu, run=None)                       its SM count
   runs(pattern)                            the stems of the result files matching a glob
@@ -310,6 +312,9 @@ class Course:
         def of_floor(impl, gpu, n=28, op="sum", run=None):
             return gbps(impl, gpu, n, op, run) / gbps("cub", gpu, n, "floor", run)
 
+        def context(gpu, run=None):
+            return self.context(gpu, run)
+
         def ceiling(gpu, run=None):
             if run:
                 return self.file(run)[1]
@@ -362,7 +367,7 @@ class Course:
         safe = {f.__name__: f for f in (min, max, abs, round, len, sum, sorted, str, int, float,
                                         list, range, zip, any, all, enumerate)}
         return dict(safe, us=us, gbps=gbps, frac=frac, pct=pct, ratio=ratio, of_floor=of_floor,
-                    ceiling=ceiling, theoretical=theoretical, sms=sms, runs=runs,
+                    ceiling=ceiling, context=context, theoretical=theoretical, sms=sms, runs=runs,
                     rubric=self.lab_rubric,
                     lit=self.lit, perr=self.perr, pow2=pow2, span=span, sig=sig, probe=probe,
                     tick=tick, cap=cap, wave=wave, raw=raw)
