@@ -16,7 +16,7 @@ namespace reduce {
 namespace {
 
 // TODO: your pair type, its combination (the pair with the smaller maximum is rescaled by
-//       exp(smaller - larger); an empty pair is (-inf, 0)), and the kernels of the three tiers.
+//       exp(smaller - larger); an empty pair is (-inf, 0)), and the kernels of your tiers.
 
 }  // namespace
 

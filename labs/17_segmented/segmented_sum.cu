@@ -1,8 +1,8 @@
 // Lab 17: segmented (row-wise) reductions.
 //
 // Sum every segment of the input (a row of a matrix, as cub::DeviceSegmentedReduce takes them:
-// segment s is in[offsets[s], offsets[s + 1])), choosing the strategy by the segment's length:
-// a warp per short segment, a block per medium one, the whole grid for a long one.
+// segment s is in[offsets[s], offsets[s + 1])), choosing the strategy by the segments' lengths:
+// a thread or a few lanes per short row, a warp per medium one, split rows for long ones.
 // Read labs/17_segmented/README.md first. Implement the two functions below (the lab contract is
 // in common/include/reduce/lab.cuh), then run this lab's tests:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab17
@@ -14,9 +14,10 @@
 namespace reduce {
 namespace {
 
-// TODO: your kernels here: one that sums the short segments a warp each (and lists the longer
-//       ones), one that gives each medium segment a block, and one that splits each long segment
-//       over the grid and adds its partials in a fixed order.
+// TODO: your kernels here: start with a warp per segment (correct for any length), then one
+//       that gives short rows a thread or a few lanes each with their loads in flight (and lists
+//       the rows too long for it), and one that splits each long row into chunks and adds its
+//       partials in a fixed order.
 
 }  // namespace
 
