@@ -211,7 +211,8 @@ Expected make_cancelling_with_bound(float* x, std::size_t n, std::uint64_t seed)
   add_magnitudes<<<kFillBlocks, kFillThreads>>>(x, n, total.data());
   REDUCE_CUDA_CHECK_LAUNCH();
   const double abs_sum = total.to_host()[0] * 1.01;  // the atomics' own rounding, with room
-  e.tolerance = reduce::compensated_error_bound(reduce::tree_depth(n), e.value, abs_sum);
+  e.tolerance = reduce::compensated_error_bound(reduce::kCompensatedChain,
+                                                reduce::compensated_depth(n), e.value, abs_sum);
   return e;
 }
 

@@ -174,7 +174,8 @@ Expected expected_result(Answer answer, const Recipe& r, const Tally& t) {
       e.value = integers;
       e.integers = integers;
       // The magnitudes were added in double by atomics in no fixed order: 1 % of room.
-      e.tolerance = compensated_error_bound(tree_depth(r.n), integers, t.magnitudes * 1.01);
+      e.tolerance = compensated_error_bound(kCompensatedChain, compensated_depth(r.n), integers,
+                                            t.magnitudes * 1.01);
       break;
     case Answer::kReproducibleSum:
       e.integers = integers;

@@ -58,21 +58,26 @@ inline std::vector<float> cancelling_shuffled(std::size_t n, std::uint64_t seed)
   return shuffled(cancelling(n, seed), seed ^ 0x5ABull);
 }
 
-/// The compensated bound (compensated_error_bound) for \p host, checked on \p got, with what
-/// the numbers say.
+/// The compensated bound (compensated_error_bound, chains of kCompensatedChain elements and a
+/// tree of compensated_depth(n) pair additions) for \p host, checked on \p got, with what the
+/// numbers say.
 inline void expect_compensated(float got, const std::vector<float>& host, const std::string& what) {
   const ExactReference ref = exact_reference(host);
-  const double bound = compensated_error_bound(tree_depth(host.size()), ref.exact, ref.abs_sum);
+  const std::size_t n = host.size(), depth = compensated_depth(n);
+  const double bound = compensated_error_bound(kCompensatedChain, depth, ref.exact, ref.abs_sum);
   const double error = std::fabs(static_cast<double>(got) - ref.exact);
-  const double float_tree = sum_error_bound(tree_depth(host.size()), host.size(), ref.abs_sum);
-  EXPECT_LE(error, bound) << what << ", n = " << host.size() << ": got " << describe(got)
-                          << ", exact sum " << ref.exact << ", error " << error << " > bound "
-                          << bound
-                          << " (u|S| + 4 (d + 1) u^2 sum|x|, d = " << tree_depth(host.size())
-                          << ", sum|x| = " << ref.abs_sum
+  const double float_tree = sum_error_bound(tree_depth(n), n, ref.abs_sum);
+  EXPECT_LE(error, bound) << what << ", n = " << n << ": got " << describe(got) << ", exact sum "
+                          << ref.exact << ", error " << error << " > bound " << bound
+                          << " (u|S| + (c(L) + 3d) u^2 sum|x|, chains of L = " << kCompensatedChain
+                          << ", c(L) = L(L - 1)/2 - 1, d = " << depth
+                          << " pair additions, sum|x| = " << ref.abs_sum
                           << "). A float accumulator may err by up to " << float_tree
                           << " here: carry each running sum as a pair (sum, compensation) with "
-                             "TwoSum, or in double, and round to float once at the end.";
+                             "TwoSum, start a new chain every "
+                          << kCompensatedChain
+                          << " elements and add the pairs with the double-float addition, or sum "
+                             "in double, and round to float once at the end.";
 }
 
 /// The correctly rounded sum of \p host, bit for bit (any NaN matching any NaN), with what the

@@ -71,7 +71,8 @@ std::size_t tree_depth(std::size_t n) {
 }
 
 std::size_t segment_tree_depth(std::size_t n) {
-  const std::size_t chain = std::max(kSegmentThreadChain, (n + kMinSegmentLanes - 1) / kMinSegmentLanes);
+  const std::size_t chain =
+      std::max(kSegmentThreadChain, (n + kMinSegmentLanes - 1) / kMinSegmentLanes);
   return std::min(n, chain + ceil_log2(n));
 }
 
@@ -215,10 +216,18 @@ double mean_error_bound(std::size_t depth, std::size_t n, double abs_sum, double
   return (1.0 + 2.0 * u) * (sum_part + 2.0 * u * std::fabs(mean));
 }
 
-double compensated_error_bound(std::size_t depth, double exact, double abs_sum) {
+std::size_t compensated_depth(std::size_t n) {
+  const std::size_t per_thread_chains = kMinReductionThreads * kCompensatedChain;
+  return (n + per_thread_chains - 1) / per_thread_chains + ceil_log2(n);
+}
+
+double compensated_error_bound(std::size_t chain, std::size_t depth, double exact, double abs_sum) {
   const double u = kFloatUnitRoundoff;
-  return (1 + 2 * u) *
-         (u * std::fabs(exact) + 4.0 * static_cast<double>(depth + 1) * u * u * abs_sum);
+  const double length = static_cast<double>(chain);
+  const double chain_term =
+      chain <= 2 ? 0.0 : (length * (length - 1) / 2 - 1) * std::pow(1 + u, 2 * length);
+  const double tree_term = 3 * static_cast<double>(depth) / (1 - 4 * u);
+  return (1 + 2 * u) * (u * std::fabs(exact) + (chain_term + tree_term) * u * u * abs_sum);
 }
 
 }  // namespace reduce

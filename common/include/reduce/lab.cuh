@@ -113,15 +113,24 @@ void segmented_softmax(const float* in, std::size_t n, const std::int64_t* offse
 
 // ---- accuracy (lab 18) ----------------------------------------------------------------------
 // S is the exact sum of in[0..n) (reduce::ExactSum computes it), u = 2^-24 the unit roundoff of
-// float, and d = tree_depth(n) (reference.hpp) the depth the course allows a GPU tree.
+// float, L = kCompensatedChain = 16 and d = compensated_depth(n) = ceil(n / (16384 L)) +
+// ceil(log2 n) (reference.hpp).
 
 /// Bytes of workspace that sum_compensated() needs for \p n elements.
 std::size_t sum_compensated_workspace_bytes(std::size_t n);
-/// Writes to *out the sum of in[0..n) to within u |S| + 4 (d + 1) u^2 sum |in[i]|: as if every
-/// addition were carried in twice float's precision (a compensated or double-float accumulator,
-/// or double) and only the result rounded to float. Unlike sum(), its error does not scale with
-/// sum |in[i]| / |S|, the cancellation in the input. For finite inputs whose partial sums stay
-/// finite; the sum of no elements is +0.0f.
+/// Writes to *out the sum of in[0..n) to within compensated_error_bound(L, d, S, sum |in[i]|),
+/// about u |S| + (L (L - 1) / 2 - 1 + 3 d) u^2 sum |in[i]|: what a sum whose additions are carried
+/// in twice float's precision achieves when it follows these rules. Each thread adds its elements
+/// in compensated chains (Neumaier's: TwoSum per element, the errors summed apart) of at most L
+/// elements; each chain's pair (s, c), renormalised by TwoSum, is folded into the thread's pair,
+/// or meets other pairs, with the double-float addition (two TwoSums, two FastTwoSums); on the
+/// path from a chain to the root lie at most d such additions whose operands are both nonzero (a
+/// thread of ceil(n / 16384) elements folds ceil(n / (16384 L)) chains, the tree adds ceil(log2
+/// n) levels); only the root is rounded to float. A chain's error grows with the square of its
+/// length, a tree's with its depth. A double accumulator, for all of a thread's elements or in
+/// the tree, meets the bound too. Unlike sum(), its error does not scale with sum |in[i]| / |S|,
+/// the cancellation in the input. For finite inputs whose partial sums stay finite; the sum of no
+/// elements is +0.0f.
 void sum_compensated(const float* in, std::size_t n, float* out, Workspace workspace,
                      cudaStream_t stream);
 

@@ -71,11 +71,44 @@ double softmax_sum_error_bound(std::size_t depth, double sum, double weighted);
 /// to float, plus the double reference's own error (n * 2^-53 * abs_sum).
 double sum_error_bound(std::size_t depth, std::size_t n, double abs_sum);
 
-/// Bound on |sum_compensated result - exact sum| (lab 18): u |exact| for rounding the result to
-/// float, plus 4 (depth + 1) u^2 abs_sum for a tree of that depth whose additions each err by at
-/// most 4u^2 of the magnitudes below them (a double-float addition built on TwoSum: 3u^2; double:
-/// u^2 / 2), all scaled by (1 + 2u). The reference is exact (ExactSum), so it adds nothing.
-double compensated_error_bound(std::size_t depth, double exact, double abs_sum);
+/// Most elements one compensated chain of lab 18 adds (Neumaier's: a float sum s with the exact
+/// errors of its additions summed apart in a float c) before its pair, renormalised by TwoSum,
+/// is combined into the tree of pairs. The chain's error grows with the square of its
+/// length, so the chains are short and the tree carries the rest.
+inline constexpr std::size_t kCompensatedChain = 16;
+
+/// Most double-float additions with two nonzero operands that lab 18's contract lets lie on the
+/// path from a chain to the root: ceil(n / (kMinReductionThreads * kCompensatedChain)) for the
+/// chains a thread folds one after the other into its pair (it has at most
+/// ceil(n / kMinReductionThreads) elements), plus ceil(log2 n) for the tree that follows.
+std::size_t compensated_depth(std::size_t n);
+
+/// Bound on |sum_compensated result - S| (lab 18) for chains of at most \p chain elements whose
+/// renormalised pairs meet in a tree of at most \p depth double-float additions with two nonzero
+/// operands on any path (an addition of a zero pair is exact), over values whose magnitudes add
+/// up to \p abs_sum and whose exact sum is \p exact:
+///
+///   (1 + 2u) (u |S| + (c(L) + 3 depth / (1 - 4u)) u^2 sum|x|),
+///   c(L) = (L (L - 1) / 2 - 1) (1 + u)^(2L)  (0 for L <= 2).
+///
+/// u |S| rounds the result to float. c(L), a Neumaier chain x_1..x_L: (s_k, e_k) =
+/// TwoSum(s_{k-1}, x_k) is exact, s_{k-1} + x_k = s_k + e_k, so s_L + c_L errs only by the
+/// roundings of c_k = fl(c_{k-1} + e_k), a recursive float sum of the e_k (Higham, Accuracy and
+/// Stability of Numerical Algorithms, 2nd ed., sections 4.2-4.3: it errs by up to (k - 1) u
+/// times the e_k's magnitudes, which is why the u^2 term of a compensated sum grows with the
+/// chain). With A_k = |x_1| + ... + |x_k|: |s_{k-1}| <= (1 + u)^(k-2) A_k, so |e_k| <= u
+/// (1 + u)^(k-2) A_k and |c_{k-1} + e_k| <= u (1 + u)^(2k-5) (k - 1) A_k; c_2 = e_2 is exact, and
+/// the roundings of c_3..c_L add up to at most u^2 (1 + u)^(2L) A_L (2 + ... + (L - 1)). Data
+/// that steer every rounding of c the same way reach a good part of it, hence the short chains.
+/// 3 / (1 - 4u): a double-float addition of two renormalised pairs (Joldes, Muller and Popescu
+/// 2017, AccurateDWPlusDW: two TwoSums, two FastTwoSums) errs by at most 3u^2 / (1 - 4u) of its
+/// exact result, itself at most the magnitudes below it, so each level of the tree adds at most
+/// that times sum|x|. (1 + 2u) covers the root's rounding of the accumulated error and the
+/// growth of the partial sums by it. A double addition errs by 2^-53 = u^2 / 32 of its result,
+/// so a double chain of all a thread's elements (and its rounding to a pair, u^2 of it) errs by
+/// less than the float chains and folds it replaces. Away from underflow; the reference is exact
+/// (ExactSum), so it adds nothing.
+double compensated_error_bound(std::size_t chain, std::size_t depth, double exact, double abs_sum);
 
 // ---- references for the exercises (labs 10-14) ------------------------------------------------
 // The semantics are those of common/include/reduce/lab.cuh: IEEE 754-2019 maximum and minimum
