@@ -2,15 +2,18 @@
 //
 // Rung 9's structure (grid-stride loads with four independent accumulators, warp shuffles, one
 // partial per block, then one block) with every running sum carried as a pair hi + lo, where lo
-// holds what the rounding of hi lost. Each thread keeps its chains with Neumaier's variant of
+// holds what the rounding of hi lost. Each accumulator keeps chains with Neumaier's variant of
 // Kahan's summation: TwoSum gives the exact error of every addition, and the errors are summed
-// apart. Pairs meet in the tree with the accurate double-float addition (two TwoSums and two
-// renormalisations), whose error is at most 3u^2 of the result. Only the root is rounded to
-// float. The extra arithmetic (seven additions per element instead of one) hides behind the
-// memory reads, so the sum costs no bandwidth.
+// apart. A chain's error grows with the square of its length, so after kChain = 16 elements its
+// pair, renormalised by TwoSum, is folded into the accumulator's pair and a new chain starts (the
+// contract's rule, lab.cuh). Pairs meet in the tree with the accurate double-float addition (two
+// TwoSums and two renormalisations), whose error is at most 3u^2 of the result. Only the root is
+// rounded to float. The extra arithmetic (seven additions per element and a pair addition per
+// chain, instead of one addition) hides behind the memory reads, so the sum costs no bandwidth.
 //
 // For the lesson's comparison, REDUCE_LAB18_ACCUMULATOR picks the per-thread accumulator:
-// neumaier (the default), kahan, float or double; the tree is the same in every case.
+// neumaier (the default), kahan, float or double; the chains of 16 and the tree are the same in
+// every case.
 #include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 
@@ -24,6 +27,7 @@ namespace {
 constexpr unsigned kThreads = 256;
 constexpr unsigned kWarp = 32;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
+constexpr unsigned kChain = 16;  // the contract's longest compensated chain (lab.cuh)
 
 /// An unevaluated sum hi + lo of two floats.
 struct Pair {
@@ -90,6 +94,27 @@ struct Double {  // 53 bits: fast on data-centre GPUs, 1/64 of float's rate on m
   }
 };
 
+/// Chains of at most kChain elements of \p Chain, each pair renormalised by TwoSum
+/// (exact) and folded into a running pair with the double-float addition.
+template <typename Chain>
+struct Folded {
+  Chain chain;
+  Pair total{};
+  unsigned count = 0;
+  __device__ void add(float x) {
+    chain.add(x);
+    if (++count < kChain) return;
+    total = fold();
+    chain = Chain{};
+    count = 0;
+  }
+  __device__ Pair fold() const {
+    const Pair p = chain.pair();
+    return reduce::add(total, two_sum(p.hi, p.lo));
+  }
+  __device__ Pair pair() const { return count == 0 ? total : fold(); }
+};
+
 __device__ Pair shfl_down(Pair v, unsigned offset) {
   return {__shfl_down_sync(kFullMask, v.hi, offset), __shfl_down_sync(kFullMask, v.lo, offset)};
 }
@@ -114,7 +139,7 @@ __global__ void compensated_partials(const float* __restrict__ in, std::size_t n
                                      Pair* __restrict__ partials, float* __restrict__ out) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * kThreads;
   std::size_t i = static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x;
-  Accumulator a0, a1, a2, a3;
+  Folded<Accumulator> a0, a1, a2, a3;
   for (; i + 3 * stride < n; i += 4 * stride) {
     const float x0 = in[i], x1 = in[i + stride], x2 = in[i + 2 * stride], x3 = in[i + 3 * stride];
     a0.add(x0);
