@@ -39,6 +39,7 @@ constexpr std::int64_t kChunk = 2048;       // elements of a listed row one warp
 constexpr unsigned kChunkLoads = 4;         // float4 loads per lane in flight in a chunk
 constexpr unsigned kListedBlocksPerSm = 4;  // listed_chunks' occupancy (registers capped to fit)
 constexpr std::int64_t kListedFrom = 257;   // no tier lists a row shorter than this
+constexpr std::int64_t kPart = 4096;  // elements per warp when rows are split by their average
 
 /// Longest row a group keeps (four times what its first loads cover, and at least 256); longer
 /// rows are listed.
@@ -61,11 +62,12 @@ struct LongRow {
 /// The workspace: the counters (chunks listed, long rows listed), the chunk list, the long-row
 /// list, then one partial per listed chunk.
 struct Layout {
-  std::size_t items = 256, long_rows = 0, partials = 0, bytes = 0;
+  std::size_t items = 256, long_rows = 0, partials = 0, parts = 0, bytes = 0;
   Layout(std::size_t n, std::size_t segments, std::size_t value_bytes) {
     long_rows = items + max_items(n, segments) * sizeof(Item);
     partials = (long_rows + max_long_rows(n, segments) * sizeof(LongRow) + 255) / 256 * 256;
-    bytes = partials + max_items(n, segments) * value_bytes;
+    parts = partials + max_items(n, segments) * value_bytes;
+    bytes = parts + segments * parts_per_row(n, segments) * value_bytes;
   }
   /// Listed rows are longer than kListedFrom - 1 and have at most length / kChunk + 1 chunks.
   static std::size_t max_items(std::size_t n, std::size_t segments) {
@@ -75,6 +77,11 @@ struct Layout {
   /// Rows of several chunks are longer than kChunk.
   static std::size_t max_long_rows(std::size_t n, std::size_t segments) {
     return std::min(segments, n / static_cast<std::size_t>(kChunk) + 1);
+  }
+  /// Parts per row when rows average more than kPart elements (split_rows), else 0.
+  static std::size_t parts_per_row(std::size_t n, std::size_t segments) {
+    const std::size_t average = segments == 0 ? 0 : n / segments;
+    return average > static_cast<std::size_t>(kPart) ? (average + kPart - 1) / kPart : 0;
   }
 };
 
@@ -317,6 +324,58 @@ __global__ __launch_bounds__(kThreads) void long_totals(
   }
 }
 
+/// Rows split by their average: warp w reads part w % parts of row w / parts (parts equal
+/// shares of the row, whatever its length) and writes its partial; a row longer than parts * kPart
+/// * 4 is listed instead. No list, no atomics: every warp knows its place from its index.
+template <class Op>
+__global__ __launch_bounds__(kThreads) void split_rows(const float* __restrict__ in,
+                                                       const std::int64_t* __restrict__ offsets,
+                                                       std::size_t segments, unsigned parts,
+                                                       Lists lists,
+                                                       typename Op::Value* __restrict__ row_parts) {
+  let_next_grid_start();
+  if (blockIdx.x == 0 && threadIdx.x == 0) wait_for_previous_grid();  // as in group_rows
+  const unsigned lane = threadIdx.x % kWarp;
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
+  const std::size_t s = warp / parts;
+  const auto part = static_cast<unsigned>(warp % parts);
+  if (s >= segments) return;
+  const std::int64_t begin = offsets[s], end = offsets[s + 1], length = end - begin;
+  if (length > static_cast<std::int64_t>(parts) * kPart * 4) {
+    if (part == 0) {
+      wait_for_previous_grid();  // the counters are zero
+      lists.add(s, length, lane);
+    }
+    return;
+  }
+  const std::int64_t share = (length + parts - 1) / parts;
+  const std::int64_t from = begin + (part * share < length ? part * share : length);
+  const std::int64_t to = begin + ((part + 1) * share < length ? (part + 1) * share : length);
+  const Span span = cut(in, from, to);
+  FirstLoads<kWarp, 8> loads;
+  loads.issue(span, lane);
+  const auto v = Op::warp_combine(loads.template finish<Op>(span, lane));
+  if (lane == 0) row_parts[warp] = v;
+}
+
+/// Rows split by their average, a warp each: their parts' partials combined in part order (the
+/// rows split_rows listed are left to long_totals).
+template <class Op>
+__global__ __launch_bounds__(kThreads) void split_totals(
+    const std::int64_t* __restrict__ offsets, std::size_t segments, unsigned parts,
+    float* __restrict__ out, const typename Op::Value* __restrict__ row_parts) {
+  let_next_grid_start();
+  wait_for_previous_grid();  // every part's partial is written
+  const unsigned lane = threadIdx.x % kWarp;
+  const std::size_t s = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
+  if (s >= segments) return;
+  if (offsets[s + 1] - offsets[s] > static_cast<std::int64_t>(parts) * kPart * 4) return;
+  auto acc = Op::identity();
+  for (unsigned c = lane; c < parts; c += kWarp) acc = Op::combine(acc, row_parts[s * parts + c]);
+  acc = Op::warp_combine(acc);
+  if (lane == 0) Op::store(out, s, acc);
+}
+
 /// Zeroes the lists' counters (one thread), and lets group_rows start at once.
 __global__ void clear_counters(unsigned* counters) {
   let_next_grid_start();
@@ -355,30 +414,66 @@ void launch_overlapped(void (*kernel)(Params...), unsigned blocks, cudaStream_t 
   REDUCE_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, static_cast<Params>(args)...));
 }
 
-/// The launches of one tier (see the top of this file).
-template <class Op, unsigned kLanes, unsigned kLoads, unsigned kRows, unsigned kBlocksPerSm = 1>
-void run_tier(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
-              float* out, Workspace workspace, cudaStream_t stream) {
-  using Value = typename Op::Value;
+/// The workspace's lists and partials.
+template <class Op>
+struct Places {
+  Lists lists;
+  typename Op::Value* partials;
+  typename Op::Value* row_parts;
+  Places(Workspace workspace, std::size_t n, std::size_t segments) {
+    const Layout layout(n, segments, sizeof(typename Op::Value));
+    char* base = workspace.as<char>();
+    lists = {reinterpret_cast<unsigned*>(base), reinterpret_cast<Item*>(base + layout.items),
+             reinterpret_cast<LongRow*>(base + layout.long_rows)};
+    partials = reinterpret_cast<typename Op::Value*>(base + layout.partials);
+    row_parts = reinterpret_cast<typename Op::Value*>(base + layout.parts);
+  }
+};
+
+/// The listed rows' two launches, after group_rows or split_rows.
+template <class Op>
+void run_listed(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
+                float* out, const Places<Op>& places, cudaStream_t stream) {
   static const unsigned listed_grid = resident_blocks(listed_chunks<Op>);
-  const Layout layout(n, segments, sizeof(Value));
-  char* base = workspace.as<char>();
-  const Lists lists{reinterpret_cast<unsigned*>(base), reinterpret_cast<Item*>(base + layout.items),
-                    reinterpret_cast<LongRow*>(base + layout.long_rows)};
-  auto* partials = reinterpret_cast<Value*>(base + layout.partials);
-  constexpr std::size_t kRowsPerBlock = kThreads / kLanes * kRows;
-  const auto blocks = static_cast<unsigned>((segments + kRowsPerBlock - 1) / kRowsPerBlock);
-  clear_counters<<<1, 1, 0, stream>>>(lists.counters);
-  REDUCE_CUDA_CHECK_LAUNCH();
-  launch_overlapped(group_rows<Op, kLanes, kLoads, kRows, kBlocksPerSm>, blocks, stream, in,
-                    offsets, segments, out, lists);
-  launch_overlapped(listed_chunks<Op>, listed_grid, stream, in, offsets, out, lists.counters,
-                    lists.items, partials);
+  launch_overlapped(listed_chunks<Op>, listed_grid, stream, in, offsets, out, places.lists.counters,
+                    places.lists.items, places.partials);
   const std::size_t most = Layout::max_long_rows(n, segments);
   const auto total_blocks = static_cast<unsigned>(
       std::min<std::size_t>(listed_grid, (most * kWarp + kThreads - 1) / kThreads));
-  launch_overlapped(long_totals<Op>, total_blocks, stream, out, lists.counters, lists.long_rows,
-                    partials);
+  launch_overlapped(long_totals<Op>, total_blocks, stream, out, places.lists.counters,
+                    places.lists.long_rows, places.partials);
+}
+
+/// The launches of one tier of groups (see the top of this file).
+template <class Op, unsigned kLanes, unsigned kLoads, unsigned kRows, unsigned kBlocksPerSm = 1>
+void run_tier(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
+              float* out, Workspace workspace, cudaStream_t stream) {
+  const Places<Op> places(workspace, n, segments);
+  constexpr std::size_t kRowsPerBlock = kThreads / kLanes * kRows;
+  const auto blocks = static_cast<unsigned>((segments + kRowsPerBlock - 1) / kRowsPerBlock);
+  clear_counters<<<1, 1, 0, stream>>>(places.lists.counters);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  launch_overlapped(group_rows<Op, kLanes, kLoads, kRows, kBlocksPerSm>, blocks, stream, in,
+                    offsets, segments, out, places.lists);
+  run_listed<Op>(in, n, offsets, segments, out, places, stream);
+}
+
+/// The launches of rows split by their average.
+template <class Op>
+void run_split(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
+               float* out, Workspace workspace, cudaStream_t stream) {
+  const Places<Op> places(workspace, n, segments);
+  const auto parts = static_cast<unsigned>(Layout::parts_per_row(n, segments));
+  const std::size_t warps = segments * parts;
+  clear_counters<<<1, 1, 0, stream>>>(places.lists.counters);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  launch_overlapped(split_rows<Op>,
+                    static_cast<unsigned>((warps * kWarp + kThreads - 1) / kThreads), stream, in,
+                    offsets, segments, parts, places.lists, places.row_parts);
+  run_listed<Op>(in, n, offsets, segments, out, places, stream);
+  launch_overlapped(
+      split_totals<Op>, static_cast<unsigned>((segments * kWarp + kThreads - 1) / kThreads), stream,
+      offsets, segments, parts, out, static_cast<const typename Op::Value*>(places.row_parts));
 }
 
 /// Picks the tier from the rows' average length (n / segments bounds it from above).
@@ -401,8 +496,10 @@ void run(const float* in, std::size_t n, const std::int64_t* offsets, std::size_
     run_tier<Op, 16, 4, 1>(in, n, offsets, segments, out, workspace, stream);
   else if (average <= 1024)  // a warp per row
     run_tier<Op, 32, 4, 1, 6>(in, n, offsets, segments, out, workspace, stream);
-  else  // a warp per row up to 4096 elements; longer rows are listed, in chunks
+  else if (average <= static_cast<std::size_t>(kPart))
     run_tier<Op, 32, 8, 1>(in, n, offsets, segments, out, workspace, stream);
+  else  // split rows: a warp per part of kPart elements or so
+    run_split<Op>(in, n, offsets, segments, out, workspace, stream);
 }
 
 }  // namespace reduce::segmented
