@@ -12,6 +12,9 @@
 //     loading the next chunk's place while their loads are in flight). A row of one chunk is
 //     stored at once, a longer row's chunks write partials;
 //   long_totals: a warp per row of several chunks combines its partials in chunk order.
+// Rows averaging more than kPart elements take split_rows instead of group_rows: a warp per part
+// of a row (the row cut in ceil(average / kPart) equal parts), and split_totals combines each
+// row's parts in order after the listed rows' kernels.
 // Each kernel after the first is launched so that it may start while the previous one drains
 // (programmatic dependent launch, sm_90) and waits for it only where it needs its results.
 //
