@@ -523,7 +523,7 @@ def graded_section(course, lab):
     if any(calibrated.values()):
         calibration_text = (
             "The grader's calibration (`reduce-grade calibrate --runs 3`, its median, "
-            f"docs/results/*/calibrate_lab{lab[:2]}_<gpu>.txt) times the reference as grading "
+            f"{' and '.join(calibration_files(course, lab))}) times the reference as grading "
             "does: inputs made anew from a hidden seed before every call and the lab in its own "
             "process; the lesson's runs time the operation alone, so the two fractions differ, "
             "and the threshold is set from the calibration. ")
@@ -592,6 +592,12 @@ def reference_fraction(course, lab, gpu, ops):
                 return None
         fractions.append(row["gbps"] / row["ceiling"])
     return min(fractions) if fractions else None
+
+
+def calibration_files(course, lab):
+    """The committed calibrations of one lab, as paths from the repository's root."""
+    return [str(path.relative_to(course.root))
+            for path in sorted(course.results.glob(f"**/calibrate_lab{lab[:2]}_*.txt"))]
 
 
 def calibration_median(course, lab, gpu):
