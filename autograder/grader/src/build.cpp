@@ -78,6 +78,35 @@ std::string lab_dependencies(const fs::path& build_dir, const std::string& lab,
   return depfile.empty() ? depfile : depfile + "\n";
 }
 
+const char* stage_name(BuildStage stage) {
+  switch (stage) {
+    case BuildStage::kStaging:
+      return "staging";
+    case BuildStage::kConfigure:
+      return "configure";
+    case BuildStage::kCompile:
+      return "compile";
+    case BuildStage::kLink:
+      return "link";
+    case BuildStage::kNone:
+      break;
+  }
+  return "";
+}
+
+bool links_only(const std::string& log) {
+  bool undefined = false;
+  for (const std::string& line : split_lines(log)) {
+    const std::string l = lower(line);
+    if (contains(l, "undefined reference") || contains(l, "undefined symbol"))
+      undefined = true;
+    else if (contains(l, "error:") && !contains(l, "ld returned") &&
+             !contains(l, "linker command failed"))
+      return false;  // a compiler's diagnostic
+  }
+  return undefined;
+}
+
 std::string extract_compiler_errors(const std::string& log, const std::string& submission,
                                     std::size_t max_lines) {
   std::vector<std::string> kept;
@@ -334,7 +363,7 @@ std::vector<std::string> stage_labs(const BuildOptions& o, const fs::path& stage
       continue;
     }
     BuildFacts& b = outcome.labs[lab];
-    b.stage = "staging";
+    b.stage = BuildStage::kStaging;
     b.errors = "the lab folder was refused: " + st.describe();
     if (o.progress) o.progress(fmt::format("{}: refused: {}", lab, clip(st.describe(), 1, 200)));
   }
@@ -356,7 +385,7 @@ bool configure_labs(const BuildOptions& o, const CMakeRun& cmake, const fs::path
     outcome.configure_problem = configure_errors(conf);
     for (const std::string& lab : labs) {
       BuildFacts& b = outcome.labs[lab];
-      b.stage = "configure";
+      b.stage = BuildStage::kConfigure;
       b.errors = outcome.configure_problem;
       b.log = (o.log_dir / "configure.log").string();
     }
@@ -393,7 +422,7 @@ void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
       if (o.keep_lab) o.keep_lab(lab, outcome.manifest);
       continue;
     }
-    b.stage = "library";
+    b.stage = BuildStage::kCompile;
     if (all.timed_out) {
       b.timed_out = true;
       b.errors =
@@ -409,6 +438,9 @@ void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
     b.errors = extract_compiler_errors(
         r.output, fs::weakly_canonical(fs::absolute(staging_tree(o.build_dir)), ec).string());
     if (b.errors.empty()) b.errors = "(no compiler messages; " + r.describe() + ")";
+    // The sources compiled when the only errors are the linker's (--no-undefined): an entry
+    // point of the contract is missing or was given another signature.
+    if (links_only(r.output)) b.stage = BuildStage::kLink;
     if (o.progress) o.progress(fmt::format("{}: does not compile", lab));
   }
 }

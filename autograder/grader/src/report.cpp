@@ -104,7 +104,7 @@ json lab_json(const LabReport& lab) {
       {"present", f.present},
       {"build",
        {{"ok", f.build.ok},
-        {"stage", f.build.stage},
+        {"stage", stage_name(f.build.stage)},
         {"timed_out", f.build.timed_out},
         {"errors", f.build.errors},
         {"log", f.build.log}}},

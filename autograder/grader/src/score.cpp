@@ -142,16 +142,25 @@ class LabScorer {
   void build_failed() {
     s_.status = "build failed";
     std::string text;
-    if (f_.build.stage == "configure") {
-      text = "build failed: the course could not be configured (a grading problem, not yours)";
-    } else if (f_.build.timed_out) {
-      text = "build failed: the build timed out";
-    } else if (f_.build.stage == "tests") {
-      text =
-          "build failed: the lab compiles, but the tests do not link with it (did a function "
-          "signature of the lab contract change?)";
-    } else {
-      text = "build failed: the lab does not compile";
+    switch (f_.build.stage) {
+      case BuildStage::kStaging:
+        text =
+            "build failed: the lab folder was refused before the build (links, special files "
+            "and files outside the lab folder are not graded)";
+        break;
+      case BuildStage::kConfigure:
+        text = "build failed: the course could not be configured (a grading problem, not yours)";
+        break;
+      case BuildStage::kLink:
+        text =
+            "build failed: the lab compiles, but its library does not link (did a function "
+            "signature of the lab contract change?)";
+        break;
+      case BuildStage::kCompile:
+      case BuildStage::kNone:
+        text = f_.build.timed_out ? "build failed: the build timed out"
+                                  : "build failed: the lab does not compile";
+        break;
     }
     if (!f_.build.errors.empty()) text += "\n" + f_.build.errors;
     zero_all("the lab did not build", text);

@@ -159,6 +159,11 @@ TEST(CompilerErrors, ExcerptDropsNinjaNoiseAndTheSubmissionPath) {
       "collect2: error: ld returned 1 exit status\n";
   EXPECT_TRUE(
       contains(extract_compiler_errors(linker, "/tmp/sub"), "undefined reference to `reduce::sum"));
+  // Only the linker's errors: the sources compiled (a link failure, not a compile error).
+  EXPECT_TRUE(links_only("FAILED: lib/libx.so\n/usr/bin/g++ -Werror=return-type -shared -o x.so\n" +
+                         linker + "ninja: build stopped: subcommand failed.\n"));
+  EXPECT_FALSE(links_only(log));
+  EXPECT_FALSE(links_only(log + linker));
   const std::string long_log = std::string(40, 'x') + "\n" + [] {
     std::string s;
     for (int i = 0; i < 50; ++i) s += "sum.cu(" + std::to_string(i) + "): error: e\n";

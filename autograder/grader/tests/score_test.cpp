@@ -93,13 +93,32 @@ TEST_F(ScoreTest, MissingLabScoresZero) {
 TEST_F(ScoreTest, BuildFailureScoresZeroAndShowsTheCompiler) {
   LabFacts f = perfect();
   f.build.ok = f.build.library_ok = false;
-  f.build.stage = "library";
+  f.build.stage = BuildStage::kCompile;
   f.build.errors = "09_warp_shuffle/sum.cu(12): error: identifier \"bias\" is undefined";
   const LabScore s = score_lab(f, lab_, rubric_);
   EXPECT_EQ(s.status, "build failed");
   EXPECT_DOUBLE_EQ(s.score, 0);
   EXPECT_TRUE(contains(item(s, "build").output, "does not compile"));
   EXPECT_TRUE(contains(item(s, "build").output, "identifier \"bias\" is undefined"));
+}
+
+// Each place a build can stop has its own headline: a refused folder is not a compile error, and
+// a library that compiles but misses a contract entry point says so.
+TEST_F(ScoreTest, BuildFailureNamesWhereTheBuildStopped) {
+  const std::pair<BuildStage, const char*> cases[] = {
+      {BuildStage::kStaging, "refused before the build"},
+      {BuildStage::kConfigure, "could not be configured"},
+      {BuildStage::kCompile, "does not compile"},
+      {BuildStage::kLink, "compiles, but its library does not link"}};
+  for (const auto& [stage, headline] : cases) {
+    LabFacts f = perfect();
+    f.build.ok = f.build.library_ok = false;
+    f.build.stage = stage;
+    const LabScore s = score_lab(f, lab_, rubric_);
+    EXPECT_EQ(s.status, "build failed") << stage_name(stage);
+    EXPECT_TRUE(contains(item(s, "build").output, headline))
+        << stage_name(stage) << ": " << item(s, "build").output;
+  }
 }
 
 TEST_F(ScoreTest, LibraryReductionZeroesTheWholeLab) {

@@ -114,6 +114,10 @@ std::filesystem::path staging_tree(const std::filesystem::path& build_dir);
 std::string lab_dependencies(const std::filesystem::path& build_dir, const std::string& lab,
                              const std::string& op);
 
+/// Whether a failed build's only errors are the linker's undefined references (the sources
+/// compiled; an entry point of the lab contract is missing or has another signature).
+bool links_only(const std::string& log);
+
 /// The compiler's first error lines in a build log: ninja's progress and command lines
 /// dropped, \p submission's path prefix removed so paths read "04_sequential/sum.cu(12)".
 std::string extract_compiler_errors(const std::string& log, const std::string& submission,

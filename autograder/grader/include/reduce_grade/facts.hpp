@@ -12,15 +12,28 @@
 
 namespace reduce::grade {
 
+/// Where a lab's build stopped.
+enum class BuildStage {
+  kNone,       ///< it did not stop (built, or not tried)
+  kStaging,    ///< the lab folder was refused before any build (a link, a special file...)
+  kConfigure,  ///< the course could not be configured (a grading problem, not the student's)
+  kCompile,    ///< the lab's sources do not compile
+  kLink,       ///< they compile, but the library does not link: an entry point of the contract
+               ///< is missing or has another signature
+};
+
+/// The stage as report.json writes it: "", "staging", "configure", "compile" or "link".
+const char* stage_name(BuildStage stage);
+
 /// How the lab's build went.
 struct BuildFacts {
-  bool attempted = false;   ///< the build was tried (false when the lab is missing)
-  bool ok = false;          ///< library and test binaries all built
-  bool library_ok = false;  ///< the lab library itself compiled and linked
-  bool timed_out = false;   ///< the build hit its time limit
-  std::string stage;        ///< where it failed: "configure", "library", "tests", "" when ok
-  std::string errors;       ///< the compiler's first error lines
-  std::string log;          ///< build log file of this lab
+  bool attempted = false;                ///< the build was tried (false when the lab is missing)
+  bool ok = false;                       ///< library and test binaries all built
+  bool library_ok = false;               ///< the lab library itself compiled and linked
+  bool timed_out = false;                ///< the build hit its time limit
+  BuildStage stage = BuildStage::kNone;  ///< where it stopped
+  std::string errors;                    ///< the compiler's first error lines
+  std::string log;                       ///< build log file of this lab
 };
 
 /// The lab's benchmark measurement.
