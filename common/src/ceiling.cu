@@ -19,11 +19,15 @@ constexpr float kNeverEqual = -1.2345e-38f;
 /// Loads a float4 either through the read-only path or as an evict-first streaming load.
 template <bool kStreaming>
 __device__ float4 load(const float4* p) {
-  if constexpr (kStreaming) return __ldcs(p);
-  else return __ldg(p);
+  if constexpr (kStreaming)
+    return __ldcs(p);
+  else
+    return __ldg(p);
 }
 
-__device__ float fold(float4 v) { return (v.x + v.y) + (v.z + v.w); }
+__device__ float fold(float4 v) {
+  return (v.x + v.y) + (v.z + v.w);
+}
 
 /// The scalar tail (at most 3 floats past the last float4) goes to the first threads.
 __device__ float tail_of(const float* tail, std::size_t tail_n) {
@@ -64,11 +68,13 @@ __global__ void chunked_read(const float4* __restrict__ in, std::size_t n4,
   for (; base + tile <= end; base += tile) {
     float4 v[kUnroll];
 #pragma unroll
-    for (int k = 0; k < kUnroll; ++k) v[k] = load<kStreaming>(in + base + k * blockDim.x + threadIdx.x);
+    for (int k = 0; k < kUnroll; ++k)
+      v[k] = load<kStreaming>(in + base + k * blockDim.x + threadIdx.x);
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) acc += fold(v[k]);
   }
-  for (std::size_t i = base + threadIdx.x; i < end; i += blockDim.x) acc += fold(load<kStreaming>(in + i));
+  for (std::size_t i = base + threadIdx.x; i < end; i += blockDim.x)
+    acc += fold(load<kStreaming>(in + i));
   if (acc == kNeverEqual) *sink = acc;
 }
 
@@ -81,7 +87,8 @@ __global__ void scalar_read(const float* __restrict__ in, std::size_t n, float* 
   if (acc == kNeverEqual) *sink = acc;
 }
 
-using ReadKernel = void (*)(const float4*, std::size_t, const float*, std::size_t, std::size_t, float*);
+using ReadKernel = void (*)(const float4*, std::size_t, const float*, std::size_t, std::size_t,
+                            float*);
 
 struct Variant {
   const char* name;
@@ -116,9 +123,11 @@ unsigned grid_for(const void* kernel, std::size_t work_items, unsigned waves) {
       std::max<std::size_t>(1, std::min<std::size_t>(needed, std::size_t(sms) * per_sm * waves)));
 }
 
-void launch_variant(const Variant& v, const float* in, std::size_t n, float* sink, cudaStream_t stream) {
+void launch_variant(const Variant& v, const float* in, std::size_t n, float* sink,
+                    cudaStream_t stream) {
   const std::size_t n4 = n / 4;
-  const unsigned grid = grid_for(reinterpret_cast<const void*>(v.kernel), n4 / v.unroll + 1, v.waves);
+  const unsigned grid =
+      grid_for(reinterpret_cast<const void*>(v.kernel), n4 / v.unroll + 1, v.waves);
   const std::size_t tile = static_cast<std::size_t>(v.unroll) * kThreads;
   const std::size_t per_block = ((n4 + grid - 1) / grid + tile - 1) / tile * tile;
   v.kernel<<<grid, kThreads, 0, stream>>>(reinterpret_cast<const float4*>(in), n4, in + n4 * 4,
@@ -154,9 +163,13 @@ void stream_read(const float* in, std::size_t n, float* sink, cudaStream_t strea
   }
 }
 
-const char* stream_read_variant() { return kVariants[g_variant].name; }
+const char* stream_read_variant() {
+  return kVariants[g_variant].name;
+}
 
-std::vector<ProbeTiming> probe_timings() { return g_timings; }
+std::vector<ProbeTiming> probe_timings() {
+  return g_timings;
+}
 
 std::size_t ceiling_probe_size() {
   // The read rate still grows a little past 2^28 floats (the ramp-up and tail of a launch weigh
@@ -177,8 +190,10 @@ double measure_ceiling_gbps(std::size_t n, int repetitions) {
   float best = 0;
   g_timings.clear();
   for (int v = 0; v < static_cast<int>(std::size(kVariants)); ++v) {
-    const float ms = median_ms(kVariants[v], data.data(), n, sink.data(), 7, stream.get(), l2, timer);
-    g_timings.push_back({kVariants[v].name, static_cast<double>(n) * sizeof(float) / (ms * 1e-3) / 1e9});
+    const float ms =
+        median_ms(kVariants[v], data.data(), n, sink.data(), 7, stream.get(), l2, timer);
+    g_timings.push_back(
+        {kVariants[v].name, static_cast<double>(n) * sizeof(float) / (ms * 1e-3) / 1e9});
     if (best == 0 || ms < best) {
       best = ms;
       g_variant = v;

@@ -1,10 +1,10 @@
 #include <reduce/generators.hpp>
 
+#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <thread>
-#include <unistd.h>
 
 namespace reduce {
 namespace {
@@ -27,7 +27,9 @@ void parallel_fill(std::vector<float>& out, F&& f) {
 }
 
 /// Uniform double in [0, 1) from 53 random bits.
-double unit(std::uint64_t bits) { return static_cast<double>(bits >> 11) * 0x1.0p-53; }
+double unit(std::uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
 
 }  // namespace
 
@@ -80,7 +82,9 @@ std::vector<float> uniform(std::size_t n, std::uint64_t seed, float lo, float hi
   return x;
 }
 
-std::vector<float> mixed_sign(std::size_t n, std::uint64_t seed) { return uniform(n, seed, -1.0f, 1.0f); }
+std::vector<float> mixed_sign(std::size_t n, std::uint64_t seed) {
+  return uniform(n, seed, -1.0f, 1.0f);
+}
 
 std::vector<float> wide_range(std::size_t n, std::uint64_t seed) {
   std::vector<float> x(n);

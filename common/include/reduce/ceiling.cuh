@@ -32,7 +32,7 @@ struct ProbeTiming {
 std::vector<ProbeTiming> probe_timings();
 
 /// Measures the probe: times each read layout (grid-stride or one contiguous share per block,
-/// 4 or 8 loads in flight, streaming or read-only loads), keeps the fastest, and returns its 
+/// 4 or 8 loads in flight, streaming or read-only loads), keeps the fastest, and returns its
 /// median GB/s over \p repetitions reads of \p n floats, each after an L2 flush, on a buffer it
 /// allocates. \p n = 0 picks ceiling_probe_size().
 double measure_ceiling_gbps(std::size_t n = 0, int repetitions = 30);

@@ -31,12 +31,12 @@ class CudaError : public std::runtime_error {
 }  // namespace reduce
 
 /// Evaluates a CUDA runtime call once and throws reduce::CudaError if it did not succeed.
-#define REDUCE_CUDA_CHECK(call)                                                  \
-  do {                                                                           \
-    const cudaError_t reduce_status_ = (call);                                   \
-    if (reduce_status_ != cudaSuccess) {                                         \
-      ::reduce::throw_cuda_error(reduce_status_, #call, __FILE__, __LINE__);     \
-    }                                                                            \
+#define REDUCE_CUDA_CHECK(call)                                              \
+  do {                                                                       \
+    const cudaError_t reduce_status_ = (call);                               \
+    if (reduce_status_ != cudaSuccess) {                                     \
+      ::reduce::throw_cuda_error(reduce_status_, #call, __FILE__, __LINE__); \
+    }                                                                        \
   } while (0)
 
 /// Checks the launch of the kernel just queued (configuration errors, not faults inside it).

@@ -69,7 +69,8 @@ class DeviceBuffer {
   /// Copies the whole buffer back to a host vector (synchronous).
   std::vector<T> to_host() const {
     std::vector<T> host(count_);
-    if (count_ > 0) REDUCE_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
+    if (count_ > 0)
+      REDUCE_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
     return host;
   }
 

@@ -21,9 +21,10 @@ constexpr std::size_t blocks_for(std::size_t n, std::size_t per_block) {
 
 /// Workspace bytes shrink_by_passes() needs: two alternating arrays of partial results.
 constexpr std::size_t multi_pass_workspace_bytes(std::size_t n, std::size_t per_block) {
-  return n <= per_block ? 0
-                        : (blocks_for(n, per_block) + blocks_for(blocks_for(n, per_block), per_block)) *
-                              sizeof(float);
+  return n <= per_block
+             ? 0
+             : (blocks_for(n, per_block) + blocks_for(blocks_for(n, per_block), per_block)) *
+                   sizeof(float);
 }
 
 /// Reduces \p n floats at \p in to one value at \p result by launching \p pass again and again,
