@@ -1,13 +1,13 @@
 // Lab 01: naive atomic sum.
 //
 // Every thread adds its one element to *out with atomicAdd.
-// Read labs/01_atomic_naive/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/01_atomic_naive/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab01
 // Until you do, the tests fail with "not implemented: see labs/01_atomic_naive/sum.cu".
 #include <reduce/lab.cuh>
-#include <reduce/not_implemented.hpp>
 #include <reduce/multi_pass.cuh>
+#include <reduce/not_implemented.hpp>
 
 namespace reduce {
 namespace {

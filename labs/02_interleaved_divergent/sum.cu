@@ -1,13 +1,14 @@
 // Lab 02: interleaved addressing, divergent branch.
 //
-// Each block sums 256 elements in shared memory with strides 1, 2, 4, ... and the test tid % (2 * stride) == 0.
-// Read labs/02_interleaved_divergent/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Each block sums 256 elements in shared memory with strides 1, 2, 4, ... and the test
+// tid % (2 * stride) == 0.
+// Read labs/02_interleaved_divergent/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab02
 // Until you do, the tests fail with "not implemented: see labs/02_interleaved_divergent/sum.cu".
 #include <reduce/lab.cuh>
-#include <reduce/not_implemented.hpp>
 #include <reduce/multi_pass.cuh>
+#include <reduce/not_implemented.hpp>
 
 namespace reduce {
 namespace {

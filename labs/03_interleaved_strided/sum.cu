@@ -1,13 +1,13 @@
 // Lab 03: interleaved addressing, strided index.
 //
 // As lab 02, but thread t works on element 2 * stride * t: no divergent %, but bank conflicts.
-// Read labs/03_interleaved_strided/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/03_interleaved_strided/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab03
 // Until you do, the tests fail with "not implemented: see labs/03_interleaved_strided/sum.cu".
 #include <reduce/lab.cuh>
-#include <reduce/not_implemented.hpp>
 #include <reduce/multi_pass.cuh>
+#include <reduce/not_implemented.hpp>
 
 namespace reduce {
 namespace {

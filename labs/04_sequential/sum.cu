@@ -1,13 +1,13 @@
 // Lab 04: sequential addressing.
 //
 // Fold the block's values in half at each step: thread t adds element t + stride to element t.
-// Read labs/04_sequential/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/04_sequential/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab04
 // Until you do, the tests fail with "not implemented: see labs/04_sequential/sum.cu".
 #include <reduce/lab.cuh>
-#include <reduce/not_implemented.hpp>
 #include <reduce/multi_pass.cuh>
+#include <reduce/not_implemented.hpp>
 
 namespace reduce {
 namespace {

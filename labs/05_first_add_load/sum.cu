@@ -1,13 +1,13 @@
 // Lab 05: first add during load.
 //
 // Each thread loads two elements one block apart and adds them before the tree.
-// Read labs/05_first_add_load/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/05_first_add_load/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab05
 // Until you do, the tests fail with "not implemented: see labs/05_first_add_load/sum.cu".
 #include <reduce/lab.cuh>
-#include <reduce/not_implemented.hpp>
 #include <reduce/multi_pass.cuh>
+#include <reduce/not_implemented.hpp>
 
 namespace reduce {
 namespace {

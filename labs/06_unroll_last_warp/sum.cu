@@ -1,13 +1,14 @@
 // Lab 06: unrolled last warp.
 //
-// Stop the __syncthreads() loop at 64 values and let the first warp finish with __syncwarp() between steps.
-// Read labs/06_unroll_last_warp/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Stop the __syncthreads() loop at 64 values and let the first warp finish with __syncwarp()
+// between steps.
+// Read labs/06_unroll_last_warp/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab06
 // Until you do, the tests fail with "not implemented: see labs/06_unroll_last_warp/sum.cu".
 #include <reduce/lab.cuh>
-#include <reduce/not_implemented.hpp>
 #include <reduce/multi_pass.cuh>
+#include <reduce/not_implemented.hpp>
 
 namespace reduce {
 namespace {

@@ -1,13 +1,13 @@
 // Lab 07: complete unrolling.
 //
 // Make the block size a template parameter and write every step of the tree out with if constexpr.
-// Read labs/07_complete_unroll/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/07_complete_unroll/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab07
 // Until you do, the tests fail with "not implemented: see labs/07_complete_unroll/sum.cu".
 #include <reduce/lab.cuh>
-#include <reduce/not_implemented.hpp>
 #include <reduce/multi_pass.cuh>
+#include <reduce/not_implemented.hpp>
 
 namespace reduce {
 namespace {

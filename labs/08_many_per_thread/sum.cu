@@ -1,13 +1,14 @@
 // Lab 08: many elements per thread.
 //
-// Size the grid from the SM count and occupancy; each thread adds many elements in a grid-stride loop.
-// Read labs/08_many_per_thread/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Size the grid from the SM count and occupancy; each thread adds many elements in a grid-stride
+// loop.
+// Read labs/08_many_per_thread/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab08
 // Until you do, the tests fail with "not implemented: see labs/08_many_per_thread/sum.cu".
+#include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/not_implemented.hpp>
-#include <reduce/cuda_check.cuh>
 
 namespace reduce {
 namespace {

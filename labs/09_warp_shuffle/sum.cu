@@ -1,13 +1,14 @@
 // Lab 09: warp shuffle.
 //
-// Sum within a warp with __shfl_down_sync, across warps through one float per warp in shared memory, across blocks with a second launch.
-// Read labs/09_warp_shuffle/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Sum within a warp with __shfl_down_sync, across warps through one float per warp in shared
+// memory, across blocks with a second launch.
+// Read labs/09_warp_shuffle/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab09
 // Until you do, the tests fail with "not implemented: see labs/09_warp_shuffle/sum.cu".
+#include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/not_implemented.hpp>
-#include <reduce/cuda_check.cuh>
 
 namespace reduce {
 namespace {

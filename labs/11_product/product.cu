@@ -1,13 +1,13 @@
 // Lab 11: product.
 //
 // Lab 09's reduction with * and its identity, 1.
-// Read labs/11_product/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/11_product/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab11
 // Until you do, the tests fail with "not implemented: see labs/11_product/product.cu".
+#include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/not_implemented.hpp>
-#include <reduce/cuda_check.cuh>
 
 namespace reduce {
 namespace {
@@ -22,8 +22,7 @@ std::size_t product_workspace_bytes(std::size_t n) {
   return 0;
 }
 
-void product(const float* in, std::size_t n, float* out, Workspace workspace,
-             cudaStream_t stream) {
+void product(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   // TODO: lab 09's kernel with * instead of + and 1 wherever a sum starts from 0 (the
   //       accumulators, the lanes beyond the block's warps); n == 0 must write 1.
   (void)in, (void)n, (void)out, (void)workspace, (void)stream;

@@ -1,15 +1,15 @@
 // Lab 13: argmax.
 //
 // Reduce (value, index) pairs: the first index of the largest element, the first NaN's if any.
-// Read labs/13_argmax/README.md first. Implement the two functions below (the lab contract is in
-// common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/13_argmax/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab13
 // Until you do, the tests fail with "not implemented: see labs/13_argmax/argmax.cu".
 #include <cstdint>
-#include <stdexcept>
+#include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/not_implemented.hpp>
-#include <reduce/cuda_check.cuh>
+#include <stdexcept>
 
 namespace reduce {
 namespace {

@@ -5,10 +5,10 @@
 // common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab14
 // Until you do, the tests fail with "not implemented: see labs/14_atomic_max/atomic_max.cu".
-#include "atomic_max.cuh"
+#include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/not_implemented.hpp>
-#include <reduce/cuda_check.cuh>
+#include "atomic_max.cuh"
 
 namespace reduce {
 namespace {

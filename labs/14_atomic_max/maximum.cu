@@ -5,10 +5,10 @@
 // common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab14
 // Until you do, the tests fail with "not implemented: see labs/14_atomic_max/maximum.cu".
-#include "atomic_max.cuh"
+#include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/not_implemented.hpp>
-#include <reduce/cuda_check.cuh>
+#include "atomic_max.cuh"
 
 namespace reduce {
 namespace {
@@ -22,8 +22,7 @@ std::size_t maximum_workspace_bytes(std::size_t n) {
   return 0;  // the atomics need no scratch memory
 }
 
-void maximum(const float* in, std::size_t n, float* out, Workspace workspace,
-             cudaStream_t stream) {
+void maximum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   // TODO: 1. set *out to -inf on `stream` (a one-thread kernel: cudaMemsetAsync repeats one
   //          byte and cannot write -inf; and 0 is the wrong start, see the lesson);
   //       2. launch a full grid: grid-stride loop, IEEE max (lab 10), block maximum;

@@ -1,9 +1,9 @@
 // Lab 15: the capstone, deterministic mode.
 //
-// A float sum at the speed of memory for any n and any alignment: the same bits on every run for the
-// same input: fixed work per block, a fixed combining order, no float atomics.
-// Read labs/15_capstone/README.md first. Implement the two functions below (the lab contract is
-// in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// A float sum at the speed of memory for any n and any alignment: the same bits on every run for
+// the same input: fixed work per block, a fixed combining order, no float atomics.
+// Read labs/15_capstone/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab15
 // Until you do, the tests fail with "not implemented: see labs/15_capstone/sum_deterministic.cu".
 #include <reduce/cuda_check.cuh>

@@ -8,9 +8,9 @@
 // Until you do, the tests fail with "not implemented: see labs/16_library_primitives/sum.cu".
 // This lab alone may include CUB's block- and warp-level headers; cub::DeviceReduce and the
 // rest of CUB's device-wide algorithms are refused here as everywhere.
+#include <reduce/cuda_check.cuh>
 #include <reduce/lab.cuh>
 #include <reduce/not_implemented.hpp>
-#include <reduce/cuda_check.cuh>
 
 namespace reduce {
 namespace {

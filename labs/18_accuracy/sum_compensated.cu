@@ -2,8 +2,8 @@
 //
 // Part 1: a compensated sum. Carry every running sum as a pair (sum, compensation): Neumaier's
 // TwoSum chains per thread, double-float pairs in the tree, one rounding to float at the end.
-// Read labs/18_accuracy/README.md first. Implement the two functions below (the lab contract is
-// in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/18_accuracy/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab18
 // Until you do, the tests fail with "not implemented: see labs/18_accuracy/sum_compensated.cu".
 #include <reduce/cuda_check.cuh>

@@ -3,8 +3,8 @@
 // Part 2: a reproducible sum. Return the exact sum rounded once to float (ties to even): add
 // every element exactly as an integer multiple of 2^-149 in 32-bit digits held in 64-bit
 // accumulators, pass the carries, and round once.
-// Read labs/18_accuracy/README.md first. Implement the two functions below (the lab contract is
-// in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
+// Read labs/18_accuracy/README.md first. Implement the two functions below
+// (the lab contract is in common/include/reduce/lab.cuh), then run this lab's tests and benchmark:
 //   cmake --preset student && cmake --build --preset student && ctest --preset student -L lab18
 // Until you do, the tests fail with "not implemented: see labs/18_accuracy/sum_reproducible.cu".
 #include <reduce/cuda_check.cuh>
