@@ -21,7 +21,9 @@ __global__ void atomic_sum(const float* __restrict__ in, std::size_t n, float* o
 
 }  // namespace
 
-std::size_t sum_workspace_bytes(std::size_t) { return 0; }
+std::size_t sum_workspace_bytes(std::size_t) {
+  return 0;
+}
 
 void sum(const float* in, std::size_t n, float* out, Workspace, cudaStream_t stream) {
   // The output accumulates, so it must start at zero on every call.

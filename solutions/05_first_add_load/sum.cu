@@ -31,15 +31,16 @@ __global__ void first_add_load(const float* __restrict__ in, std::size_t n,
 
 }  // namespace
 
-std::size_t sum_workspace_bytes(std::size_t n) { return multi_pass_workspace_bytes(n, kPerBlock); }
+std::size_t sum_workspace_bytes(std::size_t n) {
+  return multi_pass_workspace_bytes(n, kPerBlock);
+}
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  shrink_by_passes(in, n, out, workspace, stream, kPerBlock,
-                   [](const float* in, std::size_t n, float* partials, std::size_t blocks,
-                      cudaStream_t stream) {
-                     first_add_load<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
-                         in, n, partials);
-                   });
+  shrink_by_passes(
+      in, n, out, workspace, stream, kPerBlock,
+      [](const float* in, std::size_t n, float* partials, std::size_t blocks, cudaStream_t stream) {
+        first_add_load<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(in, n, partials);
+      });
 }
 
 }  // namespace reduce

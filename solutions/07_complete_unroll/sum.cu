@@ -11,7 +11,8 @@
 namespace reduce {
 namespace {
 
-constexpr unsigned kThreads = 256;  // the block size this lab launches; any power of 2 in [64, 1024]
+// The block size this lab launches; any power of 2 in [64, 1024].
+constexpr unsigned kThreads = 256;
 
 /// The last six steps, s[0..64) -> s[0], by the first warp (see rung 6 for the __syncwarp()s).
 __device__ void last_warp(float* s, unsigned tid) {
@@ -62,12 +63,23 @@ void launch(unsigned threads, const float* in, std::size_t n, float* partials, s
             cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(blocks);
   switch (threads) {
-    case 1024: complete_unroll<1024><<<grid, 1024, 0, stream>>>(in, n, partials); break;
-    case 512: complete_unroll<512><<<grid, 512, 0, stream>>>(in, n, partials); break;
-    case 256: complete_unroll<256><<<grid, 256, 0, stream>>>(in, n, partials); break;
-    case 128: complete_unroll<128><<<grid, 128, 0, stream>>>(in, n, partials); break;
-    case 64: complete_unroll<64><<<grid, 64, 0, stream>>>(in, n, partials); break;
-    default: throw std::invalid_argument("block size must be a power of 2 in [64, 1024]");
+    case 1024:
+      complete_unroll<1024><<<grid, 1024, 0, stream>>>(in, n, partials);
+      break;
+    case 512:
+      complete_unroll<512><<<grid, 512, 0, stream>>>(in, n, partials);
+      break;
+    case 256:
+      complete_unroll<256><<<grid, 256, 0, stream>>>(in, n, partials);
+      break;
+    case 128:
+      complete_unroll<128><<<grid, 128, 0, stream>>>(in, n, partials);
+      break;
+    case 64:
+      complete_unroll<64><<<grid, 64, 0, stream>>>(in, n, partials);
+      break;
+    default:
+      throw std::invalid_argument("block size must be a power of 2 in [64, 1024]");
   }
 }
 

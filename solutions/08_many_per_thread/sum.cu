@@ -94,7 +94,9 @@ unsigned grid_for(std::size_t n) {
 
 }  // namespace
 
-std::size_t sum_workspace_bytes(std::size_t n) { return grid_for(n) * sizeof(float); }
+std::size_t sum_workspace_bytes(std::size_t n) {
+  return grid_for(n) * sizeof(float);
+}
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   const unsigned grid = grid_for(n);

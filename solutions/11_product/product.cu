@@ -95,8 +95,7 @@ std::size_t product_workspace_bytes(std::size_t n) {
   return grid == 1 ? 0 : grid * sizeof(float);
 }
 
-void product(const float* in, std::size_t n, float* out, Workspace workspace,
-             cudaStream_t stream) {
+void product(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   const unsigned grid = grid_for(n);
   if (grid == 1) {  // also n == 0: the block writes the identity, 1
     product_kernel<kThreads><<<1, kThreads, 0, stream>>>(in, n, out);

@@ -94,8 +94,8 @@ unsigned full_grid() {
     int device = 0, sms = 0, per_sm = 0;
     REDUCE_CUDA_CHECK(cudaGetDevice(&device));
     REDUCE_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    REDUCE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, partial_sums<kThreads>, kThreads, 0));
+    REDUCE_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, partial_sums<kThreads>,
+                                                                    kThreads, 0));
     return static_cast<unsigned>(sms * per_sm);
   }();
   return blocks;

@@ -47,7 +47,9 @@ __device__ __forceinline__ bool ranks_above(Pair b, Pair a) {
   return b.value > a.value || (b.value == a.value && b.index < a.index);
 }
 
-__device__ __forceinline__ Pair better(Pair a, Pair b) { return ranks_above(b, a) ? b : a; }
+__device__ __forceinline__ Pair better(Pair a, Pair b) {
+  return ranks_above(b, a) ? b : a;
+}
 
 /// Scanning upwards through indices: does value \p v at a later index replace \p best?
 /// Only if it is strictly larger, or the first NaN (a later equal value or NaN never does).
@@ -81,8 +83,7 @@ __device__ Pair block_best(Pair p) {
   }
   __syncthreads();
   if (warp == 0) {
-    p = lane < kBlock / kWarp ? Pair{warp_values[lane], warp_indices[lane]}
-                              : Pair{-INFINITY, 0};
+    p = lane < kBlock / kWarp ? Pair{warp_values[lane], warp_indices[lane]} : Pair{-INFINITY, 0};
     p = warp_best(p);
   }
   return p;
@@ -147,7 +148,9 @@ unsigned grid_for(std::size_t n) {
 }
 
 /// Bytes of the values array in the workspace, rounded up so the indices stay 8-byte aligned.
-std::size_t values_bytes(unsigned grid) { return (grid * sizeof(float) + 7) / 8 * 8; }
+std::size_t values_bytes(unsigned grid) {
+  return (grid * sizeof(float) + 7) / 8 * 8;
+}
 
 }  // namespace
 
@@ -166,7 +169,8 @@ void argmax(const float* in, std::size_t n, std::int64_t* out, Workspace workspa
     return;
   }
   float* values = workspace.as<float>();
-  auto* indices = reinterpret_cast<std::int64_t*>(workspace.as<unsigned char>() + values_bytes(grid));
+  auto* indices =
+      reinterpret_cast<std::int64_t*>(workspace.as<unsigned char>() + values_bytes(grid));
   argmax_partials<kThreads><<<grid, kThreads, 0, stream>>>(in, n, values, indices);
   REDUCE_CUDA_CHECK_LAUNCH();
   argmax_final<kThreads><<<1, kThreads, 0, stream>>>(values, indices, grid, out);

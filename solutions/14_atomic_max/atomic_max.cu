@@ -27,7 +27,7 @@ void atomic_max_apply(const float* values, std::size_t n, float* address, float*
   if (n == 0) return;
   const std::size_t blocks = (n + kThreads - 1) / kThreads;
   apply_kernel<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(values, n, address,
-                                                                         old_values);
+                                                                       old_values);
   REDUCE_CUDA_CHECK_LAUNCH();
 }
 

@@ -66,7 +66,9 @@ __device__ float block_max(float v) {
 }
 
 /// Writes the identity of max to *out (cudaMemsetAsync can only repeat one byte).
-__global__ void set_lowest(float* out) { *out = -INFINITY; }
+__global__ void set_lowest(float* out) {
+  *out = -INFINITY;
+}
 
 /// Each block folds the maximum of its grid-stride share of in[0..n) into *out.
 template <unsigned kBlock>
@@ -105,14 +107,13 @@ std::size_t maximum_workspace_bytes(std::size_t n) {
   return 0;  // the atomics need no scratch memory
 }
 
-void maximum(const float* in, std::size_t n, float* out, Workspace workspace,
-             cudaStream_t stream) {
+void maximum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   (void)workspace;
   set_lowest<<<1, 1, 0, stream>>>(out);
   REDUCE_CUDA_CHECK_LAUNCH();
   if (n == 0) return;  // the maximum of no elements is -inf, already in place
-  const unsigned grid = static_cast<unsigned>(
-      std::clamp<std::size_t>((n + kThreads - 1) / kThreads, 1, full_grid()));
+  const unsigned grid =
+      static_cast<unsigned>(std::clamp<std::size_t>((n + kThreads - 1) / kThreads, 1, full_grid()));
   max_atomic_kernel<kThreads><<<grid, kThreads, 0, stream>>>(in, n, out);
   REDUCE_CUDA_CHECK_LAUNCH();
 }

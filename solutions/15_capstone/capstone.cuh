@@ -36,7 +36,7 @@
 namespace reduce::capstone {
 
 constexpr unsigned kThreads = 256;
-constexpr int kUnroll = 4;                                  // float4 loads in flight per thread
+constexpr int kUnroll = 4;                                      // float4 loads in flight per thread
 constexpr std::size_t kTile = std::size_t{kThreads} * kUnroll;  // float4s per block per step
 constexpr unsigned kWarp = 32;
 // Up to these sizes (floats) one block in one launch beats any multi-block strategy (measured
@@ -58,7 +58,8 @@ enum class Strategy { kSingleBlock, kCluster, kTwoPass, kLastBlock, kAtomic };
 template <unsigned kLanes = kWarp>
 __device__ __forceinline__ float warp_sum(float v) {
 #pragma unroll
-  for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1) v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
+  for (unsigned offset = kLanes / 2; offset > 0; offset >>= 1)
+    v += __shfl_down_sync(0xFFFFFFFFu, v, offset);
   return v;
 }
 
@@ -94,8 +95,8 @@ inline Split split(const float* in, std::size_t n) {
   const unsigned head_n = static_cast<unsigned>(std::min<std::size_t>(n, (4 - misalignment) % 4));
   const std::size_t body_n = (n - head_n) / 4;
   const float* tail = in + head_n + body_n * 4;
-  return {in, head_n, reinterpret_cast<const float4*>(in + head_n), body_n, tail,
-          static_cast<unsigned>(n - head_n - body_n * 4)};
+  const unsigned tail_n = static_cast<unsigned>(n - head_n - body_n * 4);
+  return {in, head_n, reinterpret_cast<const float4*>(in + head_n), body_n, tail, tail_n};
 }
 
 /// This block's share of the body plus, in block 0, the head and the tail; per-thread value.
@@ -185,8 +186,8 @@ void launch_single_block(const Split& s, float* out, cudaStream_t stream) {
 /// Each block writes its partial; with kLastBlock the last block to finish adds them all,
 /// with kAtomic each block adds its own into *out.
 template <Strategy kStrategy>
-__global__ void __launch_bounds__(kThreads) sum_kernel(Split s, std::size_t share, float* partials,
-                                                       unsigned* ticket, float* out) {
+__global__ void __launch_bounds__(kThreads)
+    sum_kernel(Split s, std::size_t share, float* partials, unsigned* ticket, float* out) {
   const float total = block_sum(thread_partial(s, share));
   if constexpr (kStrategy == Strategy::kAtomic) {
     if (threadIdx.x == 0) atomicAdd(out, total);
@@ -221,7 +222,8 @@ __global__ void __launch_bounds__(kThreads) cluster_kernel(Split s, std::size_t 
   cg::cluster_group cluster = cg::this_cluster();
   cluster.sync();  // every block's total is in its shared memory
   if (blockIdx.x == 0 && threadIdx.x < kWarp) {
-    float t = threadIdx.x < kClusterBlocks ? *cluster.map_shared_rank(&block_total, threadIdx.x) : 0.0f;
+    float t =
+        threadIdx.x < kClusterBlocks ? *cluster.map_shared_rank(&block_total, threadIdx.x) : 0.0f;
     t = warp_sum<kClusterBlocks>(t);
     if (threadIdx.x == 0) *out = t;
   }
@@ -241,7 +243,8 @@ inline bool has_clusters() {
 }
 
 /// One block sums \p n partials in a fixed order (second launch of two_pass).
-__global__ void __launch_bounds__(kThreads) final_kernel(const float* partials, unsigned n, float* out) {
+__global__ void __launch_bounds__(kThreads)
+    final_kernel(const float* partials, unsigned n, float* out) {
   float v = 0.0f;
   for (unsigned i = threadIdx.x; i < n; i += kThreads) v += partials[i];
   v = block_sum(v);
@@ -310,13 +313,14 @@ inline std::size_t workspace_bytes(std::size_t n) {
 }
 
 /// Queues the whole reduction with \p strategy.
-inline void run(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream,
-                Strategy strategy) {
+inline void run(const float* in, std::size_t n, float* out, Workspace workspace,
+                cudaStream_t stream, Strategy strategy) {
   const Split s = split(in, n);
   if (strategy == Strategy::kCluster && !has_clusters()) strategy = Strategy::kSingleBlock;
   if (strategy == Strategy::kCluster) {
     // Even shares of whole warps' worth of float4s, one per block of the cluster.
-    const std::size_t share = (s.body_n + kClusterBlocks * kWarp - 1) / (kClusterBlocks * kWarp) * kWarp;
+    const std::size_t share =
+        (s.body_n + kClusterBlocks * kWarp - 1) / (kClusterBlocks * kWarp) * kWarp;
     cudaLaunchAttribute cluster_dims{};
     cluster_dims.id = cudaLaunchAttributeClusterDimension;
     cluster_dims.val.clusterDim.x = kClusterBlocks;
@@ -354,10 +358,12 @@ inline void run(const float* in, std::size_t n, float* out, Workspace workspace,
       break;
     case Strategy::kLastBlock:
       REDUCE_CUDA_CHECK(cudaMemsetAsync(ticket, 0, sizeof(unsigned), stream));
-      sum_kernel<Strategy::kLastBlock><<<grid, kThreads, 0, stream>>>(s, share, partials, ticket, out);
+      sum_kernel<Strategy::kLastBlock>
+          <<<grid, kThreads, 0, stream>>>(s, share, partials, ticket, out);
       break;
     default:
-      sum_kernel<Strategy::kTwoPass><<<grid, kThreads, 0, stream>>>(s, share, partials, nullptr, out);
+      sum_kernel<Strategy::kTwoPass>
+          <<<grid, kThreads, 0, stream>>>(s, share, partials, nullptr, out);
       REDUCE_CUDA_CHECK_LAUNCH();
       final_kernel<<<1, kThreads, 0, stream>>>(partials, grid, out);
       break;

@@ -4,7 +4,9 @@
 
 namespace reduce {
 
-std::size_t sum_workspace_bytes(std::size_t n) { return capstone::workspace_bytes(n); }
+std::size_t sum_workspace_bytes(std::size_t n) {
+  return capstone::workspace_bytes(n);
+}
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   using capstone::Strategy;

@@ -6,13 +6,15 @@
 
 namespace reduce {
 
-std::size_t sum_workspace_bytes(std::size_t n) { return capstone::workspace_bytes(n); }
+std::size_t sum_workspace_bytes(std::size_t n) {
+  return capstone::workspace_bytes(n);
+}
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
   using capstone::Strategy;
   // One block up to 2^16 floats, then one launch that ends in a last-block combine.
-  Strategy strategy = n <= capstone::kSingleBlockMaxDeterministic ? Strategy::kSingleBlock
-                                                                  : Strategy::kLastBlock;
+  Strategy strategy =
+      n <= capstone::kSingleBlockMaxDeterministic ? Strategy::kSingleBlock : Strategy::kLastBlock;
   if (capstone::forced_strategy(strategy) && strategy == Strategy::kAtomic) {
     strategy = Strategy::kLastBlock;  // the atomic strategy is not deterministic
   }

@@ -23,18 +23,12 @@ struct SumOp {
     segmented::combine_pairwise<SumOp>(sums);
     return sums[0];
   }
-  __device__ static Value combine(Value a, Value b) {
-    return a + b;
-  }
+  __device__ static Value combine(Value a, Value b) { return a + b; }
   __device__ static Value shuffle_xor(Value v, unsigned mask) {
     return __shfl_xor_sync(segmented::kFullMask, v, mask);
   }
-  __device__ static Value warp_combine(Value v) {
-    return segmented::butterfly<SumOp>(v);
-  }
-  __device__ static void store(float* out, std::size_t s, Value v) {
-    out[s] = v;
-  }
+  __device__ static Value warp_combine(Value v) { return segmented::butterfly<SumOp>(v); }
+  __device__ static void store(float* out, std::size_t s, Value v) { out[s] = v; }
 };
 
 }  // namespace
