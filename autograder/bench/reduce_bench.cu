@@ -1469,9 +1469,8 @@ void print_segmented_tables(const std::vector<std::size_t>& sizes,
   for (std::size_t n : sizes) {
     std::vector<std::string> columns;  // the implementations that ran at this size
     for (const std::string& impl : impls)
-      if (std::any_of(families.begin(), families.end(), [&](const std::string& f) {
-            return g_rows.count({f, n, impl}) > 0;
-          }))
+      if (std::any_of(families.begin(), families.end(),
+                      [&](const std::string& f) { return g_rows.count({f, n, impl}) > 0; }))
         columns.push_back(impl);
     if (columns.empty()) continue;
     const double floor_rate = floor_gbps(n);

@@ -225,7 +225,7 @@ TEST_F(HiddenSum, RepeatedCallsDoNotAccumulate) {
     // returns a multiple.
     workspace.fill_bytes(kPoisonByte, stream);
     lab().run(in.data(), n, runner().float_output().data(),
-        Workspace{workspace.data(), workspace.bytes()}, stream);
+              Workspace{workspace.data(), workspace.bytes()}, stream);
     expect_exact(runner().float_result(), expected,
                  "call " + std::to_string(again + 1) + " without clearing the output in between");
   }

@@ -57,8 +57,7 @@ inline void expect_index(std::int64_t got, std::int64_t want,
 /// expect_index() reading values from a host copy of the input.
 inline void expect_index(std::int64_t got, std::int64_t want, const std::vector<float>* host,
                          std::size_t n) {
-  expect_index(
-      got, want, [host](std::size_t i) { return (*host)[i]; }, n);
+  expect_index(got, want, [host](std::size_t i) { return (*host)[i]; }, n);
 }
 
 /// expect_index() reading values from the device input.

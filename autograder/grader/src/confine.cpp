@@ -48,7 +48,7 @@ void enter_namespaces(uid_t uid, gid_t gid, int extra) {
 
 /// The flags a remount must keep: the kernel refuses to clear the ones it locked.
 unsigned long kept_flags(const std::string& path) {
-  struct statvfs st {};
+  struct statvfs st{};
   if (::statvfs(path.c_str(), &st) != 0) return 0;
   unsigned long flags = 0;
   if (st.f_flag & ST_NOSUID) flags |= MS_NOSUID;
@@ -98,7 +98,7 @@ std::vector<std::string> mount_points() {
 void make_host_read_only() {
   for (const std::string& point : mount_points()) {
     if (under(point, "/dev") || under(point, "/proc") || under(point, "/sys")) continue;
-    struct stat st {};
+    struct stat st{};
     if (::stat(point.c_str(), &st) != 0) continue;  // covered by a later mount
     if (::mount(nullptr, point.c_str(), nullptr,
                 MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(point), nullptr) != 0 &&
@@ -109,7 +109,7 @@ void make_host_read_only() {
 
 /// A mount point for a folder or file shown inside a hidden (empty) folder.
 void make_mount_point(const std::string& path, bool folder) {
-  struct stat st {};
+  struct stat st{};
   if (::lstat(path.c_str(), &st) == 0) return;
   for (std::size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1))
     if (::mkdir(path.substr(0, at).c_str(), 0755) != 0 && errno != EEXIST)
@@ -120,7 +120,7 @@ void make_mount_point(const std::string& path, bool folder) {
 }
 
 void hide(const std::string& path) {
-  struct stat st {};
+  struct stat st{};
   if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;  // nothing to hide
   if (::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=512m") != 0)
     fail("hiding " + path);
@@ -128,7 +128,7 @@ void hide(const std::string& path) {
 
 /// Binds what \p fd (opened before any step) names onto \p path.
 void show(const std::string& path, int fd, bool writable) {
-  struct stat st {};
+  struct stat st{};
   if (::fstat(fd, &st) != 0) fail("reading " + path);
   make_mount_point(path, S_ISDIR(st.st_mode));
   const std::string source = "/proc/self/fd/" + std::to_string(fd);

@@ -222,10 +222,9 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
     std::error_code ec;
     fs::remove_all(logs, ec);
     fs::create_directories(logs, ec);
+    const std::string log_path = "/dev/fd/" + std::to_string(remote::kSanitizerLogFd);
     const std::vector<std::string> words = {
-        spec.sanitizer.string(), "--tool",     tool,
-        "--print-limit",         "5",          "--log-file",
-        "/dev/fd/" + std::to_string(remote::kSanitizerLogFd)};
+        spec.sanitizer.string(), "--tool", tool, "--print-limit", "5", "--log-file", log_path};
     if (!repetitions.empty()) repetitions += '\x1e';
     repetitions += join(words, "\x1f");
     if (!reports.empty()) reports += '\x1e';

@@ -324,13 +324,13 @@ void keep_only_runner_environment() {
 /// Closes every copy of the sanitizer's report channel (kSanitizerLogFd) that this process
 /// inherited from the sanitizer in front of it: the report reaches the checker, never the lab.
 void close_report_channel() {
-  struct stat channel {};
+  struct stat channel{};
   if (::fstat(kSanitizerLogFd, &channel) != 0) return;
   DIR* fds = ::opendir("/proc/self/fd");
   std::vector<int> copies = {kSanitizerLogFd};
   for (dirent* e = fds != nullptr ? ::readdir(fds) : nullptr; e != nullptr; e = ::readdir(fds)) {
     const int fd = std::atoi(e->d_name);
-    struct stat st {};
+    struct stat st{};
     if (fd > kRunnerSocketFd && fd != dirfd(fds) && ::fstat(fd, &st) == 0 &&
         st.st_dev == channel.st_dev && st.st_ino == channel.st_ino)
       copies.push_back(fd);
@@ -365,7 +365,7 @@ int main(int argc, char** argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the checker
   if (argc == 2 && std::strcmp(argv[1], "--walls") == 0) return report_walls();
   // Confinement is the sandbox in front of this process (the grader's), then the walls below.
-  struct stat sock_stat {};
+  struct stat sock_stat{};
   if (argc != 2 || ::fstat(kRunnerSocketFd, &sock_stat) != 0 || !S_ISSOCK(sock_stat.st_mode)) {
     std::fprintf(stderr,
                  "usage: reduce_lab_runner LIBRARY (started by a checker, socket on fd 3)\n");

@@ -1,8 +1,8 @@
 /// \file
 /// \brief `reduce-grade confine`: runs a command in a view of the filesystem where chosen folders
 /// are empty and the rest is read-only, with no root and no other program (Linux user, mount,
-/// network, PID and IPC namespaces). The grader puts it in front of every process that holds a student's
-/// code where bubblewrap is missing: the submission's build (the compiler reads what the
+/// network, PID and IPC namespaces). The grader puts it in front of every process that holds a
+/// student's code where bubblewrap is missing: the submission's build (the compiler reads what the
 /// student's sources name, `.incbin` included) and the lab's runner.
 #pragma once
 

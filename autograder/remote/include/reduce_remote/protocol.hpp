@@ -161,7 +161,6 @@ struct Reply {
   char message[1024] = {};  ///< what went wrong
 };
 
-
 /// The only environment variables a runner keeps: the checker starts it with these alone, and
 /// the runner drops whatever a sanitizer in front of it added (LD_PRELOAD,
 /// CUDA_INJECTION64_PATH...) before it loads the lab, so the lab cannot tell it is watched.

@@ -145,9 +145,9 @@ class RemoteLab {
   int starts() const { return starts_; }
 
  private:
-  struct Guarded;  // a checker-owned device buffer with guard bytes
-  struct Output;   // the runner's output pipe, drained by a thread
-  struct Exiting;  // a runner told to exit, not yet waited for
+  struct Guarded;      // a checker-owned device buffer with guard bytes
+  struct Output;       // the runner's output pipe, drained by a thread
+  struct Exiting;      // a runner told to exit, not yet waited for
   struct ReportDrain;  // a sanitizer's report pipe, drained into the grader's logs
 
   Reply request(Request& rq);
