@@ -14,6 +14,7 @@
 // kernels are a module of their own (no relocatable device code). Only this file's plain functions
 // cross over, with plain types.
 #include "cub_fixed_rows.hpp"
+#include "softmax_pair.cuh"
 
 #include <thrust/iterator/transform_iterator.h>
 #include <cub/device/device_segmented_reduce.cuh>
@@ -26,34 +27,6 @@
 #error \
     "cub_fixed_rows.cu needs CUB 3.4 or later (the segment_size overload of DeviceSegmentedReduce)"
 #endif
-
-namespace {
-
-/// Softmax's statistics of a row, as reduce_bench.cu's offsets row reduces them.
-struct SoftmaxPair {
-  float max, sum;
-};
-static_assert(sizeof(SoftmaxPair) == 2 * sizeof(float));
-
-/// An element enters as (x, 1).
-struct ToSoftmaxPair {
-  __device__ SoftmaxPair operator()(float x) const { return {x, 1.0f}; }
-};
-
-/// Online softmax's combination: the pair with the smaller maximum is rescaled.
-struct CombineSoftmax {
-  __device__ SoftmaxPair operator()(SoftmaxPair a, SoftmaxPair b) const {
-    if (a.max < b.max) {
-      const SoftmaxPair t = a;
-      a = b;
-      b = t;
-    }
-    if (b.max == -INFINITY) return a;
-    return {a.max, a.sum + b.sum * __expf(b.max - a.max)};
-  }
-};
-
-}  // namespace
 
 namespace reduce::cub_fixed {
 

@@ -41,6 +41,7 @@
 #include <reduce_remote/remote_lab.hpp>
 
 #include "cub_fixed_rows.hpp"
+#include "softmax_pair.cuh"
 #include "timed_inputs.hpp"
 
 #include <benchmark/benchmark.h>
@@ -900,29 +901,6 @@ Impl probe_impl(const Operation& op) {
 // the floor read the floats only. median_gbps and bytes_per_second count those bytes, and of_floor
 // is median_gbps over the floor's at the same n, where the floor row ran earlier in this process
 // (tools/maint/update_results.py computes it from a results file otherwise).
-
-/// Softmax's statistics of a segment, as CUB's counterpart reduces them.
-struct SoftmaxPair {
-  float max, sum;
-};
-
-/// An element enters as (x, 1).
-struct ToSoftmaxPair {
-  __device__ SoftmaxPair operator()(float x) const { return {x, 1.0f}; }
-};
-
-/// Online softmax's combination: the pair with the smaller maximum is rescaled.
-struct CombineSoftmax {
-  __device__ SoftmaxPair operator()(SoftmaxPair a, SoftmaxPair b) const {
-    if (a.max < b.max) {
-      const SoftmaxPair t = a;
-      a = b;
-      b = t;
-    }
-    if (b.max == -INFINITY) return a;
-    return {a.max, a.sum + b.sum * __expf(b.max - a.max)};
-  }
-};
 
 /// A segmented operation the benchmark times.
 struct SegmentedOp {

@@ -308,6 +308,21 @@ __global__ __launch_bounds__(kThreads, kListedBlocksPerSm) void listed_chunks(
   }
 }
 
+/// One warp stores row \p s's value: its \p count partials combined in order.
+template <class Op>
+__device__ void store_in_order(float* out, std::size_t s, const typename Op::Value* partials,
+                               unsigned count, unsigned lane) {
+  auto acc = Op::identity();
+  for (unsigned c = lane; c < count; c += kWarp) acc = Op::combine(acc, partials[c]);
+  acc = Op::warp_combine(acc);
+  if (lane == 0) Op::store(out, s, acc);
+}
+
+/// Whether split_rows lists a row instead of splitting it: more than four times its share.
+__device__ inline bool too_long_to_split(std::int64_t length, unsigned parts) {
+  return length > static_cast<std::int64_t>(parts) * kPart * 4;
+}
+
 /// Rows of several chunks, a warp each: their partials combined in chunk order.
 template <class Op>
 __global__ __launch_bounds__(kThreads) void long_totals(
@@ -319,11 +334,7 @@ __global__ __launch_bounds__(kThreads) void long_totals(
   const unsigned total = counters[1];
   for (unsigned k = (blockIdx.x * kThreads + threadIdx.x) / kWarp; k < total; k += warps) {
     const LongRow row = long_rows[k];
-    auto acc = Op::identity();
-    for (unsigned c = lane; c < row.chunks; c += kWarp)
-      acc = Op::combine(acc, partials[row.first + c]);
-    acc = Op::warp_combine(acc);
-    if (lane == 0) Op::store(out, row.segment, acc);
+    store_in_order<Op>(out, row.segment, partials + row.first, row.chunks, lane);
   }
 }
 
@@ -344,7 +355,7 @@ __global__ __launch_bounds__(kThreads) void split_rows(const float* __restrict__
   const auto part = static_cast<unsigned>(warp % parts);
   if (s >= segments) return;
   const std::int64_t begin = offsets[s], end = offsets[s + 1], length = end - begin;
-  if (length > static_cast<std::int64_t>(parts) * kPart * 4) {
+  if (too_long_to_split(length, parts)) {
     if (part == 0) {
       wait_for_previous_grid();  // the counters are zero
       lists.add(s, length, lane);
@@ -372,11 +383,8 @@ __global__ __launch_bounds__(kThreads) void split_totals(
   const unsigned lane = threadIdx.x % kWarp;
   const std::size_t s = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
   if (s >= segments) return;
-  if (offsets[s + 1] - offsets[s] > static_cast<std::int64_t>(parts) * kPart * 4) return;
-  auto acc = Op::identity();
-  for (unsigned c = lane; c < parts; c += kWarp) acc = Op::combine(acc, row_parts[s * parts + c]);
-  acc = Op::warp_combine(acc);
-  if (lane == 0) Op::store(out, s, acc);
+  if (too_long_to_split(offsets[s + 1] - offsets[s], parts)) return;  // listed
+  store_in_order<Op>(out, s, row_parts + s * parts, parts, lane);
 }
 
 /// Zeroes the lists' counters (one thread), and lets group_rows start at once.
