@@ -716,6 +716,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     state.counters["wrong_results"] = wrong;  // the warm-ups' included
     state.counters["warmup_wrong"] = warmup_wrong;
     state.counters["runner_starts"] = impl.remote->starts();
+    state.counters["lab_process_starts"] = reduce::remote::RemoteLab::process_starts();
     if (wrong > 0) {
       row.status = "WRONG in " + std::to_string(wrong) + " timed calls (" +
                    std::to_string(warmup_wrong) + " of them warm-up calls; results captured in " +
@@ -1064,6 +1065,7 @@ void report_segmented(benchmark::State& state, Row& row, const Segmentation& seg
   state.counters["elements"] = static_cast<double>(seg.elements);  // n rounded down
   state.counters["elements_left_out"] = static_cast<double>(seg.n - seg.elements);
   state.counters["bytes_per_call"] = read_bytes;
+  state.counters["lab_process_starts"] = reduce::remote::RemoteLab::process_starts();
   if (seg.shape.ragged) {
     state.counters["min_length"] = static_cast<double>(seg.min_length);
     state.counters["max_length"] = static_cast<double>(seg.max_length);

@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
     // so themselves.
     const auto start = std::chrono::steady_clock::now();
     if (cudaFree(nullptr) == cudaSuccess)
-      std::fprintf(stderr, "[ startup  ] the checker's CUDA context: %.2f s\n",
+      std::fprintf(stderr, "%s%.2f s\n", reduce::remote::kCheckerContextLine,
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   return RUN_ALL_TESTS();

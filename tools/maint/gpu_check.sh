@@ -244,6 +244,7 @@ if want grade; then
     split_times "$OUT/grade$run.log"
     note "   isolation: $(grep -o '"isolation": "[^"]*' "$OUT/grade-solutions$run/report.json" | cut -c15-);" \
       "sanitizer runs repeated unconfined: $(grep -c '"unconfined": "the' "$OUT/grade-solutions$run/report.json")"
+    note "   processes: $(python3 -c 'import json,sys; p = json.load(open(sys.argv[1]))["processes"]; print(", ".join(f"{k} {v}" for k, v in p.items()))' "$OUT/grade-solutions$run/report.json" 2>/dev/null)"
     [ $run = 1 ] && cp -r "$OUT/grade-solutions1" "$OUT/grade-solutions"
   done
   if [ "${GRADE_STUBS:-1}" = 1 ]; then

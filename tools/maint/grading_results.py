@@ -65,6 +65,9 @@ def add_grade(args):
         run.update(gpu=report["gpu"], date=report["started_at"], seconds=report["seconds"],
                    score=report["score"], max_score=report["max_score"],
                    ceiling_gbps=report["ceiling_gbps"], isolation=report["isolation"].split(":")[0])
+        if "processes" in report:
+            run["contexts"] = report["processes"]["contexts"]
+            run["lab_process_starts"] = report["processes"]["lab_process_starts"]
         run["labs"] = {
             lab["lab"]: {"score": lab["score"],
                          "fraction": lab["performance"].get("fraction"),
@@ -166,15 +169,16 @@ def replace_block(text, name, body):
 
 def render(_args):
     data = load()
-    rows = ["| date | GPU | commit | processes at once | score | build s | tests + sanitizer s "
-            "| benchmark s | total s |",
-            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    rows = ["| date | GPU | commit | processes at once | score | CUDA contexts | build s "
+            "| tests + sanitizer s | benchmark s | total s |",
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for g in data["grades"]:
         def cell(v):
             return "-" if v is None else f"{v:g}"
         score = "cut off" if g.get("score") is None else f"{g['score']:g}/{g['max_score']:g}"
         rows.append(f"| {g['date'][:10]} | {g['gpu']} | {g['commit'][:7]} | {g['parallel_checks']} "
-                    f"| {score} | {cell(g['build_s'])} | {cell(g['tests_sanitizer_s'])} "
+                    f"| {score} | {cell(g.get('contexts'))} | {cell(g['build_s'])} "
+                    f"| {cell(g['tests_sanitizer_s'])} "
                     f"| {cell(g['benchmark_s'])} | {cell(g.get('seconds'))} |")
     notes = [f"- {g['commit'][:7]}, {g['parallel_checks']} at once: {g['note']}"
              for g in data["grades"] if g.get("note")]

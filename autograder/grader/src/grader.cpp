@@ -504,8 +504,11 @@ void rerun_skipped_suites(LabFacts& f, const LabRunContext& c) {
       c.progress.line(fmt::format("{}{}: {} tests ({}) again, alone: {} skipped beside other labs",
                                   c.tag, f.lab, hidden ? "hidden" : "public", plan.op,
                                   run.skipped()));
+      const int contexts = run.checker_contexts, lab_processes = run.lab_process_starts;
       run = run_gtest_suite(suite_options(c, f.lab, plan, hidden));
       run.op = plan.op;
+      run.checker_contexts += contexts;  // the first run's processes count too
+      run.lab_process_starts += lab_processes;
       c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, hidden ? "hidden" : "public",
                                   suite_line(run)));
     }
@@ -686,12 +689,10 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
 
 }  // namespace
 
-std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
-                                                const BuildManifest& labs,
-                                                const std::vector<BenchTarget>& targets,
-                                                const Rubric& rubric, std::uint64_t seed,
-                                                const fs::path& log_dir, const Isolation& isolation,
-                                                const std::string& cuda_device) {
+std::map<std::string, PerfFacts> run_benchmarks(
+    const BuildManifest& course, const BuildManifest& labs, const std::vector<BenchTarget>& targets,
+    const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir, const Isolation& isolation,
+    const std::string& cuda_device, ProcessCounts* counts) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
   std::string libs, families, names, first_family;
@@ -731,6 +732,10 @@ std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
   spec.log_file = log_dir / "bench.log";
   const ProcessResult r = run_process(spec);
   const BenchResults results = parse_bench_json(read_file(json_path));
+  if (counts != nullptr && r.started) {
+    ++counts->benchmarks;
+    counts->benchmark_lab_processes += results.lab_process_starts;
+  }
   for (const BenchTarget& target : targets)
     perf[target.lab] = perf_from_results(target, r, results, rubric, spec.log_file, seed);
   return perf;
@@ -739,9 +744,10 @@ std::map<std::string, PerfFacts> run_benchmarks(const BuildManifest& course,
 PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
                         const std::string& lab, const std::vector<OpPlan>& plans,
                         const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir,
-                        const Isolation& isolation, const std::string& cuda_device) {
+                        const Isolation& isolation, const std::string& cuda_device,
+                        ProcessCounts* counts) {
   return run_benchmarks(course, labs, {BenchTarget{lab, plans}}, rubric, seed, log_dir, isolation,
-                        cuda_device)[lab];
+                        cuda_device, counts)[lab];
 }
 
 namespace {
@@ -1056,7 +1062,7 @@ void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
                               g.rubric.performance.size));
   std::map<std::string, PerfFacts> perf =
       run_benchmarks(g.p.course->manifest, g.p.build.manifest, targets, g.rubric, g.p.seed,
-                     o.out / "logs" / "benchmark", isolation, o.cuda_device);
+                     o.out / "logs" / "benchmark", isolation, o.cuda_device, &g.report.processes);
   for (const BenchTarget& target : targets) {
     LabFacts& f = *std::find_if(g.p.labs.begin(), g.p.labs.end(),
                                 [&](const LabFacts& l) { return l.lab == target.lab; });
@@ -1064,7 +1070,8 @@ void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
     if (!f.perf.ran && targets.size() > 1) {
       g.progress.line(fmt::format("{}{}: benchmark again, alone", g.tag, f.lab));
       f.perf = run_benchmark(g.p.course->manifest, g.p.build.manifest, f.lab, target.plans,
-                             g.rubric, g.p.seed, o.out / "logs" / f.lab, isolation, o.cuda_device);
+                             g.rubric, g.p.seed, o.out / "logs" / f.lab, isolation, o.cuda_device,
+                             &g.report.processes);
     }
     if (f.perf.ran) {
       const LabRubric* lr = g.rubric.find(f.lab);
@@ -1098,11 +1105,34 @@ void end_submission_processes(GradeRun& g) {
   }
 }
 
+/// Adds the checker processes of the labs' correctness steps, and the lab processes they
+/// started, to \p counts.
+void count_check_processes(const std::vector<LabFacts>& labs, ProcessCounts& counts) {
+  for (const LabFacts& f : labs) {
+    for (const std::vector<SuiteRun>* runs : {&f.tests, &f.hidden})
+      for (const SuiteRun& run : *runs) {
+        counts.checkers += run.checker_contexts;
+        counts.lab_processes += run.lab_process_starts;
+      }
+    for (const SanitizerRun& run : f.sanitizer) {
+      counts.checkers += run.checker_contexts;
+      counts.lab_processes += run.lab_process_starts;
+    }
+  }
+}
+
 /// Step "score": every lab's points from its facts and its rubric entry.
 void score_labs(GradeRun& g, const GpuProbe& gpu_probe) {
   const GradeOptions& o = g.p.options;
   GradeReport& r = g.report;
   r.gpu_available = g.gpu;
+  count_check_processes(g.p.labs, r.processes);
+  if (g.gpu) {
+    const ProcessCounts& n = r.processes;
+    g.progress.line(fmt::format(
+        "{}{} CUDA contexts: {} checkers with {} lab processes, {} benchmark with {} lab processes",
+        g.tag, n.contexts(), n.checkers, n.lab_processes, n.benchmarks, n.benchmark_lab_processes));
+  }
   if (!g.gpu) {
     r.gpu.clear();
     r.messages.push_back(

@@ -1,6 +1,7 @@
 #include <reduce_grade/gtest_suite.hpp>
 #include <reduce_grade/parse.hpp>
 #include <reduce_grade/util.hpp>
+#include <reduce_remote/channels.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -308,6 +309,9 @@ Attempt run_attempt(const SuiteOptions& options, const std::vector<std::string>&
   ++run.attempts;
   if (!spec.log_file.empty()) run.logs.push_back(spec.log_file.string());
 
+  const CheckerStartups startups = checker_startups(a.process.output);
+  run.checker_contexts += startups.contexts;
+  run.lab_process_starts += startups.lab_processes;
   StreamParse parse = parse_gtest_stream(a.process.output);
   run.no_gpu = run.no_gpu || parse.no_gpu;
   a.outcomes = std::move(parse.finished);
@@ -351,8 +355,19 @@ bool is_hidden_test(const std::string& full_name) {
   return starts_with(slash == std::string::npos ? suite : suite.substr(slash + 1), "Hidden");
 }
 
+CheckerStartups checker_startups(const std::string& output) {
+  CheckerStartups counted;
+  for (const std::string& line : split_lines(output)) {
+    if (starts_with(line, remote::kCheckerContextLine)) ++counted.contexts;
+    if (starts_with(line, remote::kLabProcessLine)) ++counted.lab_processes;
+  }
+  return counted;
+}
+
 std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run) {
   SuiteRun parts[2] = {run, run};
+  parts[1].checker_contexts = 0;  // one process: counted once, with the public part
+  parts[1].lab_process_starts = 0;
   for (SuiteRun& part : parts) {
     part.tests.clear();
     part.unexplained_skips = 0;

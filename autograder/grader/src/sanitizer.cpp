@@ -133,7 +133,13 @@ std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec) {
   if (!spec.runner_prefix.empty() && refused) {
     SanitizerSpec open = spec;
     open.runner_prefix.clear();
+    const int contexts = runs.empty() ? 0 : runs[0].checker_contexts;
+    const int lab_processes = runs.empty() ? 0 : runs[0].lab_process_starts;
     runs = run_sanitizer_once(open);
+    if (!runs.empty()) {  // the refused run's processes count too
+      runs[0].checker_contexts += contexts;
+      runs[0].lab_process_starts += lab_processes;
+    }
     for (SanitizerRun& run : runs)
       run.unconfined = "the lab's process ran without the sandbox under compute-sanitizer here";
   }
@@ -278,6 +284,11 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
       run.problem = "the tests under it did not finish";
     }
     run.ran = run.summary.found && (r.exited() || finished);
+    if (t == 0) {
+      const CheckerStartups startups = checker_startups(r.output);
+      run.checker_contexts = startups.contexts;
+      run.lab_process_starts = startups.lab_processes;
+    }
     run.excerpt = first_problems(sanitizer_output);
   }
   return runs;

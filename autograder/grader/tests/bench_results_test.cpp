@@ -41,6 +41,19 @@ TEST(BenchJson, Version17ErrorRows) {
   EXPECT_EQ(r.find("04_sequential", std::size_t{1} << 28, "maximum"), nullptr);
 }
 
+TEST(BenchJson, LabProcessStartsAreTheLargestCountOfTheRows) {
+  const BenchResults r = parse_bench_json(R"({"benchmarks": [
+      {"name": "sum/04_sequential/268435456", "median_gbps": 930.1, "lab_process_starts": 1},
+      {"name": "sum/05_first_add_load/268435456", "median_gbps": 1801.0, "lab_process_starts": 2},
+      {"name": "sum/09_warp_shuffle/268435456", "error_occurred": true,
+       "error_message": "the lab's process died"},
+      {"name": "sum/cub/268435456", "median_gbps": 3000.0, "lab_process_starts": "1e300"}]})");
+  ASSERT_TRUE(r.parsed);
+  EXPECT_EQ(r.lab_process_starts, 1000000);  // a huge count is clipped, never undefined
+  const BenchResults none = parse_bench_json(R"({"benchmarks": []})");
+  EXPECT_EQ(none.lab_process_starts, 0);
+}
+
 TEST(BenchJson, Version18SkippedRows) {
   const BenchResults r = parse_bench_json(R"({"context": {"ceiling_gbps": "3100.0"},
     "benchmarks": [

@@ -101,6 +101,19 @@ TEST(GtestJson, StickyErrorsAndFilters) {
   EXPECT_EQ(gtest_filter_for({"A.b", "C/D.e/1"}), "A.b:C/D.e/1");
 }
 
+TEST(CheckerStartups, CountsTheCheckersContextAndEveryLabProcess) {
+  const CheckerStartups counted = checker_startups(
+      "[ startup  ] the lab's process started: 1\n"
+      "[ startup  ] the checker's CUDA context: 0.41 s\n"
+      "[ RUN      ] Sizes/SumExact.MatchesBitwise/33\n"
+      "[ startup  ] the lab's process started: 2\n"
+      "  [ startup  ] the lab's process started: 3 (quoted, not at a line's start)\n"
+      "[       OK ] Sizes/SumExact.MatchesBitwise/33 (2 ms)\n");
+  EXPECT_EQ(counted.contexts, 1);
+  EXPECT_EQ(counted.lab_processes, 2);
+  EXPECT_EQ(checker_startups("").lab_processes, 0);
+}
+
 TEST(GtestHidden, TheSuitesOwnNameDecides) {
   EXPECT_TRUE(is_hidden_test("HiddenSum.SentinelsAtRandomPlaces"));
   EXPECT_TRUE(is_hidden_test("Sizes/HiddenLarge.ExactBeyondTwoToTheTwentyFour/33554431"));
@@ -115,6 +128,8 @@ TEST(GtestHidden, AGradedRunSplitsIntoItsTwoSuites) {
   run.attempts = 2;
   run.seconds = 7.5;
   run.timed_out = true;
+  run.checker_contexts = 2;
+  run.lab_process_starts = 3;
   run.tests = {
       {"SumTest.EmptyInput", TestResult::kPassed, ""},
       {"Sizes/HiddenLarge.Exact/7", TestResult::kFailed, "not implemented: see labs/04"},
@@ -123,6 +138,8 @@ TEST(GtestHidden, AGradedRunSplitsIntoItsTwoSuites) {
       {"Sizes/SumExact.MatchesBitwise/33", TestResult::kFailed, "off by one"},
   };
   const auto [pub, hidden] = split_hidden(run);
+  EXPECT_EQ(pub.checker_contexts + hidden.checker_contexts, 2);  // one process: counted once
+  EXPECT_EQ(pub.lab_process_starts + hidden.lab_process_starts, 3);
   ASSERT_EQ(pub.tests.size(), 2u);
   ASSERT_EQ(hidden.tests.size(), 2u);
   EXPECT_EQ(pub.tests[1].name, "Sizes/SumExact.MatchesBitwise/33");

@@ -28,7 +28,10 @@
 #endif
 
 namespace reduce::remote {
+
 namespace {
+
+std::atomic<int> g_process_starts{0};  // runners started by every RemoteLab of this process
 
 constexpr unsigned char kGuardByte = 0xA5;
 constexpr std::size_t kFrontGuard = 256;  // before the result slot; keeps it 256-byte aligned
@@ -330,8 +333,14 @@ void RemoteLab::start() {
     report_ = std::make_unique<ReportDrain>(report[0], report_path, options_.output_cap);
   }
   ++starts_;
+  ++g_process_starts;
+  std::fprintf(stderr, "%s%d\n", kLabProcessLine, starts_);
   started_ms_ = now_ms();
   first_reply_due_ = true;
+}
+
+int RemoteLab::process_starts() {
+  return g_process_starts;
 }
 
 void RemoteLab::start_early() {

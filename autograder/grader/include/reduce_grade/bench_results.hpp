@@ -28,6 +28,9 @@ struct BenchResults {
   double theoretical_gbps = 0;  ///< context "theoretical_gbps" (the GPU's peak memory bandwidth)
   std::string gpu;              ///< context "gpu"
   std::vector<BenchRow> rows;   ///< all rows
+  /// Lab processes the benchmark started: the largest counter "lab_process_starts" of its rows
+  /// (each row's count of the whole process so far). A diagnostic, never a verdict.
+  int lab_process_starts = 0;
 
   /// The row of \p impl at \p n (in \p family when not empty), or nullptr.
   const BenchRow* find(const std::string& impl, std::size_t n,

@@ -44,6 +44,8 @@ struct SuiteRun {
   bool output_flood = false;       ///< an attempt exceeded the output cap
   bool crashed = false;           ///< an attempt died by a signal or exited in the middle of a test
   int attempts = 0;               ///< processes started (1 + restarts)
+  int checker_contexts = 0;       ///< attempts that made a CUDA context (checker_startups())
+  int lab_process_starts = 0;     ///< lab processes its attempts started (checker_startups())
   double seconds = 0;             ///< wall-clock time of all attempts
   std::vector<std::string> logs;  ///< log files written
 
@@ -86,6 +88,17 @@ bool is_hidden_test(const std::string& full_name);
 /// tests and its hidden tests (is_hidden_test). Both keep the run's process facts (problem,
 /// timeouts, attempts, time, logs); the counts and the stub's mark follow each part's tests.
 std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run);
+
+/// What a checker's output says it started: its own CUDA context (0 or 1) and the lab
+/// processes it started, counted by the lines the checker prints for them
+/// (reduce_remote/channels.hpp). A diagnostic for the report, never a verdict.
+struct CheckerStartups {
+  int contexts = 0;       ///< the checker's own CUDA contexts
+  int lab_processes = 0;  ///< lab processes (runners) started
+};
+
+/// Counts the start-up lines of one checker process's \p output.
+CheckerStartups checker_startups(const std::string& output);
 
 /// Full test names from the output of --gtest_list_tests, in order.
 std::vector<std::string> parse_gtest_list(const std::string& output);

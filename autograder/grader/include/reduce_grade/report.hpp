@@ -15,6 +15,20 @@
 
 namespace reduce::grade {
 
+/// The processes a grading started on the GPU, each with a CUDA context of its own: what bounds
+/// how many submissions a host grades in an hour (docs/grader.md, "Grading a class").
+struct ProcessCounts {
+  int checkers = 0;                 ///< checker processes (tests, sanitizer) that made a context
+  int lab_processes = 0;            ///< lab processes those checkers started
+  int benchmarks = 0;               ///< benchmark processes started
+  int benchmark_lab_processes = 0;  ///< lab processes the benchmarks started
+
+  /// Every CUDA context of the grading.
+  int contexts() const { return checkers + lab_processes + benchmarks + benchmark_lab_processes; }
+  /// Every lab process of the grading.
+  int lab_process_starts() const { return lab_processes + benchmark_lab_processes; }
+};
+
 /// One lab in a report: what was observed and what it scored.
 struct LabReport {
   LabFacts facts;        ///< observations
@@ -40,6 +54,7 @@ struct GradeReport {
   std::string isolation;        ///< how the lab's process was confined (isolation.hpp)
   std::string build_isolation;  ///< how the submission's build was confined
   double ceiling_gbps = 0;      ///< the first ceiling measured in this run (informative)
+  ProcessCounts processes;      ///< the processes its GPU steps started
   std::vector<std::string> labs_requested;  ///< lab folders graded
   std::vector<LabReport> labs;              ///< per lab
   std::vector<std::string> messages;        ///< run-wide messages (no GPU, configure failure...)

@@ -43,6 +43,10 @@ struct SanitizerRun {
   double seconds = 0;         ///< wall-clock time of the checker (shared by its tools)
   std::string log;            ///< log file
   std::string unconfined;     ///< why the lab's process ran unconfined (empty: as the others)
+  /// The checker's CUDA contexts and the lab processes it started (checker_startups()), on the
+  /// first tool's run only: the tools share one checker.
+  int checker_contexts = 0;
+  int lab_process_starts = 0;  ///< see checker_contexts
 
   /// Ran, found nothing, and the tests under it passed.
   bool clean() const { return ran && summary.problems() == 0 && tests_passed; }

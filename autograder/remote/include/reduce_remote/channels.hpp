@@ -23,4 +23,13 @@ inline constexpr int kWallSignal = 31;
 /// output, which the lab cannot write).
 inline constexpr const char* kForbiddenCallMark = "the lab made a forbidden system call";
 
+/// The line a checker prints once it has made its own CUDA context (followed by the seconds it
+/// took); the grader counts the CUDA contexts of a grading by it.
+inline constexpr const char* kCheckerContextLine = "[ startup  ] the checker's CUDA context: ";
+
+/// The line a checker prints when it has started a lab's process (followed by the start's
+/// number, 1 for the first of that checker); the grader counts the lab processes (each with a
+/// CUDA context of its own) by it. A diagnostic, not a verdict: only the count is read.
+inline constexpr const char* kLabProcessLine = "[ startup  ] the lab's process started: ";
+
 }  // namespace reduce::remote

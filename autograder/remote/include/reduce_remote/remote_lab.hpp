@@ -144,6 +144,9 @@ class RemoteLab {
   /// Runners started so far (1 + restarts).
   int starts() const { return starts_; }
 
+  /// Runners started so far by every RemoteLab of this process: each is a CUDA context.
+  static int process_starts();
+
  private:
   struct Guarded;      // a checker-owned device buffer with guard bytes
   struct Output;       // the runner's output pipe, drained by a thread
