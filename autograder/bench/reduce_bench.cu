@@ -385,9 +385,7 @@ struct Impl {
   bool checks_result = true;  // false for the probe, whose output is no result
   bool on_host = false;
   std::shared_ptr<reduce::remote::RemoteLab> remote;  // a graded lab: calls go to its runner
-  /// The graded lab whose row comes right after this one: its runner starts as this row's
-  /// samples end, so that its start overlaps this runner's exit (no lab runs during samples).
-  std::shared_ptr<reduce::remote::RemoteLab> next_remote;
+  std::size_t library = 0;  // a graded lab: its library among the runner's (graded_library())
 };
 
 /// Rotating inputs for one (operation, size) with their expected results.
@@ -537,19 +535,9 @@ bool check_result(const Operation& op, std::int64_t bits, const Expected& e, Row
   return ok;
 }
 
-/// The runner of the previous graded row, told to exit but maybe not gone yet: every row waits
-/// for it before its own samples, so that no lab's process is alive while another is timed.
-std::shared_ptr<reduce::remote::RemoteLab> g_exiting_runner;
-
-void finish_exiting_runner() {
-  if (g_exiting_runner) g_exiting_runner->stop();
-  g_exiting_runner.reset();
-}
-
 void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
   Row& row = g_rows[{impl.op->name, n, impl.name}];
   try {
-    finish_exiting_runner();
     Inputs& in = inputs_for(*impl.op, n);
     reduce::Stream stream;
     reduce::L2Flush l2;
@@ -623,7 +611,7 @@ constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.0;
 /// after it. Before every request, warm-ups included, the inputs it reads are made anew, whole,
 /// from fresh seeds (RegeneratedInputs, outside both clocks), and every call's result is
 /// checked: a wrong warm-up is a wrong call like any other. One benchmark iteration holds all
-/// samples, so the runner starts once per row.
+/// samples; the runner (graded_runner()) serves every graded row.
 void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
   Row& row = g_rows[{impl.op->name, n, impl.name}];
   const Operation& op = *impl.op;
@@ -632,6 +620,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
   };
   try {
+    impl.remote->use_library(impl.library);
     // The lab reads arrays its own process allocated; this process makes their contents.
     const int count = timed_input_count(n);
     RegeneratedInputs inputs(op, n, impl.remote->allocate_timed_inputs(n, count));
@@ -668,8 +657,6 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     std::vector<double> samples, events;
     double seconds = 0;
     const double warmed_s = seconds_since(started);
-    finish_exiting_runner();
-    const double setup_s = seconds_since(started);
     const auto sampling = std::chrono::steady_clock::now();
     for (auto _ : state) {
       while (samples.size() < static_cast<std::size_t>(kMaxSamples)) {
@@ -684,18 +671,12 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
       state.SetIterationTime(median(samples) * 1e-3);
     }
     const double sampling_s = seconds_since(sampling);
-    // The runner exits (and frees its inputs) while the next row's runner starts.
-    impl.remote->begin_stop();
-    g_exiting_runner = impl.remote;
-    if (impl.next_remote) impl.next_remote->start_early();
-    // Where a row's wall time goes: runner start (unless started early), allocation, warm-up
-    // and the previous runner's exit (fill_s: the first regeneration); samples (the regenerations
-    // before them included).
-    state.counters["setup_s"] = setup_s;
+    // Where a row's wall time goes: the runner's start (first graded row only), allocation,
+    // warm-up (fill_s: the first regeneration); samples (the regenerations before them included).
+    state.counters["setup_s"] = warmed_s;
     state.counters["allocate_s"] = allocated_s;  // runner ready, inputs allocated and mapped
     state.counters["fill_s"] = filled_s - allocated_s;
     state.counters["warmup_s"] = warmed_s - filled_s;
-    state.counters["exit_wait_s"] = setup_s - warmed_s;
     state.counters["sampling_s"] = sampling_s;
     // What making the inputs anew before every request cost, outside both clocks: per request
     // (all its inputs, until the device is idle), and the GPU time of one input's pass.
@@ -731,7 +712,6 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
       state.SkipWithError(row.status.c_str());
     }
   } catch (const std::exception& e) {
-    finish_exiting_runner();
     impl.remote->stop();
     row.status = e.what();
     state.SkipWithError(e.what());
@@ -740,7 +720,6 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
 
 void bench_host(benchmark::State& state, const Operation& op, std::size_t n) {
   Row& row = g_rows[{op.name, n, "cpu"}];
-  finish_exiting_runner();
   Inputs& in = inputs_for(op, n);
   const std::vector<float> host = in.device[0].to_host();  // outside the clock
   std::vector<double> samples;
@@ -827,8 +806,41 @@ std::vector<Impl> load_labs() {
 struct SegmentedOp;
 const SegmentedOp* find_segmented_op(const std::string& name);
 
-/// Labs being graded (REDUCE_REMOTE_LABS="name=op:path,..."): never loaded here; each runs in a
-/// lab runner process of its own.
+/// The libraries of REDUCE_REMOTE_LABS ("name=op:path,..."), each once, in order.
+std::vector<std::string> graded_libraries() {
+  std::vector<std::string> paths;
+  if (const char* env = std::getenv("REDUCE_REMOTE_LABS"))
+    for (const std::string& entry : split(env, ',')) {
+      const auto colon = entry.find(':', entry.find('='));
+      if (colon == std::string::npos) continue;
+      const std::string path = entry.substr(colon + 1);
+      if (std::find(paths.begin(), paths.end(), path) == paths.end()) paths.push_back(path);
+    }
+  return paths;
+}
+
+/// The one lab process of every graded row: it holds every library of REDUCE_REMOTE_LABS, each
+/// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,
+/// hung or poisoned its context (the row's exception stops it). So no other lab process is
+/// alive while a row is timed, and a submission's benchmark makes one lab process, not one per
+/// row. It starts with the first graded row, after the probe and the first CUB rows.
+std::shared_ptr<reduce::remote::RemoteLab> graded_runner() {
+  static const std::shared_ptr<reduce::remote::RemoteLab> runner = [] {
+    reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
+    options.libraries = graded_libraries();
+    return std::make_shared<reduce::remote::RemoteLab>(std::move(options));
+  }();
+  return runner;
+}
+
+/// The index of the library \p path among graded_runner()'s.
+std::size_t graded_library(const std::string& path) {
+  const std::vector<std::string> paths = graded_libraries();
+  return static_cast<std::size_t>(std::find(paths.begin(), paths.end(), path) - paths.begin());
+}
+
+/// Labs being graded (REDUCE_REMOTE_LABS="name=op:path,..."): never loaded here; their calls go
+/// to graded_runner().
 std::vector<Impl> remote_labs() {
   std::vector<Impl> labs;
   const char* env = std::getenv("REDUCE_REMOTE_LABS");
@@ -846,10 +858,9 @@ std::vector<Impl> remote_labs() {
       std::fprintf(stderr, "REDUCE_REMOTE_LABS: no operation in %s\n", entry.c_str());
       continue;
     }
-    reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
-    options.library = entry.substr(colon + 1);
     Impl impl{op, entry.substr(0, eq), nullptr, nullptr};
-    impl.remote = std::make_shared<reduce::remote::RemoteLab>(options);
+    impl.remote = graded_runner();
+    impl.library = graded_library(entry.substr(colon + 1));
     labs.push_back(impl);
   }
   return labs;
@@ -1184,7 +1195,6 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
                      const SegmentShape& shape) {
   Row& row = g_rows[{shape.family(*impl.op), n, impl.name}];
   try {
-    finish_exiting_runner();
     if (impl.kind == SegmentedKind::kCubFixed && !reduce::cub_fixed::available()) {
       row.status = reduce::cub_fixed::kAbsent;
       state.SkipWithError(reduce::cub_fixed::kAbsent);
@@ -1272,7 +1282,8 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
 struct RemoteSegmented {
   const SegmentedOp* op = nullptr;
   std::string name;
-  std::shared_ptr<reduce::remote::RemoteLab> remote;
+  std::shared_ptr<reduce::remote::RemoteLab> remote;  // graded_runner()
+  std::size_t library = 0;                            // its library there
 };
 
 /// The segmented entries of REDUCE_REMOTE_LABS ("name=segmented_sum:path").
@@ -1286,10 +1297,8 @@ std::vector<RemoteSegmented> remote_segmented_labs() {
     if (eq == std::string::npos || colon == std::string::npos) continue;
     const SegmentedOp* op = find_segmented_op(entry.substr(eq + 1, colon - eq - 1));
     if (op == nullptr) continue;
-    reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
-    options.library = entry.substr(colon + 1);
     labs.push_back(
-        {op, entry.substr(0, eq), std::make_shared<reduce::remote::RemoteLab>(std::move(options))});
+        {op, entry.substr(0, eq), graded_runner(), graded_library(entry.substr(colon + 1))});
   }
   return labs;
 }
@@ -1306,7 +1315,7 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
                             const SegmentShape& shape) {
   Row& row = g_rows[{shape.family(*impl.op), n, impl.name}];
   try {
-    finish_exiting_runner();
+    impl.remote->use_library(impl.library);
     const SegmentedOp& op = *impl.op;
     const std::shared_ptr<const Segmentation> seg = segmentation_for(n, shape);
     const std::size_t segments = seg->segments, elements = seg->elements;
@@ -1374,8 +1383,6 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
       state.SetIterationTime(median(samples) * 1e-3);
     }
     const unsigned wrong = mismatches.to_host()[0];
-    impl.remote->begin_stop();
-    g_exiting_runner = impl.remote;
     const double median_us = median(samples) * 1e3, event_us = median(events) * 1e3;
     report_segmented(state, row, *seg, segmented_read_bytes(*seg, /*offsets=*/true), median_us);
     state.counters["runner_event_us"] = event_us;
@@ -1399,7 +1406,6 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
       state.SkipWithError(row.status.c_str());
     }
   } catch (const std::exception& e) {
-    finish_exiting_runner();
     impl.remote->stop();
     row.status = e.what();
     state.SkipWithError(e.what());
@@ -1589,10 +1595,6 @@ int main(int argc, char** argv) {
       if (lab.op == &op) impls.push_back(lab);
     impls.push_back({&op, "cpu", nullptr, nullptr, true, /*on_host=*/true});
   }
-  for (std::size_t i = 0; i + 1 < impls.size(); ++i)
-    if (impls[i].remote && impls[i + 1].remote && impls[i].op == impls[i + 1].op)
-      impls[i].next_remote = impls[i + 1].remote;
-
   for (const Operation& op : kOperations) {
     for (std::size_t n : sizes) {
       for (const Impl& impl : impls) {
@@ -1692,7 +1694,6 @@ int main(int argc, char** argv) {
     }
   }
   benchmark::RunSpecifiedBenchmarks();
-  finish_exiting_runner();
   print_tables(sizes, impls, gpu);
   print_segmented_tables(sizes, families, segmented_names);
   benchmark::Shutdown();

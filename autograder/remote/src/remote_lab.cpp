@@ -193,7 +193,8 @@ struct RemoteLab::ReportDrain {
 
 RunnerOptions RunnerOptions::from_environment() {
   RunnerOptions o;
-  o.library = env_or("REDUCE_LAB_LIBRARY", "");
+  if (std::string library = env_or("REDUCE_LAB_LIBRARY", ""); !library.empty())
+    o.libraries.push_back(std::move(library));
   o.runner = env_or("REDUCE_LAB_RUNNER", REDUCE_DEFAULT_RUNNER);
   const auto split = [](const std::string& text, char separator) {
     std::vector<std::string> out;
@@ -262,7 +263,7 @@ RemoteLab& RemoteLab::from_environment() {
 }
 
 void RemoteLab::start() {
-  if (options_.library.empty())
+  if (options_.libraries.empty())
     throw RunnerError("checker: no lab library given (set REDUCE_LAB_LIBRARY)");
   int sv[2], out[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
@@ -279,7 +280,7 @@ void RemoteLab::start() {
     if (at != std::string::npos) w.replace(at, 2, std::to_string(starts_ + 1));
   }
   words.push_back(options_.runner);
-  words.push_back(options_.library);
+  words.insert(words.end(), options_.libraries.begin(), options_.libraries.end());
   // A sanitizer in front of the runner writes its report into a pipe of this process
   // (--log-file /dev/fd/5), drained into the grader's logs: the lab neither holds the pipe (the
   // runner closes its copies) nor sees the log.
@@ -341,6 +342,13 @@ void RemoteLab::start() {
 
 int RemoteLab::process_starts() {
   return g_process_starts;
+}
+
+void RemoteLab::use_library(std::size_t index) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (index >= options_.libraries.size())
+    throw RunnerError("checker: no lab library " + std::to_string(index));
+  library_ = static_cast<std::uint32_t>(index);
 }
 
 void RemoteLab::start_early() {
@@ -409,6 +417,7 @@ Reply RemoteLab::request(Request& rq) {
   if (pid_ >= 0 && socket_ < 0) stop();  // told to exit (begin_stop): wait, then start anew
   if (pid_ < 0) start();
   rq.forget_buffers = retired_.empty() ? 0 : 1;
+  rq.library = library_;
   const double deadline = now_ms() + options_.call_timeout_s * 1e3;
   const char* p = reinterpret_cast<const char*>(&rq);
   for (std::size_t left = sizeof rq; left > 0;) {

@@ -118,8 +118,18 @@ class Mappings {
 
 /// The lab library and the entry points it exports.
 struct Lab {
+  std::string path;
+  bool tried = false;  // dlopen is called on the first request that names the library
   void* handle = nullptr;
   std::string load_error;
+
+  /// Loads the library on first use.
+  void load() {
+    if (tried) return;
+    tried = true;
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) load_error = dlerror();
+  }
 
   /// The getter of kOperations[op] called, or null with \p why set.
   const void* entry(std::uint32_t op, std::string& why) const {
@@ -207,9 +217,11 @@ Reply allocate_inputs(const Request& rq) {
     set_message(reply, "bad request: input count");
     return reply;
   }
+  for (float*& input : own_inputs) {  // every earlier row's, before this row's are allocated
+    if (input != nullptr) cudaFree(input);
+    input = nullptr;
+  }
   for (std::uint32_t i = 0; i < rq.input_count; ++i) {
-    if (own_inputs[i] != nullptr) cudaFree(own_inputs[i]);
-    own_inputs[i] = nullptr;
     check(cudaMalloc(&own_inputs[i], std::max<std::uint64_t>(rq.n, 1) * sizeof(float)),
           "allocating the timed inputs");
     check(cudaIpcGetMemHandle(&reply.inputs[i], own_inputs[i]), "exporting the timed inputs");
@@ -366,9 +378,9 @@ int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--walls") == 0) return report_walls();
   // Confinement is the sandbox in front of this process (the grader's), then the walls below.
   struct stat sock_stat{};
-  if (argc != 2 || ::fstat(kRunnerSocketFd, &sock_stat) != 0 || !S_ISSOCK(sock_stat.st_mode)) {
+  if (argc < 2 || ::fstat(kRunnerSocketFd, &sock_stat) != 0 || !S_ISSOCK(sock_stat.st_mode)) {
     std::fprintf(stderr,
-                 "usage: reduce_lab_runner LIBRARY (started by a checker, socket on fd 3)\n");
+                 "usage: reduce_lab_runner LIBRARY... (started by a checker, socket on fd 3)\n");
     return 2;
   }
   const int sock = kRunnerSocketFd;
@@ -381,9 +393,10 @@ int main(int argc, char** argv) {
   (void)cudaFree(nullptr);
   keep_only_runner_environment();
   raise_seccomp(walls);  // on every thread, CUDA's too
-  Lab lab;
-  lab.handle = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
-  if (lab.handle == nullptr) lab.load_error = dlerror();
+  // The labs of one submission: each library is loaded by the first request that names it, so
+  // a lab's code runs only once the checker has come to that lab.
+  std::vector<Lab> labs;
+  for (int i = 1; i < argc; ++i) labs.push_back(Lab{argv[i]});
 
   cudaStream_t stream = nullptr;
   Mappings maps;
@@ -391,7 +404,8 @@ int main(int argc, char** argv) {
     Request rq;
     if (!read_all(sock, &rq, sizeof rq)) return 0;  // the checker is gone
     Reply reply;
-    if (rq.version != kProtocolVersion || rq.op >= sizeof kOperations / sizeof kOperations[0]) {
+    if (rq.version != kProtocolVersion || rq.op >= sizeof kOperations / sizeof kOperations[0] ||
+        rq.library >= labs.size()) {
       reply.status = Status::kBadRequest;
       set_message(reply, "protocol mismatch between the checker and the runner");
     } else if (rq.command == Command::kQuit) {
@@ -401,6 +415,8 @@ int main(int argc, char** argv) {
       try {
         if (stream == nullptr)
           check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        Lab& lab = labs[rq.library];
+        if (rq.command != Command::kAllocateInputs) lab.load();
         reply = rq.command == Command::kWorkspaceBytes   ? workspace_bytes(lab, rq)
                 : rq.command == Command::kAllocateInputs ? allocate_inputs(rq)
                                                          : run(lab, rq, maps, stream);

@@ -2,7 +2,8 @@
 /// \brief What the checker and the lab runner say to each other.
 ///
 /// The checker (a course process: tests, benchmark) never loads a student's lab library. It
-/// starts a runner process that loads exactly one lab library and calls it on request. Device
+/// starts a runner process that loads the lab libraries it is given (one submission's, on its
+/// command line) and calls them on request. Device
 /// buffers travel as CUDA IPC memory handles owned by the checker; requests and replies are
 /// fixed-size records on a socket. The runner holds no seed, no expected value and no verdict:
 /// it calls the lab, copies each result in stream order into the checker's capture buffer, and
@@ -20,7 +21,7 @@
 namespace reduce::remote {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 7;
+inline constexpr std::uint32_t kProtocolVersion = 8;
 
 /// What a lab entry point produces.
 enum class ResultKind : std::uint32_t {
@@ -101,12 +102,13 @@ inline constexpr int kMaxInputs = 16;
 /// poisons `out` and `aux` (0xFF bytes) when `poison` is set, then calls the lab on its own
 /// stream, then copies the result into capture + k * call_result_bytes on the same stream.
 struct Request {
-  std::uint32_t version = kProtocolVersion;        ///< kProtocolVersion
-  Command command = Command::kQuit;                ///< what to do
-  std::uint32_t op = 0;                            ///< index into kOperations
-  std::uint32_t calls = 1;                         ///< kRun: calls in this request
-  std::uint64_t n = 0;                             ///< elements per call
-  std::uint32_t input_count = 0;                   ///< inputs used (at most kMaxInputs)
+  std::uint32_t version = kProtocolVersion;  ///< kProtocolVersion
+  Command command = Command::kQuit;          ///< what to do
+  std::uint32_t op = 0;                      ///< index into kOperations
+  std::uint32_t library = 0;      ///< which of the runner's libraries (its command line, in order)
+  std::uint32_t calls = 1;        ///< kRun: calls in this request
+  std::uint64_t n = 0;            ///< elements per call
+  std::uint32_t input_count = 0;  ///< inputs used (at most kMaxInputs)
   std::uint32_t poison = kPoisonOut | kPoisonAux;  ///< what to poison before every call
   std::uint32_t own_inputs = 0;  ///< kRun: call k reads the runner's own input k % input_count
   /// kRun with one input: the runner poisons a copy of its own, queues the copy of inputs[0]
@@ -132,7 +134,7 @@ enum class Status : std::int32_t {
   kLabThrew = 1,    ///< the lab threw; see error_kind and message
   kCudaError = 2,   ///< a CUDA error: the runner exits after replying (its context is suspect)
   kBadRequest = 3,  ///< the request made no sense (version, op, buffers)
-  kNotLoaded = 4,   ///< the lab library did not load or lacks the entry point
+  kNotLoaded = 4,   ///< the lab library did not load or lacks the entry point (or no such library)
 };
 
 /// The C++ type of what the lab threw, so the checker can throw the same kind.

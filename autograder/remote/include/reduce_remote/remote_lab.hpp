@@ -1,7 +1,8 @@
 /// \file
 /// \brief The checker's side of a lab: a runner process that holds the lab, and guarded calls.
 ///
-/// A RemoteLab starts reduce_lab_runner with a clean environment (no seed, nothing of the
+/// A RemoteLab starts reduce_lab_runner (with one or several lab libraries of one submission,
+/// each loaded when first called) with a clean environment (no seed, nothing of the
 /// checker's), its own process group and its own output pipe, and forwards calls to it. Every
 /// output and workspace the lab receives belongs to the checker and is surrounded by guard
 /// bytes that are checked after every request. A runner that crashes, hangs, floods its output
@@ -31,7 +32,8 @@ class RunnerError : public std::runtime_error {
 
 /// How to start a runner.
 struct RunnerOptions {
-  std::string library;              ///< the lab library to load
+  /// The lab libraries the runner may load, in order (use_library() picks one by its index).
+  std::vector<std::string> libraries;
   std::string runner;               ///< the reduce_lab_runner executable
   std::vector<std::string> prefix;  ///< commands in front of the runner (sandbox, sanitizer)
   /// Words put after `prefix` in each repetition of the checker's tests (--gtest_repeat), one
@@ -47,8 +49,8 @@ struct RunnerOptions {
   double exit_grace_s = 1;
   std::size_t output_cap = std::size_t{4} << 20;  ///< bytes of runner output before "flood"
 
-  /// Options from the environment: REDUCE_LAB_LIBRARY, REDUCE_LAB_RUNNER (default: the runner
-  /// built with the course), REDUCE_RUNNER_PREFIX (words separated by ASCII 0x1F),
+  /// Options from the environment: REDUCE_LAB_LIBRARY (one library), REDUCE_LAB_RUNNER (default:
+  /// the runner built with the course), REDUCE_RUNNER_PREFIX (words separated by ASCII 0x1F),
   /// REDUCE_RUNNER_REPETITION_PREFIXES (lists separated by ASCII 0x1E, their words by 0x1F),
   /// REDUCE_RUNNER_REPETITION_REPORTS (paths separated by ASCII 0x1E),
   /// REDUCE_CALL_TIMEOUT_S, REDUCE_RUNNER_EXIT_GRACE_S and REDUCE_RUNNER_OUTPUT_CAP.
@@ -141,6 +143,10 @@ class RemoteLab {
   /// add nothing.
   void begin_repetition(int repetition);
 
+  /// From now on every request calls RunnerOptions::libraries[\p index] (0 at first). The runner
+  /// keeps running: a library is loaded by the first request that names it.
+  void use_library(std::size_t index);
+
   /// Runners started so far (1 + restarts).
   int starts() const { return starts_; }
 
@@ -174,6 +180,7 @@ class RemoteLab {
   int socket_ = -1;
   int starts_ = 0;
   int repetition_ = 0;            // the entry of repetition_prefixes in use
+  std::uint32_t library_ = 0;     // the entry of RunnerOptions::libraries requests call
   double started_ms_ = 0;         // when the runner now running was started
   double stop_begun_ms_ = 0;      // when it was told to exit (begin_stop)
   bool first_reply_due_ = false;  // it has not answered yet (its start-up is timed to then)
