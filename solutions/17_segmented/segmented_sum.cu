@@ -13,6 +13,8 @@ struct SumOp {
   using Value = float;
   __device__ static Value identity() { return 0.0f; }
   __device__ static Value element(float x) { return x; }
+  /// What stands in for a float of a window that lies outside the row.
+  __device__ static float pad() { return 0.0f; }
   /// The first \p count float4s of \p v, pairwise.
   template <unsigned kCount>
   __device__ static Value fold(const float4 (&v)[kCount], unsigned count) {

@@ -8,6 +8,10 @@
 //     before any value is combined, 16-byte loads between each row's first and last 16-byte
 //     boundaries. A row longer than the tier's cap is listed instead: its chunks of kChunk
 //     elements go to a work list (an atomic counter), and a row of several chunks to a second;
+//     rows averaging 64 elements or fewer take short_rows instead, which loads a row as the
+//     whole float4s that cover it and pads the floats that are not the row's (a short row's
+//     unaligned ends are a large share of it), at 40 registers a thread to keep six blocks of
+//     loads in flight on each multiprocessor;
 //   listed_chunks: a warp per listed chunk, the resident warps taking chunks in turn (and
 //     loading the next chunk's place while their loads are in flight). A row of one chunk is
 //     stored at once, a longer row's chunks write partials;
@@ -21,10 +25,10 @@
 // Each row's result is computed in a fixed order (the lists' order changes from run to run, but a
 // row's own tree does not), so the results are the same on every run.
 //
-// An operation type Op gives the tiers what they need: its Value, identity(), element(x),
-// fold(v, count) (the first count float4s of an array v combined, identity() for none),
-// combine(a, b), shuffle_xor(v, mask), warp_combine(v) (every lane gets the warp's value) and
-// store(out, s, v).
+// An operation type Op gives the tiers what they need: its Value, identity(), element(x), pad() (a
+// float that changes no fold), fold(v, count) (the first count float4s of an array v combined,
+// identity() for none), combine(a, b), shuffle_xor(v, mask), warp_combine(v) (every lane gets the
+// warp's value) and store(out, s, v).
 #pragma once
 
 #include <reduce/cuda_check.cuh>
@@ -41,7 +45,8 @@ constexpr unsigned kFullMask = 0xFFFFFFFFu;
 constexpr std::int64_t kChunk = 2048;       // elements of a listed row one warp reads at a time
 constexpr unsigned kChunkLoads = 4;         // float4 loads per lane in flight in a chunk
 constexpr unsigned kListedBlocksPerSm = 4;  // listed_chunks' occupancy (registers capped to fit)
-constexpr std::int64_t kListedFrom = 257;   // no tier lists a row shorter than this
+constexpr std::int64_t kListedFrom = 257;   // no tier lists a row shorter than this, but:
+constexpr std::size_t kShortListed = 6;     // short_rows' rows within 3 floats of in[0] or in[n]
 constexpr std::int64_t kPart = 4096;  // elements per warp when rows are split by their average
 
 /// Longest row a group keeps (four times what its first loads cover, and at least 256); longer
@@ -72,10 +77,11 @@ struct Layout {
     parts = partials + max_items(n, segments) * value_bytes;
     bytes = parts + segments * parts_per_row(n, segments) * value_bytes;
   }
-  /// Listed rows are longer than kListedFrom - 1 and have at most length / kChunk + 1 chunks.
+  /// Listed rows are longer than kListedFrom - 1 (but for short_rows' few) and have at most
+  /// length / kChunk + 1 chunks.
   static std::size_t max_items(std::size_t n, std::size_t segments) {
     return std::min(segments, n / static_cast<std::size_t>(kListedFrom)) +
-           n / static_cast<std::size_t>(kChunk) + 1;
+           n / static_cast<std::size_t>(kChunk) + 1 + kShortListed;
   }
   /// Rows of several chunks are longer than kChunk.
   static std::size_t max_long_rows(std::size_t n, std::size_t segments) {
@@ -193,6 +199,81 @@ struct FirstLoads {
   }
 };
 
+/// A short row as the aligned float4s that cover it (its window): the first may begin up to three
+/// floats before the row and the last end up to three floats after it. Those floats are another
+/// row's or no row's: they are loaded, then replaced by Op::pad().
+struct Window {
+  const float4* first;  ///< the window's first float4
+  unsigned vectors;     ///< float4s in the window, 0 for an empty row
+  unsigned lo;          ///< floats of the first float4 before the row (0 to 3)
+  unsigned last;        ///< floats of the last float4 in the row (1 to 4)
+  bool inside;          ///< the whole window lies in in[0, n) (else the row is listed)
+};
+
+__device__ inline Window window(const float* in, std::size_t n, std::int64_t begin,
+                                std::int64_t end) {
+  const auto lo =
+      static_cast<unsigned>(reinterpret_cast<std::uintptr_t>(in + begin) / sizeof(float) % 4);
+  const auto length = static_cast<unsigned>(end - begin);
+  const unsigned vectors = length == 0 ? 0 : (lo + length + 3) / 4;
+  const std::int64_t from = begin - lo;  // the window's first float, from in
+  return {reinterpret_cast<const float4*>(in + from), vectors, lo, lo + length - 4 * (vectors - 1),
+          vectors == 0 || (from >= 0 && static_cast<std::size_t>(from) + 4 * vectors <= n)};
+}
+
+/// A row's loads for one lane of a group of kLanes: the window's float4s lane, lane + kLanes, ...
+/// (kLoads of them first, all issued before any is combined).
+template <unsigned kLanes, unsigned kLoads>
+struct WindowLoads {
+  float4 v[kLoads];
+
+  /// Float4 q of the window with its floats outside the row replaced by Op::pad().
+  template <class Op>
+  __device__ static void pad(const Window& w, unsigned q, float4& x) {
+    if (q == 0) {
+      x.x = w.lo > 0 ? Op::pad() : x.x;
+      x.y = w.lo > 1 ? Op::pad() : x.y;
+      x.z = w.lo > 2 ? Op::pad() : x.z;
+    }
+    if (q + 1 == w.vectors) {
+      x.y = w.last < 2 ? Op::pad() : x.y;
+      x.z = w.last < 3 ? Op::pad() : x.z;
+      x.w = w.last < 4 ? Op::pad() : x.w;
+    }
+  }
+
+  __device__ void issue(const Window& w, unsigned lane) {
+#pragma unroll
+    for (unsigned k = 0; k < kLoads; ++k)
+      if (lane + k * kLanes < w.vectors) v[k] = __ldg(w.first + lane + k * kLanes);
+  }
+
+  /// This lane's value of the row: its first loads folded, then the rest of its float4s kLoads
+  /// in flight.
+  template <class Op>
+  __device__ typename Op::Value finish(const Window& w, unsigned lane) {
+    const unsigned mine = w.vectors > lane ? (w.vectors - lane + kLanes - 1) / kLanes : 0;
+#pragma unroll
+    for (unsigned k = 0; k < kLoads; ++k)
+      if (k < mine) pad<Op>(w, lane + k * kLanes, v[k]);
+    typename Op::Value acc = Op::fold(v, mine < kLoads ? mine : kLoads);
+    for (unsigned i = lane + kLoads * kLanes; i < w.vectors; i += kLoads * kLanes) {
+      unsigned loaded = 0;
+#pragma unroll
+      for (unsigned k = 0; k < kLoads; ++k)
+        if (i + k * kLanes < w.vectors) {
+          v[k] = __ldg(w.first + i + k * kLanes);
+          loaded = k + 1;
+        }
+#pragma unroll
+      for (unsigned k = 0; k < kLoads; ++k)
+        if (k < loaded) pad<Op>(w, i + k * kLanes, v[k]);
+      acc = Op::combine(acc, Op::fold(v, loaded));
+    }
+    return acc;
+  }
+};
+
 /// The work lists, as group_rows fills them and the later kernels read them.
 struct Lists {
   unsigned* counters;  ///< [0]: chunks listed, [1]: long rows listed
@@ -259,6 +340,42 @@ __global__ __launch_bounds__(kThreads,
     const std::size_t s = first + r * kGroups + group;
     if (lane == 0 && s < segments && ours[r]) Op::store(out, s, v);
   }
+}
+
+/// Short rows shared by groups of kLanes lanes, each row loaded by its window (whole float4s, the
+/// floats outside the row padded), so a lane issues 16-byte loads only, whatever the row's
+/// alignment. A warp takes 32 / kLanes neighbouring rows. Rows longer than the tier's cap are
+/// listed, and so are the few whose window leaves in[0, n) (within three floats of its ends).
+template <class Op, unsigned kLanes, unsigned kLoads, unsigned kBlocksPerSm>
+__global__ __launch_bounds__(kThreads, kBlocksPerSm) void short_rows(
+    const float* __restrict__ in, std::size_t n, const std::int64_t* __restrict__ offsets,
+    std::size_t segments, float* __restrict__ out, Lists lists) {
+  let_next_grid_start();
+  if (blockIdx.x == 0 && threadIdx.x == 0) wait_for_previous_grid();  // as in group_rows
+  constexpr unsigned kGroups = kWarp / kLanes;
+  constexpr std::int64_t kCap = group_cap(kLanes, kLoads);
+  const unsigned lane = threadIdx.x % kLanes, group = threadIdx.x % kWarp / kLanes;
+  const std::size_t first =
+      (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp * kGroups;
+  if (first >= segments) return;  // a whole warp leaves together
+  const std::size_t s = first + group;
+  const std::int64_t begin = s < segments ? offsets[s] : 0;
+  const std::int64_t end = s < segments ? offsets[s + 1] : 0;
+  Window w = window(in, n, begin, end - begin <= kCap ? end : begin);
+  const bool ours = end - begin <= kCap && w.inside;
+  if (!ours) w.vectors = 0;
+  for (unsigned listing = __ballot_sync(kFullMask, !ours && lane == 0); listing != 0;
+       listing &= listing - 1) {
+    const unsigned by = __ffs(listing) - 1;
+    wait_for_previous_grid();  // the counters are zero
+    lists.add(__shfl_sync(kFullMask, s, by), __shfl_sync(kFullMask, end - begin, by),
+              threadIdx.x % kWarp);
+  }
+  WindowLoads<kLanes, kLoads> loads;
+  loads.issue(w, lane);
+  const auto mine = loads.template finish<Op>(w, lane);
+  const auto v = kLanes == kWarp ? Op::warp_combine(mine) : butterfly<Op, kLanes>(mine);
+  if (lane == 0 && s < segments && ours) Op::store(out, s, v);
 }
 
 /// Where a listed chunk lies: its item and its row's bounds.
@@ -469,6 +586,20 @@ void run_tier(const float* in, std::size_t n, const std::int64_t* offsets, std::
   run_listed<Op>(in, n, offsets, segments, out, places, stream);
 }
 
+/// The launches of a tier of short rows (short_rows, then the listed rows' kernels).
+template <class Op, unsigned kLanes, unsigned kLoads, unsigned kBlocksPerSm>
+void run_short(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
+               float* out, Workspace workspace, cudaStream_t stream) {
+  const Places<Op> places(workspace, n, segments);
+  constexpr std::size_t kRowsPerBlock = kThreads / kLanes;
+  const auto blocks = static_cast<unsigned>((segments + kRowsPerBlock - 1) / kRowsPerBlock);
+  clear_counters<<<1, 1, 0, stream>>>(places.lists.counters);
+  REDUCE_CUDA_CHECK_LAUNCH();
+  launch_overlapped(short_rows<Op, kLanes, kLoads, kBlocksPerSm>, blocks, stream, in, n, offsets,
+                    segments, out, places.lists);
+  run_listed<Op>(in, n, offsets, segments, out, places, stream);
+}
+
 /// The launches of rows split by their average.
 template <class Op>
 void run_split(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
@@ -494,11 +625,11 @@ void run(const float* in, std::size_t n, const std::int64_t* offsets, std::size_
   if (segments == 0) return;
   const std::size_t average = n / segments;
   if (average <= 16)  // a thread per row, its four float4s in flight
-    run_tier<Op, 1, 4, 1>(in, n, offsets, segments, out, workspace, stream);
+    run_short<Op, 1, 4, 6>(in, n, offsets, segments, out, workspace, stream);
   else if (average <= 32)  // several rows per warp
-    run_tier<Op, 2, 4, 1>(in, n, offsets, segments, out, workspace, stream);
+    run_short<Op, 2, 4, 6>(in, n, offsets, segments, out, workspace, stream);
   else if (average <= 64)
-    run_tier<Op, 4, 4, 1, 6>(in, n, offsets, segments, out, workspace, stream);
+    run_short<Op, 4, 4, 6>(in, n, offsets, segments, out, workspace, stream);
   else if (average <= 128)
     run_tier<Op, 4, 4, 1>(in, n, offsets, segments, out, workspace, stream);
   else if (average <= 256)
