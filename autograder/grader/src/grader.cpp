@@ -13,10 +13,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -217,18 +219,17 @@ SuiteOptions graded_suite_options(const LabRunContext& c, const std::string& lab
   return so;
 }
 
-/// One process of the correctness phase: a public or hidden suite of one of a lab's operations,
-/// both at once (kGraded: one CUDA context and one runner start fewer), or the public suite of
-/// an operation under every compute-sanitizer tool in turn. Its result goes to LabFacts::tests
-/// or hidden at \p slot (kGraded: hidden at \p hidden_slot; sanitizer: at tool * `sanitized` +
-/// \p slot), so the lists keep the plans' order however the steps finish.
+/// One process of the tests' phase: a public or hidden suite of one of a lab's operations, or
+/// both at once (kGraded: one CUDA context and one runner start fewer). Its result goes to
+/// LabFacts::tests or hidden at \p slot (kGraded: hidden at \p hidden_slot), so the lists keep
+/// the plans' order however the steps finish. (compute-sanitizer runs after every lab's tests,
+/// one checker per operation: sanitize_labs().)
 struct CheckStep {
-  enum class Kind { kPublic, kHidden, kGraded, kSanitizer };
+  enum class Kind { kPublic, kHidden, kGraded };
   Kind kind = Kind::kPublic;
   std::size_t lab = 0;  ///< index into PreparedSubmission::labs
   OpPlan plan;
   std::size_t slot = 0;
-  std::size_t sanitized = 0;    ///< kSanitizer: how many of the lab's operations are sanitized
   std::size_t hidden_slot = 0;  ///< kGraded: where its hidden part goes in LabFacts::hidden
 
   /// Runs the public tests (whose results decide whether the lab hung or has a GPU at all).
@@ -285,12 +286,9 @@ std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunC
         "compute-sanitizer not found on the grading machine (a grading problem)");
     return steps;
   }
+  // Sized here, filled by sanitize_labs() once every lab's tests are done.
   const std::size_t sanitized = static_cast<std::size_t>(
       std::count_if(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
-  slot = 0;
-  for (const OpPlan& plan : plans)
-    if (plan.public_tests)
-      steps.push_back({CheckStep::Kind::kSanitizer, index, plan, slot++, sanitized});
   f.sanitizer.resize(sanitized * c.rubric.sanitizer.tools.size());
   return steps;
 }
@@ -309,7 +307,6 @@ void drop_after_hang(LabFacts& f) {
 
 /// Runs one step and stores its result in \p f.
 void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
-  const bool multi = lab_plans(c, f.lab).size() > 1;
   if (step.kind == CheckStep::Kind::kGraded) {
     c.progress.line(fmt::format("{}{}: public and hidden tests ({})", c.tag, f.lab, step.plan.op));
     SuiteRun run = run_gtest_suite(graded_suite_options(c, f.lab, step.plan));
@@ -321,44 +318,16 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
     f.hidden[step.hidden_slot] = std::move(hidden);
     return;
   }
-  if (step.kind != CheckStep::Kind::kSanitizer) {
-    const bool hidden = step.kind == CheckStep::Kind::kHidden;
-    const char* which = hidden ? "hidden" : "public";
-    c.progress.line(fmt::format("{}{}: {} tests ({})", c.tag, f.lab, which, step.plan.op));
-    SuiteRun run = run_gtest_suite(suite_options(c, f.lab, step.plan, hidden));
-    run.op = step.plan.op;
-    c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, which, suite_line(run)));
-    (hidden ? f.hidden : f.tests)[step.slot] = std::move(run);
-    return;
-  }
-  const Limits& limits = c.rubric.limits;
-  const std::string op = multi ? " (" + step.plan.op + ")" : "";
-  c.progress.line(fmt::format("{}{}: compute-sanitizer --tool {}{}", c.tag, f.lab,
-                              join(c.rubric.sanitizer.tools, ", then "), op));
-  SanitizerSpec spec;
-  spec.sanitizer = c.sanitizer;
-  spec.tools = c.rubric.sanitizer.tools;
-  spec.checker = c.p.course->manifest.checker(step.plan.op, false);
-  spec.args = lab_args(c, f.lab, step.plan);
-  spec.filter = c.rubric.sanitizer.filter_for(step.plan.op);
-  spec.env = c.env;
-  spec.runner_prefix = c.sandbox;
-  spec.timeout_s = limits.sanitizer_timeout_s;
-  spec.output_cap = limits.output_cap_bytes;
-  spec.log_file = c.logs / f.lab / (multi ? step.plan.op + "_sanitizer.log" : "sanitizer.log");
-  std::vector<SanitizerRun> runs = run_sanitizer(spec);
-  for (std::size_t t = 0; t < runs.size(); ++t) {
-    SanitizerRun& run = runs[t];
-    if (multi) run.op = step.plan.op;
-    const std::string shared = runs.size() > 1 ? fmt::format(" for {} tools", runs.size()) : "";
-    c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s{}){}", c.tag, f.lab, run.describe(),
-                                run.clean() ? " - clean" : "", run.seconds, shared,
-                                run.unconfined.empty() ? "" : "; " + run.unconfined));
-    f.sanitizer[t * step.sanitized + step.slot] = std::move(run);
-  }
+  const bool hidden = step.kind == CheckStep::Kind::kHidden;
+  const char* which = hidden ? "hidden" : "public";
+  c.progress.line(fmt::format("{}{}: {} tests ({})", c.tag, f.lab, which, step.plan.op));
+  SuiteRun run = run_gtest_suite(suite_options(c, f.lab, step.plan, hidden));
+  run.op = step.plan.op;
+  c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, which, suite_line(run)));
+  (hidden ? f.hidden : f.tests)[step.slot] = std::move(run);
 }
 
-/// Stores what a step that threw leaves: its suites or sanitizer runs, not run, with \p what
+/// Stores what a step that threw leaves: its suites, not run, with \p what
 /// as their problem. The lab loses what the step would have earned; nothing else does.
 void fail_step(const CheckStep& step, LabFacts& f, const LabRunContext& c,
                const std::string& what) {
@@ -378,15 +347,6 @@ void fail_step(const CheckStep& step, LabFacts& f, const LabRunContext& c,
     case CheckStep::Kind::kHidden:
       f.hidden[step.slot] = run;
       break;
-    case CheckStep::Kind::kSanitizer:
-      for (std::size_t t = 0; t < c.rubric.sanitizer.tools.size(); ++t) {
-        SanitizerRun& tool = f.sanitizer[t * step.sanitized + step.slot];
-        tool = SanitizerRun{};
-        tool.tool = c.rubric.sanitizer.tools[t];
-        if (lab_plans(c, f.lab).size() > 1) tool.op = step.plan.op;
-        tool.problem = problem;
-      }
-      break;
   }
 }
 
@@ -399,6 +359,114 @@ void run_step_safely(const CheckStep& step, LabFacts& f, const LabRunContext& c)
   } catch (...) {
     fail_step(step, f, c, "an exception that is not a std::exception");
   }
+}
+
+/// Runs \p job(0) ... job(count - 1) on up to \p threads threads; what a job throws is its own
+/// business (jobs catch their exceptions).
+void run_in_parallel(std::size_t count, int threads, const std::function<void(std::size_t)>& job) {
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) job(i);
+  };
+  std::vector<std::thread> pool;
+  const std::size_t extra =
+      std::min<std::size_t>(count, static_cast<std::size_t>(std::max(1, threads)));
+  for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+}
+
+/// One operation's labs under compute-sanitizer: where each lab's runs go in LabFacts::sanitizer.
+struct SanitizedMember {
+  std::size_t lab;        ///< index into PreparedSubmission::labs
+  std::size_t slot;       ///< its place among the lab's sanitized operations
+  std::size_t sanitized;  ///< the lab's sanitized operations (a tool's runs are that far apart)
+};
+
+/// The compute-sanitizer step of every lab of \p labs that still has one (drop_after_hang()):
+/// one checker per operation over all its labs (run_sanitizer_group(): for each tool one lab
+/// process serves them all, and a lab runs alone only where the group's reports cannot say
+/// whose a finding is), up to parallel_checks operations at once.
+void sanitize_labs(PreparedSubmission& p, const std::vector<std::size_t>& labs,
+                   const LabRunContext& c) {
+  if (c.sanitizer.empty()) return;
+  std::map<std::string, std::vector<SanitizedMember>> groups;
+  for (std::size_t i : labs) {
+    const LabFacts& f = p.labs[i];
+    if (f.sanitizer.empty()) continue;
+    const std::vector<OpPlan> plans = lab_plans(c, f.lab);
+    const std::size_t sanitized = static_cast<std::size_t>(std::count_if(
+        plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
+    std::size_t slot = 0;
+    for (const OpPlan& plan : plans)
+      if (plan.public_tests) groups[plan.op].push_back({i, slot++, sanitized});
+  }
+  std::vector<std::pair<std::string, std::vector<SanitizedMember>>> order(groups.begin(),
+                                                                          groups.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second.size() > b.second.size();  // the longest first
+  });
+  const Limits& limits = c.rubric.limits;
+  const std::vector<std::string>& tools = c.rubric.sanitizer.tools;
+  std::mutex facts;  // the labs' facts, written by several groups
+  run_in_parallel(order.size(), limits.parallel_checks, [&](std::size_t g) {
+    const std::string& op = order[g].first;
+    const std::vector<SanitizedMember>& members = order[g].second;
+    SanitizerGroupSpec spec;
+    SanitizerSpec& common = spec.common;
+    common.sanitizer = c.sanitizer;
+    common.tools = tools;
+    common.checker = c.p.course->manifest.checker(op, false);
+    common.filter = c.rubric.sanitizer.filter_for(op);
+    common.env = c.env;
+    common.runner_prefix = c.sandbox;
+    common.timeout_s = limits.sanitizer_timeout_s;
+    common.output_cap = limits.output_cap_bytes;
+    common.log_file = c.logs / "sanitizer" / (op + ".log");
+    std::vector<std::string> names;
+    for (const SanitizedMember& m : members) {
+      const LabFacts& f = p.labs[m.lab];
+      const CourseLab* cl = c.course.find(f.lab);
+      OpPlan plan;
+      plan.op = op;
+      SanitizerSpec alone = common;
+      alone.args = lab_args(c, f.lab, plan);
+      alone.log_file =
+          c.logs / f.lab / (m.sanitized > 1 ? op + "_sanitizer.log" : std::string("sanitizer.log"));
+      spec.labs.push_back({f.lab, cl != nullptr ? cl->order : std::string("tree"),
+                           c.p.build.manifest.library(f.lab, op), std::move(alone)});
+      names.push_back(f.lab);
+    }
+    c.progress.line(fmt::format("{}compute-sanitizer --tool {} ({}): {}", c.tag,
+                                join(tools, ", then "), op, join(names, ", ")));
+    std::vector<std::vector<SanitizerRun>> runs;
+    std::string problem;
+    try {
+      runs = run_sanitizer_group(spec);
+    } catch (const std::exception& e) {
+      problem = internal_error_message(e.what());
+    } catch (...) {
+      problem = internal_error_message("an exception that is not a std::exception");
+    }
+    const std::lock_guard<std::mutex> lock(facts);
+    for (std::size_t k = 0; k < members.size(); ++k) {
+      const SanitizedMember& m = members[k];
+      LabFacts& f = p.labs[m.lab];
+      for (std::size_t t = 0; t < tools.size(); ++t) {
+        SanitizerRun run;
+        if (k < runs.size() && t < runs[k].size()) run = std::move(runs[k][t]);
+        if (run.tool.empty()) {
+          run.tool = tools[t];
+          run.problem = problem.empty() ? "the sanitizer's run gave no result" : problem;
+        }
+        if (m.sanitized > 1) run.op = op;
+        c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
+                                    run.clean() ? " - clean" : "", run.seconds,
+                                    run.unconfined.empty() ? "" : "; " + run.unconfined));
+        f.sanitizer[t * m.sanitized + m.slot] = std::move(run);
+      }
+    }
+  });
 }
 
 /// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
@@ -487,6 +555,7 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   for (std::thread& t : pool) t.join();
   if (!failure.empty()) throw std::runtime_error(failure);
   for (std::size_t i : order) drop_after_hang(p.labs[i]);
+  if (!no_cuda) sanitize_labs(p, order, c);
   return !no_cuda;
 }
 

@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <regex>
 #include <system_error>
@@ -205,19 +207,10 @@ std::string first_problems(const std::string& sanitizer_output) {
   return trim(excerpt);
 }
 
-}  // namespace
-
-std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
-  std::vector<SanitizerRun> runs(spec.tools.size());
-  for (std::size_t t = 0; t < runs.size(); ++t) {
-    runs[t].tool = spec.tools[t];
-    runs[t].log = spec.log_file.string();
-  }
-  if (spec.sanitizer.empty()) {
-    for (SanitizerRun& run : runs)
-      run.problem = "compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
-    return runs;
-  }
+/// The checker process of \p spec with the lab arguments \p args: its tests repeated once per
+/// tool, the runner of repetition k under tools[k] inside the sandbox, each runner's report
+/// drained into sanitizer_log_dir(log_file, tool)/runner-<n>.log (emptied first).
+ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::string>& args) {
   // One repetition of the tests per tool, each with its runner under that tool. %n: the lab
   // client numbers each runner it starts (a crash starts a fresh one).
   // The sanitizer writes its report into a pipe that the checker drains into these logs (the
@@ -238,7 +231,7 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
   }
   ProcessSpec ps;
   ps.argv = {spec.checker.string()};
-  ps.argv.insert(ps.argv.end(), spec.args.begin(), spec.args.end());
+  ps.argv.insert(ps.argv.end(), args.begin(), args.end());
   ps.argv.push_back("--gtest_color=no");
   ps.argv.push_back("--gtest_filter=" + spec.filter);
   ps.argv.push_back("--gtest_repeat=" + std::to_string(spec.tools.size()));
@@ -253,7 +246,23 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
   ps.timeout_s = spec.timeout_s * static_cast<double>(std::max<std::size_t>(1, spec.tools.size()));
   ps.output_cap = spec.output_cap;
   ps.log_file = spec.log_file;
-  const ProcessResult r = run_process(ps);
+  return ps;
+}
+
+}  // namespace
+
+std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
+  std::vector<SanitizerRun> runs(spec.tools.size());
+  for (std::size_t t = 0; t < runs.size(); ++t) {
+    runs[t].tool = spec.tools[t];
+    runs[t].log = spec.log_file.string();
+  }
+  if (spec.sanitizer.empty()) {
+    for (SanitizerRun& run : runs)
+      run.problem = "compute-sanitizer not found (PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
+    return runs;
+  }
+  const ProcessResult r = run_process(sanitizer_checker(spec, spec.args));
   const std::vector<std::string> parts = split_repetitions(r.output, spec.tools.size());
   for (std::size_t t = 0; t < runs.size(); ++t) {
     SanitizerRun& run = runs[t];
@@ -292,6 +301,128 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
     run.excerpt = first_problems(sanitizer_output);
   }
   return runs;
+}
+
+namespace {
+
+/// Whether every runner report of \p tool in \p logs has a summary, and none a problem; their
+/// sum goes to \p summary.
+bool every_report_clean(const std::string& tool, const fs::path& logs, SanitizerSummary& summary) {
+  std::error_code ec;
+  int reports = 0, clean = 0;
+  for (auto it = fs::directory_iterator(logs, ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const SanitizerSummary one =
+        parse_sanitizer_summary(tool, read_file_at_most(it->path(), kMaxLogBytes));
+    ++reports;
+    if (one.found && one.problems() == 0) ++clean;
+  }
+  std::string text;
+  add_runner_logs(tool, logs, summary, text);
+  return reports > 0 && clean == reports && summary.found && summary.problems() == 0;
+}
+
+/// The parts of a --labs-file checker's \p output, keyed by (repetition, lab index): each
+/// starts after its line "[ lab      ] MARK <repetition> <name>" and ends at the next such line.
+std::map<std::pair<std::size_t, std::size_t>, std::string> split_lab_parts(
+    const std::string& output, const std::string& mark, const std::vector<SanitizedLab>& labs) {
+  const std::string head = "[ lab      ] " + mark + " ";
+  std::vector<std::size_t> starts;
+  for (std::size_t at = output.rfind(head, 0) == 0 ? 0 : output.find("\n" + head);
+       at != std::string::npos; at = output.find("\n" + head, at + 1))
+    starts.push_back(output[at] == '\n' ? at + 1 : at);
+  std::map<std::pair<std::size_t, std::size_t>, std::string> parts;
+  for (std::size_t k = 0; k < starts.size(); ++k) {
+    const std::size_t eol = std::min(output.find('\n', starts[k]), output.size());
+    const std::string words = output.substr(starts[k] + head.size(), eol - starts[k] - head.size());
+    const auto space = words.find(' ');
+    const auto repetition = parse_count(words.substr(0, space));
+    if (!repetition || space == std::string::npos) continue;
+    const auto lab = std::find_if(labs.begin(), labs.end(), [&](const SanitizedLab& l) {
+      return l.name == words.substr(space + 1);
+    });
+    if (lab == labs.end()) continue;
+    const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : output.size();
+    parts[{static_cast<std::size_t>(*repetition), static_cast<std::size_t>(lab - labs.begin())}] =
+        output.substr(eol, end - eol);
+  }
+  return parts;
+}
+
+}  // namespace
+
+std::vector<std::vector<SanitizerRun>> run_sanitizer_group(const SanitizerGroupSpec& spec) {
+  const SanitizerSpec& common = spec.common;
+  std::vector<std::vector<SanitizerRun>> result(spec.labs.size());
+  if (spec.labs.size() == 1 || common.sanitizer.empty()) {
+    for (std::size_t i = 0; i < spec.labs.size(); ++i)
+      result[i] = run_sanitizer(spec.labs[i].alone);
+    return result;
+  }
+  // The plan lies beside the group's log, in the grader's logs, which no lab process sees.
+  std::error_code ec;
+  fs::create_directories(common.log_file.parent_path(), ec);
+  const fs::path plan =
+      common.log_file.parent_path() / (common.log_file.stem().string() + ".labs.txt");
+  {
+    std::ofstream out(plan);
+    for (const SanitizedLab& lab : spec.labs)
+      out << lab.name << '\t' << lab.order << '\t' << lab.library.string() << '\n';
+  }
+  const std::string mark = fmt::format("{:016x}", random_seed());
+  SanitizerSpec group = common;
+  group.timeout_s = common.timeout_s * static_cast<double>(spec.labs.size());
+  const ProcessResult r =
+      run_process(sanitizer_checker(group, {"--labs-file=" + plan.string(), "--lab-mark=" + mark}));
+  const auto parts = split_lab_parts(r.output, mark, spec.labs);
+  std::vector<std::vector<std::string>> alone(spec.labs.size());  // tools to run a lab alone
+  for (std::size_t t = 0; t < common.tools.size(); ++t) {
+    const std::string& tool = common.tools[t];
+    SanitizerSummary summary;
+    const bool clean = every_report_clean(tool, sanitizer_log_dir(common.log_file, tool), summary);
+    for (std::size_t i = 0; i < spec.labs.size(); ++i) {
+      const auto part = parts.find({t, i});
+      const StreamParse tests =
+          parse_gtest_stream(part != parts.end() ? part->second : std::string());
+      const bool passed =
+          tests.completed && !tests.in_progress &&
+          std::none_of(tests.finished.begin(), tests.finished.end(),
+                       [](const TestOutcome& o) { return o.result == TestResult::kFailed; }) &&
+          std::any_of(tests.finished.begin(), tests.finished.end(),
+                      [](const TestOutcome& o) { return o.result == TestResult::kPassed; });
+      if (!clean || !passed) {
+        alone[i].push_back(tool);
+        continue;
+      }
+      SanitizerRun run;
+      run.tool = tool;
+      run.ran = true;
+      run.summary = summary;
+      run.tests_passed = true;
+      run.seconds = r.seconds / static_cast<double>(spec.labs.size());
+      run.log = common.log_file.string();
+      result[i].push_back(std::move(run));
+    }
+  }
+  for (std::size_t i = 0; i < spec.labs.size(); ++i) {
+    if (alone[i].empty()) continue;
+    SanitizerSpec one = spec.labs[i].alone;
+    one.tools = alone[i];
+    for (SanitizerRun& run : run_sanitizer(one)) result[i].push_back(std::move(run));
+    std::stable_sort(
+        result[i].begin(), result[i].end(), [&](const SanitizerRun& a, const SanitizerRun& b) {
+          const auto rank = [&](const std::string& tool) {
+            return std::find(common.tools.begin(), common.tools.end(), tool) - common.tools.begin();
+          };
+          return rank(a.tool) < rank(b.tool);
+        });
+  }
+  if (!result.empty() && !result[0].empty()) {  // the group's checker, counted once
+    const CheckerStartups startups = checker_startups(r.output);
+    result[0][0].checker_contexts += startups.contexts;
+    result[0][0].lab_process_starts += startups.lab_processes;
+  }
+  return result;
 }
 
 }  // namespace reduce::grade

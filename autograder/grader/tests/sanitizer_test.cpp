@@ -41,6 +41,18 @@ TEST(SanitizerSummary, RacecheckCountsHazardsNotErrors) {
   EXPECT_FALSE(parse_sanitizer_summary("racecheck", "segfault").found);
 }
 
+/// Shell lines of a stand-in checker that loop over its repetitions (one per tool): each sets $i
+/// (1, 2...), $tool and $log, the report of the repetition's first runner; the loop's body and
+/// "done" follow.
+#define REDUCE_FAKE_EACH_REPETITION                                                   \
+  "i=0\n"                                                                             \
+  "printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_PREFIXES\" | tr '\\036' '\\n' |\n"      \
+  "while IFS= read -r words; do\n"                                                    \
+  "  i=$((i + 1))\n"                                                                  \
+  "  tool=$(printf '%s' \"$words\" | tr '\\037' '\\n' | sed -n '/^--tool$/{n;p}')\n"  \
+  "  log=$(printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_REPORTS\" | tr '\\036' '\\n' |" \
+  " sed -n \"${i}p\" | sed 's/%n/1/')\n"
+
 /// A stand-in for compute-sanitizer: runs the test binary with the gtest flags it was given and
 /// prints a racecheck summary with hazards.
 fs::path fake_sanitizer(const fs::path& dir) {
@@ -67,14 +79,8 @@ fs::path fake_checker(const fs::path& dir) {
   write_file(
       script,
       "#!/bin/sh\n"
-      "printf '%s\\n' \"$REDUCE_RUNNER_PREFIX\" > \"$(dirname \"$0\")/prefix.txt\"\n"
-      "i=0\n"
-      "printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_PREFIXES\" | tr '\\036' '\\n' |\n"
-      "while IFS= read -r words; do\n"
-      "  i=$((i + 1))\n"
-      "  tool=$(printf '%s' \"$words\" | tr '\\037' '\\n' | sed -n '/^--tool$/{n;p}')\n"
-      "  log=$(printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_REPORTS\" | tr '\\036' '\\n' |"
-      " sed -n \"${i}p\" | sed 's/%n/1/')\n"
+      "printf '%s\\n' \"$REDUCE_RUNNER_PREFIX\" > \"$(dirname "
+      "\"$0\")/prefix.txt\"\n" REDUCE_FAKE_EACH_REPETITION
       "  if [ \"$tool\" = racecheck ]; then\n"
       "    printf '%s\\n' '========= COMPUTE-SANITIZER' "
       "'========= Warning: Race reported between Read access at 0x1 in sum.cu:42' "
@@ -176,6 +182,78 @@ TEST(SanitizerRun, RepetitionsAreSplitAtGoogleTestsMarks) {
   EXPECT_FALSE(contains(parts[0], "[ OK ] B"));
   EXPECT_TRUE(contains(parts[1], "[ OK ] B"));
   EXPECT_EQ(split_repetitions(output, 1), std::vector<std::string>{output});
+}
+
+/// A checker of several labs (--labs-file=PLAN --lab-mark=MARK) as checker_main runs one: for
+/// each repetition (tool) and lab, the mark line and the fake suite's passing test; each tool's
+/// one runner report is written up front. racecheck's report has hazards (whose, it cannot say).
+fs::path fake_group_checker(const fs::path& dir) {
+  const fs::path script = dir / "fake-group-checker";
+  write_file(
+      script,
+      "#!/bin/sh\n"
+      "plan=''; mark=''\n"
+      "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;"
+      " --lab-mark=*) mark=${a#--lab-mark=};; esac; done\n" REDUCE_FAKE_EACH_REPETITION
+      "  if [ \"$tool\" = racecheck ]; then\n"
+      "    printf '%s\\n' '========= RACECHECK SUMMARY: 5 hazards displayed (0 errors, 5 warnings)'"
+      " > \"$log\"\n"
+      "  else\n"
+      "    printf '%s\\n' '========= ERROR SUMMARY: 0 errors' > \"$log\"\n"
+      "  fi\n"
+      "  cut -f1 \"$plan\" | while read -r lab; do\n"
+      "    echo \"[ lab      ] $mark $((i - 1)) $lab\"\n"
+      "    " REDUCE_GRADE_FAKE_SUITE
+      " --gtest_filter=Fake.Passes --gtest_color=no\n"
+      "  done\n"
+      "done\n");
+  ::chmod(script.c_str(), 0755);
+  return script;
+}
+
+/// A one-lab checker whose racecheck report has hazards for the lab "b" only.
+fs::path fake_alone_checker(const fs::path& dir) {
+  const fs::path script = dir / "fake-alone-checker";
+  write_file(script,
+             "#!/bin/sh\n"
+             "log=$(printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_REPORTS\" | sed 's/%n/1/')\n"
+             "case \"$*\" in *--lab-name=b*) printf '%s\\n' '========= RACECHECK SUMMARY: 5 "
+             "hazards displayed (0 errors, 5 warnings)' > \"$log\";;\n"
+             "  *) printf '%s\\n' '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, "
+             "0 warnings)' > \"$log\";; esac\n"
+             "exec " REDUCE_GRADE_FAKE_SUITE " \"$@\"\n");
+  ::chmod(script.c_str(), 0755);
+  return script;
+}
+
+TEST(SanitizerGroup, CleanToolsServeEveryLabAndAFindingGoesToTheLabThatMakesItAlone) {
+  const fs::path dir = make_temp_dir("reduce-grade-san-");
+  SanitizerGroupSpec group;
+  group.common = spec_for(dir, "Fake.Passes", {"memcheck", "racecheck"});
+  group.common.checker = fake_group_checker(dir);
+  group.common.log_file = dir / "sanitizer" / "sum.log";
+  for (const std::string name : {"a", "b"}) {
+    SanitizerSpec alone = spec_for(dir / name, "Fake.Passes", {"memcheck", "racecheck"});
+    fs::create_directories(dir / name);
+    alone.checker = fake_alone_checker(dir);
+    alone.args = {"--lab-name=" + name};
+    alone.log_file = dir / name / "sanitizer.log";
+    group.labs.push_back({name, "tree", "/lib" + name + ".so", alone});
+  }
+  const std::vector<std::vector<SanitizerRun>> runs = run_sanitizer_group(group);
+  ASSERT_EQ(runs.size(), 2u);
+  for (std::size_t lab = 0; lab < 2; ++lab) {
+    ASSERT_EQ(runs[lab].size(), 2u);
+    EXPECT_EQ(runs[lab][0].tool, "memcheck");
+    EXPECT_TRUE(runs[lab][0].clean()) << runs[lab][0].problem;
+    EXPECT_EQ(runs[lab][0].log, group.common.log_file.string());  // from the group's run
+    EXPECT_EQ(runs[lab][1].tool, "racecheck");
+    EXPECT_EQ(runs[lab][1].log, (dir / group.labs[lab].name / "sanitizer.log").string());
+  }
+  EXPECT_TRUE(runs[0][1].clean()) << runs[0][1].problem;  // a, alone: no hazard
+  EXPECT_EQ(runs[1][1].summary.problems(), 5);            // b, alone: its hazards
+  EXPECT_TRUE(contains(read_file(dir / "sanitizer" / "sum.labs.txt"), "b\ttree\t/libb.so\n"));
+  remove_all_quietly(dir);
 }
 
 TEST(SanitizerRun, MissingToolIsAProblemNotACrash) {

@@ -193,8 +193,7 @@ struct RemoteLab::ReportDrain {
 
 RunnerOptions RunnerOptions::from_environment() {
   RunnerOptions o;
-  if (std::string library = env_or("REDUCE_LAB_LIBRARY", ""); !library.empty())
-    o.libraries.push_back(std::move(library));
+
   o.runner = env_or("REDUCE_LAB_RUNNER", REDUCE_DEFAULT_RUNNER);
   const auto split = [](const std::string& text, char separator) {
     std::vector<std::string> out;
@@ -210,6 +209,10 @@ RunnerOptions RunnerOptions::from_environment() {
     if (!word.empty()) out.push_back(word);
     return out;
   };
+  if (std::string library = env_or("REDUCE_LAB_LIBRARY", ""); !library.empty())
+    o.libraries.push_back(std::move(library));
+  for (std::string& library : split(env_or("REDUCE_LAB_LIBRARIES", ""), '\x1f'))
+    o.libraries.push_back(std::move(library));
   o.prefix = split(env_or("REDUCE_RUNNER_PREFIX", ""), '\x1f');
   for (const std::string& list : split(env_or("REDUCE_RUNNER_REPETITION_PREFIXES", ""), '\x1e'))
     o.repetition_prefixes.push_back(split(list, '\x1f'));

@@ -77,6 +77,29 @@ struct SanitizerSpec {
 /// the run is repeated unconfined and SanitizerRun::unconfined says so. One result per tool.
 std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec);
 
+/// One lab of a sanitizer group: its name, summation order and library, and the lab's own spec
+/// (for a run of its own where the group cannot say which lab a finding belongs to).
+struct SanitizedLab {
+  std::string name;               ///< lab folder, e.g. "04_sequential"
+  std::string order;              ///< "serial" or "tree"
+  std::filesystem::path library;  ///< its library of the operation
+  SanitizerSpec alone;            ///< the lab by itself (args name it; its own log file)
+};
+
+/// Several labs of one operation under compute-sanitizer in one checker process: for each tool,
+/// one lab process under that tool holds every lab's library and serves the labs in turn.
+struct SanitizerGroupSpec {
+  SanitizerSpec common;  ///< sanitizer, tools, checker, filter, environment, limits; the log file
+  std::vector<SanitizedLab> labs;  ///< at least one
+};
+
+/// Runs \p spec's labs under every tool in one checker (checker_main's --labs-file). A lab
+/// process's report is that of every lab it served, so a tool's result is given to each lab only
+/// where every report of that tool is clean and the lab's tests under it passed; for any other
+/// (lab, tool), the lab runs under that tool alone (run_sanitizer() with its own spec), so that
+/// a finding always belongs to the lab that made it. Returns one list per lab, one run per tool.
+std::vector<std::vector<SanitizerRun>> run_sanitizer_group(const SanitizerGroupSpec& spec);
+
 /// One run of run_sanitizer(), as \p spec says.
 std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec);
 

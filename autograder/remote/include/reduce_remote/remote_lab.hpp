@@ -49,7 +49,8 @@ struct RunnerOptions {
   double exit_grace_s = 1;
   std::size_t output_cap = std::size_t{4} << 20;  ///< bytes of runner output before "flood"
 
-  /// Options from the environment: REDUCE_LAB_LIBRARY (one library), REDUCE_LAB_RUNNER (default:
+  /// Options from the environment: REDUCE_LAB_LIBRARY (one library) and REDUCE_LAB_LIBRARIES
+  /// (more, separated by ASCII 0x1F), REDUCE_LAB_RUNNER (default:
   /// the runner built with the course), REDUCE_RUNNER_PREFIX (words separated by ASCII 0x1F),
   /// REDUCE_RUNNER_REPETITION_PREFIXES (lists separated by ASCII 0x1E, their words by 0x1F),
   /// REDUCE_RUNNER_REPETITION_REPORTS (paths separated by ASCII 0x1E),
