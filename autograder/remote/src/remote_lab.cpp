@@ -419,7 +419,7 @@ Reply RemoteLab::request(Request& rq) {
   cuda(cudaDeviceSynchronize(), "finishing the checker's own work before the call");
   if (pid_ >= 0 && socket_ < 0) stop();  // told to exit (begin_stop): wait, then start anew
   if (pid_ < 0) start();
-  rq.forget_buffers = retired_.empty() ? 0 : 1;
+  rq.forget_buffers = rq.forget_buffers != 0 || !retired_.empty() ? 1 : 0;
   rq.library = library_;
   const double deadline = now_ms() + options_.call_timeout_s * 1e3;
   const char* p = reinterpret_cast<const char*>(&rq);
@@ -703,6 +703,13 @@ std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count,
                                                      std::size_t segments) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (count < 1 || count > kMaxInputs) throw RunnerError("checker: bad number of timed inputs");
+  // The runner frees its earlier inputs before it allocates these: unmapped here first, or this
+  // process's mappings would keep them alive (a runner that serves many rows would run out of
+  // memory, and slow down before it did).
+  for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
+  timed_inputs_.clear();
+  if (timed_offsets_ != nullptr) cudaIpcCloseMemHandle(timed_offsets_);
+  timed_offsets_ = nullptr;
   Request rq;
   rq.command = Command::kAllocateInputs;
   rq.n = n;
@@ -711,7 +718,6 @@ std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count,
   const Reply reply = request(rq);
   rethrow(reply);
   if (segments > 0) {
-    if (timed_offsets_ != nullptr) cudaIpcCloseMemHandle(timed_offsets_);
     void* p = nullptr;
     cuda(cudaIpcOpenMemHandle(&p, reply.offsets, cudaIpcMemLazyEnablePeerAccess),
          "mapping the runner's timed offsets");
@@ -756,6 +762,13 @@ TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, i
   rq.out = ref(out_->lab_ptr(), rb, true);
   rq.aux = ref(workspace_->lab_ptr(), ws, true);
   rq.capture = ref(capture, rb * static_cast<std::size_t>(calls), true);
+  // The caller's capture stays mapped in the runner from request to request. A new one (the
+  // next benchmark row's, maybe where the last one was freed) first has the runner forget the
+  // mappings it holds: a stale one would be written, or refuse the new one (AlreadyMapped).
+  const std::string capture_key(reinterpret_cast<const char*>(&rq.capture.handle),
+                                sizeof rq.capture.handle);
+  if (capture_key != capture_key_) rq.forget_buffers = 1;
+  capture_key_ = capture_key;
   // A call's result is read whole when it is small. A segmented call's results can be tens of
   // megabytes: reading them all would put the copy on the clock, so a window of kWindow bytes
   // at a place the lab cannot know is read from each call (the caller checks every result

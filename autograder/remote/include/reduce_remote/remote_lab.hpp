@@ -102,7 +102,8 @@ class RemoteLab {
                         cudaStream_t stream);
 
   /// Has the runner allocate \p count input arrays of \p n floats for timed calls, and returns
-  /// them mapped into this process (to fill and change; valid until stop()).
+  /// them mapped into this process (to fill and change; valid until stop() or the next call,
+  /// which frees them).
   std::vector<float*> allocate_timed_inputs(std::size_t n, int count);
 
   /// The same for a segmented reduction: also \p segments + 1 offsets in the runner, which
@@ -195,6 +196,7 @@ class RemoteLab {
   std::vector<void*> timed_inputs_;                // the runner's inputs, mapped here
   std::int64_t* timed_offsets_ = nullptr;          // the runner's offsets, mapped here
   bool stage_inputs_ = false;
+  std::string capture_key_;  // the IPC handle of run_timed()'s last capture buffer
 };
 
 }  // namespace reduce::remote
