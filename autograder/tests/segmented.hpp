@@ -108,7 +108,7 @@ inline std::size_t expect_softmax(const std::vector<float>& got, const std::vect
                     << describe(got_max) << ", " << describe(got_sum) << "), expected (" << m
                     << ", " << sum << " within " << bound << ")"
                     << (std::isnan(got_max) || std::isnan(got_sum)
-                            ? " (NaN: never written, or an element outside the segments was read)"
+                            ? " (NaN: never written, or an element outside the segments reached it)"
                         : got_max == m ? " (the maximum is right: wherever two pairs combine, "
                                          "rescale the sum of the smaller maximum by exp(its "
                                          "maximum - the larger one))"

@@ -1,7 +1,7 @@
 // The segmented sum suite (lab 17): one float per segment, segments as
 // cub::DeviceSegmentedReduce takes them (offsets[s] to offsets[s + 1]). Exact by construction:
 // small integers whose partial sums are exact in float give one right answer per segment in any
-// order, compared bitwise. Elements outside every segment are NaN, so a read out of bounds
+// order, compared bitwise. Elements outside every segment are NaN, so one that reaches a result
 // shows; empty segments sum to +0.0; realistic data is held to the tree bound of each segment.
 #include "segmented.hpp"
 

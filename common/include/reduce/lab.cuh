@@ -89,8 +89,9 @@ void atomic_max_apply(const float* values, std::size_t n, float* address, float*
 // Segments as cub::DeviceSegmentedReduce takes them: segment s is in[offsets[s], offsets[s + 1]),
 // for s < segments; offsets is a device array of segments + 1 int64 values, non-decreasing, from
 // offsets[0] >= 0 to offsets[segments] <= n. Segments may be empty; elements outside every
-// segment are never read. A thread may add a segment of up to 64 elements by itself, and a longer
-// one may be shared by as few as a warp: the depth allowed is d = segment_tree_depth(L)
+// segment (any value, NaN included) never reach a result, though a lab may load those within
+// in[0, n) and discard them. A thread may add a segment of up to 64 elements by itself, and a
+// longer one may be shared by as few as a warp: the depth allowed is d = segment_tree_depth(L)
 // (reference.hpp), min(L, max(64, ceil(L / 32)) + ceil(log2 L)).
 
 /// Bytes of workspace that segmented_sum() needs for \p segments segments over \p n elements.
