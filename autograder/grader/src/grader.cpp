@@ -383,6 +383,38 @@ struct SanitizedMember {
   std::size_t sanitized;  ///< the lab's sanitized operations (a tool's runs are that far apart)
 };
 
+/// The group of \p op's labs \p members for run_sanitizer_group(): its checker's log in
+/// logs/sanitizer/, each lab's own spec (for a run alone) with the log it always had.
+SanitizerGroupSpec sanitizer_group_spec(const PreparedSubmission& p, const std::string& op,
+                                        const std::vector<SanitizedMember>& members,
+                                        const LabRunContext& c) {
+  const Limits& limits = c.rubric.limits;
+  SanitizerGroupSpec spec;
+  SanitizerSpec& common = spec.common;
+  common.sanitizer = c.sanitizer;
+  common.tools = c.rubric.sanitizer.tools;
+  common.checker = c.p.course->manifest.checker(op, false);
+  common.filter = c.rubric.sanitizer.filter_for(op);
+  common.env = c.env;
+  common.runner_prefix = c.sandbox;
+  common.timeout_s = limits.sanitizer_timeout_s;
+  common.output_cap = limits.output_cap_bytes;
+  common.log_file = c.logs / "sanitizer" / (op + ".log");
+  for (const SanitizedMember& m : members) {
+    const LabFacts& f = p.labs[m.lab];
+    const CourseLab* cl = c.course.find(f.lab);
+    OpPlan plan;
+    plan.op = op;
+    SanitizerSpec alone = common;
+    alone.args = lab_args(c, f.lab, plan);
+    alone.log_file =
+        c.logs / f.lab / (m.sanitized > 1 ? op + "_sanitizer.log" : std::string("sanitizer.log"));
+    spec.labs.push_back({f.lab, cl != nullptr ? cl->order : std::string("tree"),
+                         c.p.build.manifest.library(f.lab, op), std::move(alone)});
+  }
+  return spec;
+}
+
 /// The compute-sanitizer step of every lab of \p labs that still has one (drop_after_hang()):
 /// one checker per operation over all its labs (run_sanitizer_group(): for each tool one lab
 /// process serves them all, and a lab runs alone only where the group's reports cannot say
@@ -412,31 +444,9 @@ void sanitize_labs(PreparedSubmission& p, const std::vector<std::size_t>& labs,
   run_in_parallel(order.size(), limits.parallel_checks, [&](std::size_t g) {
     const std::string& op = order[g].first;
     const std::vector<SanitizedMember>& members = order[g].second;
-    SanitizerGroupSpec spec;
-    SanitizerSpec& common = spec.common;
-    common.sanitizer = c.sanitizer;
-    common.tools = tools;
-    common.checker = c.p.course->manifest.checker(op, false);
-    common.filter = c.rubric.sanitizer.filter_for(op);
-    common.env = c.env;
-    common.runner_prefix = c.sandbox;
-    common.timeout_s = limits.sanitizer_timeout_s;
-    common.output_cap = limits.output_cap_bytes;
-    common.log_file = c.logs / "sanitizer" / (op + ".log");
+    const SanitizerGroupSpec spec = sanitizer_group_spec(p, op, members, c);
     std::vector<std::string> names;
-    for (const SanitizedMember& m : members) {
-      const LabFacts& f = p.labs[m.lab];
-      const CourseLab* cl = c.course.find(f.lab);
-      OpPlan plan;
-      plan.op = op;
-      SanitizerSpec alone = common;
-      alone.args = lab_args(c, f.lab, plan);
-      alone.log_file =
-          c.logs / f.lab / (m.sanitized > 1 ? op + "_sanitizer.log" : std::string("sanitizer.log"));
-      spec.labs.push_back({f.lab, cl != nullptr ? cl->order : std::string("tree"),
-                           c.p.build.manifest.library(f.lab, op), std::move(alone)});
-      names.push_back(f.lab);
-    }
+    for (const SanitizedLab& lab : spec.labs) names.push_back(lab.name);
     c.progress.line(fmt::format("{}compute-sanitizer --tool {} ({}): {}", c.tag,
                                 join(tools, ", then "), op, join(names, ", ")));
     std::vector<std::vector<SanitizerRun>> runs;
@@ -473,9 +483,9 @@ void sanitize_labs(PreparedSubmission& p, const std::vector<std::size_t>& labs,
 /// at once; within them, at most parallel_labs tests at once hold inputs of several GiB (the
 /// checkers share that many large-memory slots, REDUCE_MEMORY_SLOTS). Every step is queued at
 /// the start, the public suites first (labs with more operations, then serial-order labs, since
-/// their suites take longest), so that the sanitizer runs fill the slots the public suites
-/// leave. A lab whose public suite hangs loses its queued steps. Returns false when the tests say
-/// there is no CUDA device after all.
+/// their suites take longest), then hidden suites that run apart. A lab whose public suite hangs
+/// loses its queued steps. Then compute-sanitizer, once per operation (sanitize_labs()). Returns
+/// false when the tests say there is no CUDA device after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
                 const LabRunContext& c) {
   std::vector<std::size_t> order = runnable;
