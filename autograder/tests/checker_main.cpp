@@ -1,7 +1,7 @@
 // main() of every checker binary: the lab under test comes from the command line, so one binary
 // serves every lab of its operation.
 //   <op>_test --lab=LIBRARY [--lab-order=serial|tree] [--lab-name=04_sequential] [gtest flags]
-//   <op>_test --labs-file=PLAN --lab-mark=MARK [gtest flags]
+//   <op>_test --labs-file=PLAN [--lab-mark=MARK] [gtest flags]   (or REDUCE_LAB_MARK=MARK)
 // The options become REDUCE_LAB_LIBRARY, REDUCE_LAB_ORDER and REDUCE_LAB for this process only;
 // the runner it starts for the lab gets none of them. With --labs-file, one process tests
 // several labs of its operation in turn (PLAN: one "name<TAB>order<TAB>library" line per lab),

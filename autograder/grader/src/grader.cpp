@@ -177,6 +177,7 @@ struct LabRunContext {
   fs::path logs;                            ///< <out>/logs
   const std::string& tag;
   Progress& progress;
+  ProcessCounts& counts;  ///< the processes of checkers whose runs no lab keeps
 };
 
 std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab) {
@@ -479,6 +480,68 @@ void sanitize_labs(PreparedSubmission& p, const std::vector<std::size_t>& labs,
   });
 }
 
+/// Labs of one operation per several-lab checker: fewer start more processes, more run longer
+/// one after another while the other checkers are done.
+constexpr std::size_t kLabsPerChecker = 4;
+
+/// The graded checkers of operations that several labs share, each over up to kLabsPerChecker
+/// of them (run_gtest_suite_labs(): one checker and one lab process instead of one of each per
+/// lab). Returns, per (lab index, operation), the run of a lab whose tests all passed there;
+/// every other lab runs alone afterwards, as a lab of its own operation does.
+std::map<std::pair<std::size_t, std::string>, SuiteRun> run_graded_groups(
+    const PreparedSubmission& p, const std::vector<std::size_t>& order, const LabRunContext& c) {
+  std::map<std::string, std::vector<std::size_t>> by_op;
+  for (std::size_t i : order)
+    for (const OpPlan& plan : lab_plans(c, p.labs[i].lab))
+      if (plan.public_tests && graded_together(c, plan)) by_op[plan.op].push_back(i);
+  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
+  for (const auto& [op, labs] : by_op) {
+    if (labs.size() < 2) continue;
+    const std::size_t count = (labs.size() + kLabsPerChecker - 1) / kLabsPerChecker;
+    for (std::size_t g = 0; g < count; ++g) {
+      groups.push_back({op, {}});
+      for (std::size_t k = g; k < labs.size(); k += count) groups.back().second.push_back(labs[k]);
+    }
+  }
+  std::map<std::pair<std::size_t, std::string>, SuiteRun> results;
+  std::mutex mutex;
+  run_in_parallel(groups.size(), c.rubric.limits.parallel_checks, [&](std::size_t g) {
+    const auto& [op, members] = groups[g];
+    OpPlan plan;
+    plan.op = op;
+    SuiteOptions options = graded_suite_options(c, p.labs[members.front()].lab, plan);
+    options.log_dir = c.logs / "tests";
+    options.log_stem = fmt::format("{}_graded_{}", op, g);
+    std::vector<PlannedLab> planned;
+    std::vector<std::string> names;
+    for (std::size_t i : members) {
+      const std::string& lab = p.labs[i].lab;
+      const CourseLab* cl = c.course.find(lab);
+      planned.push_back({lab, cl != nullptr ? cl->order : std::string("tree"),
+                         c.p.build.manifest.library(lab, op)});
+      names.push_back(lab);
+    }
+    c.progress.line(
+        fmt::format("{}public and hidden tests ({}): {}", c.tag, op, join(names, ", ")));
+    LabsRun run;
+    try {
+      run = run_gtest_suite_labs(options, planned);
+    } catch (const std::exception&) {
+      return;  // every lab of the group runs alone
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    c.counts.checkers += run.startups.contexts;
+    c.counts.lab_processes += run.startups.lab_processes;
+    for (std::size_t k = 0; k < members.size(); ++k)
+      if (run.labs[k]) {
+        SuiteRun lab_run = std::move(*run.labs[k]);
+        lab_run.op = op;
+        results[{members[k], op}] = std::move(lab_run);
+      }
+  });
+  return results;
+}
+
 /// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
 /// at once; within them, at most parallel_labs tests at once hold inputs of several GiB (the
 /// checkers share that many large-memory slots, REDUCE_MEMORY_SLOTS). Every step is queued at
@@ -505,6 +568,25 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   }
   for (std::size_t i : order)
     for (CheckStep& s : other_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
+  // Operations that several labs share go first, in checkers over several labs; what passed
+  // there leaves the queue.
+  const auto grouped = run_graded_groups(p, order, c);
+  for (auto it = queue.begin(); it != queue.end();) {
+    const auto found =
+        it->kind == CheckStep::Kind::kGraded ? grouped.find({it->lab, it->plan.op}) : grouped.end();
+    if (found == grouped.end()) {
+      ++it;
+      continue;
+    }
+    LabFacts& f = p.labs[it->lab];
+    auto [pub, hidden] = split_hidden(found->second);
+    c.progress.line(fmt::format("{}{}: public tests {}; hidden tests {}", c.tag, f.lab,
+                                suite_line(pub, false), suite_line(hidden)));
+    f.tests[it->slot] = std::move(pub);
+    f.hidden[it->hidden_slot] = std::move(hidden);
+    --public_left[it->lab];
+    it = queue.erase(it);
+  }
   const Limits& limits = c.rubric.limits;
   std::mutex mutex;
   std::condition_variable changed;
@@ -1072,8 +1154,8 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
     if (g.gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
   }
   const LabRunContext context{
-      g.p,   g.course,  g.rubric, env, sanitizer, isolation.runner_prefix, o.out / "logs",
-      g.tag, g.progress};
+      g.p,   g.course,   g.rubric,          env, sanitizer, isolation.runner_prefix, o.out / "logs",
+      g.tag, g.progress, g.report.processes};
   bool cuda_missing = false;
   {
     const std::shared_lock<TimingLock> sharing(host_timing_lock());

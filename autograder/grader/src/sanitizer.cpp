@@ -322,33 +322,6 @@ bool every_report_clean(const std::string& tool, const fs::path& logs, Sanitizer
   return reports > 0 && clean == reports && summary.found && summary.problems() == 0;
 }
 
-/// The parts of a --labs-file checker's \p output, keyed by (repetition, lab index): each
-/// starts after its line "[ lab      ] MARK <repetition> <name>" and ends at the next such line.
-std::map<std::pair<std::size_t, std::size_t>, std::string> split_lab_parts(
-    const std::string& output, const std::string& mark, const std::vector<SanitizedLab>& labs) {
-  const std::string head = "[ lab      ] " + mark + " ";
-  std::vector<std::size_t> starts;
-  for (std::size_t at = output.rfind(head, 0) == 0 ? 0 : output.find("\n" + head);
-       at != std::string::npos; at = output.find("\n" + head, at + 1))
-    starts.push_back(output[at] == '\n' ? at + 1 : at);
-  std::map<std::pair<std::size_t, std::size_t>, std::string> parts;
-  for (std::size_t k = 0; k < starts.size(); ++k) {
-    const std::size_t eol = std::min(output.find('\n', starts[k]), output.size());
-    const std::string words = output.substr(starts[k] + head.size(), eol - starts[k] - head.size());
-    const auto space = words.find(' ');
-    const auto repetition = parse_count(words.substr(0, space));
-    if (!repetition || space == std::string::npos) continue;
-    const auto lab = std::find_if(labs.begin(), labs.end(), [&](const SanitizedLab& l) {
-      return l.name == words.substr(space + 1);
-    });
-    if (lab == labs.end()) continue;
-    const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : output.size();
-    parts[{static_cast<std::size_t>(*repetition), static_cast<std::size_t>(lab - labs.begin())}] =
-        output.substr(eol, end - eol);
-  }
-  return parts;
-}
-
 }  // namespace
 
 std::vector<std::vector<SanitizerRun>> run_sanitizer_group(const SanitizerGroupSpec& spec) {
@@ -364,17 +337,17 @@ std::vector<std::vector<SanitizerRun>> run_sanitizer_group(const SanitizerGroupS
   fs::create_directories(common.log_file.parent_path(), ec);
   const fs::path plan =
       common.log_file.parent_path() / (common.log_file.stem().string() + ".labs.txt");
-  {
-    std::ofstream out(plan);
-    for (const SanitizedLab& lab : spec.labs)
-      out << lab.name << '\t' << lab.order << '\t' << lab.library.string() << '\n';
-  }
-  const std::string mark = fmt::format("{:016x}", random_seed());
+  std::vector<PlannedLab> planned;
+  for (const SanitizedLab& lab : spec.labs) planned.push_back({lab.name, lab.order, lab.library});
+  write_lab_plan(plan, planned);
+  const std::string mark = lab_mark();
   SanitizerSpec group = common;
   group.timeout_s = common.timeout_s * static_cast<double>(spec.labs.size());
-  const ProcessResult r =
-      run_process(sanitizer_checker(group, {"--labs-file=" + plan.string(), "--lab-mark=" + mark}));
-  const auto parts = split_lab_parts(r.output, mark, spec.labs);
+  group.env.emplace_back("REDUCE_LAB_MARK", mark);  // not on the command line: see lab_mark()
+  const ProcessResult r = run_process(sanitizer_checker(group, {"--labs-file=" + plan.string()}));
+  std::vector<std::string> names;
+  for (const SanitizedLab& lab : spec.labs) names.push_back(lab.name);
+  const auto parts = split_lab_output(r.output, mark, names);
   std::vector<std::vector<std::string>> alone(spec.labs.size());  // tools to run a lab alone
   for (std::size_t t = 0; t < common.tools.size(); ++t) {
     const std::string& tool = common.tools[t];

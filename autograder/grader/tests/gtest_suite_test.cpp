@@ -114,6 +114,53 @@ TEST(CheckerStartups, CountsTheCheckersContextAndEveryLabProcess) {
   EXPECT_EQ(checker_startups("").lab_processes, 0);
 }
 
+TEST(GtestSuiteLabs, EachLabsPartIsItsOwnAndOnlyAWholePassIsKept) {
+  const fs::path dir = make_temp_dir("reduce-grade-suite-");
+  // checker_main's --labs-file mode, in miniature: the marked line, then the lab's tests. The lab
+  // "crashes" takes its process down mid-test; "b" prints a line with another mark first.
+  const fs::path checker = dir / "several-labs";
+  write_file(checker,
+             "#!/bin/sh\n"
+             "plan=''; mark=$REDUCE_LAB_MARK\n"
+             "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;\n"
+             "  --lab-mark=*) mark=${a#--lab-mark=};;\n"
+             "  --gtest_list_tests) exec " REDUCE_GRADE_FAKE_SUITE
+             " --gtest_filter=Fake.Passes:Fake.Misbehaves --gtest_list_tests;; esac; done\n"
+             "cut -f1 \"$plan\" | while read -r lab; do\n"
+             "  echo \"[ lab      ] $mark 0 $lab\"\n"
+             "  [ \"$lab\" = b ] && echo '[ lab      ] forged 0 crashes'\n"
+             "  mode=''; [ \"$lab\" = crashes ] && mode=crash\n"
+             "  FAKE_MODE=$mode " REDUCE_GRADE_FAKE_SUITE
+             " --gtest_filter=Fake.Passes:Fake.Misbehaves --gtest_color=no\n"
+             "done\n");
+  fs::permissions(checker, fs::perms::owner_all);
+  SuiteOptions options;
+  options.binary = checker;
+  options.timeout_s = 30;
+  options.log_dir = dir / "logs";
+  options.log_stem = "sum_graded_0";
+  const LabsRun run = run_gtest_suite_labs(
+      options,
+      {{"a", "tree", "/liba.so"}, {"crashes", "tree", "/libc.so"}, {"b", "serial", "/libb.so"}});
+  ASSERT_EQ(run.labs.size(), 3u);
+  ASSERT_TRUE(run.labs[0].has_value());
+  EXPECT_EQ(run.labs[0]->passed(), 2);
+  EXPECT_FALSE(run.labs[1].has_value()) << "a crash is not a whole pass: that lab runs alone";
+  ASSERT_TRUE(run.labs[2].has_value());
+  EXPECT_EQ(run.labs[2]->passed(), 2);
+  EXPECT_TRUE(contains(read_file(dir / "logs" / "sum_graded_0.labs.txt"), "b\tserial\t/libb.so\n"));
+  remove_all_quietly(dir);
+}
+
+TEST(GtestSuiteLabs, TheOutputSplitsAtTheMarkedLinesOnly) {
+  const auto parts = split_lab_output(
+      "[ lab      ] m 0 a\nA\n[ lab      ] x 0 b\n  [ lab      ] m 0 b\n[ lab      ] m 1 b\nB1\n",
+      "m", {"a", "b"});
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts.at({0, 0}), "\nA\n[ lab      ] x 0 b\n  [ lab      ] m 0 b\n");
+  EXPECT_EQ(parts.at({1, 1}), "\nB1\n");
+}
+
 TEST(GtestHidden, TheSuitesOwnNameDecides) {
   EXPECT_TRUE(is_hidden_test("HiddenSum.SentinelsAtRandomPlaces"));
   EXPECT_TRUE(is_hidden_test("Sizes/HiddenLarge.ExactBeyondTwoToTheTwentyFour/33554431"));

@@ -192,7 +192,7 @@ fs::path fake_group_checker(const fs::path& dir) {
   write_file(
       script,
       "#!/bin/sh\n"
-      "plan=''; mark=''\n"
+      "plan=''; mark=$REDUCE_LAB_MARK\n"
       "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;"
       " --lab-mark=*) mark=${a#--lab-mark=};; esac; done\n" REDUCE_FAKE_EACH_REPETITION
       "  if [ \"$tool\" = racecheck ]; then\n"

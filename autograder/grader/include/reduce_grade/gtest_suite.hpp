@@ -13,6 +13,7 @@
 #include <reduce_grade/process.hpp>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -99,6 +100,40 @@ struct CheckerStartups {
 
 /// Counts the start-up lines of one checker process's \p output.
 CheckerStartups checker_startups(const std::string& output);
+
+/// One lab of a checker that tests several labs in turn (checker_main's --labs-file).
+struct PlannedLab {
+  std::string name;               ///< lab folder, e.g. "04_sequential"
+  std::string order;              ///< "serial" or "tree"
+  std::filesystem::path library;  ///< its library of the checker's operation
+};
+
+/// Writes \p labs as a --labs-file plan ("name<TAB>order<TAB>library" lines).
+void write_lab_plan(const std::filesystem::path& file, const std::vector<PlannedLab>& labs);
+
+/// A fresh random mark for the lines that open each lab's part of a several-lab checker's output
+/// (no lab can print the line, because none knows the mark: it reaches the checker in its
+/// environment, REDUCE_LAB_MARK, which the lab's process neither inherits nor can read).
+std::string lab_mark();
+
+/// The parts of a several-lab checker's \p output, keyed by (repetition, index in \p names):
+/// each starts after its line "[ lab      ] MARK <repetition> <name>" and ends at the next one.
+std::map<std::pair<std::size_t, std::size_t>, std::string> split_lab_output(
+    const std::string& output, const std::string& mark, const std::vector<std::string>& names);
+
+/// What one checker over several labs gave (run_gtest_suite_labs()).
+struct LabsRun {
+  /// Per lab, in order: its run where every listed test ran and passed; empty otherwise (a
+  /// failure, a skip, a crash or a hang in it, or a checker stopped before it), for the caller
+  /// to run that lab alone with run_gtest_suite(), which keeps every rule of a failing run.
+  std::vector<std::optional<SuiteRun>> labs;
+  CheckerStartups startups;  ///< the checker's context and the lab processes it started
+  double seconds = 0;        ///< its wall-clock time
+};
+
+/// Runs \p options' binary once over \p labs in turn, one lab process holding all their
+/// libraries (stopped after a lab with a failure); \p options.args are replaced by the plan.
+LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs);
 
 /// Full test names from the output of --gtest_list_tests, in order.
 std::vector<std::string> parse_gtest_list(const std::string& output);
