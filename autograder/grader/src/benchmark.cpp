@@ -1,0 +1,214 @@
+// The benchmark step: one reduce_bench process times every benchmarked operation of the labs
+// graded, and each lab's fraction of the ceiling comes from its rows (grader.hpp).
+#include <reduce_grade/bench_results.hpp>
+#include <reduce_grade/grader.hpp>
+#include <reduce_grade/parse.hpp>
+#include <reduce_grade/process.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace reduce::grade {
+namespace {
+
+/// The n a grading times: the rubric's size minus 1..4093, drawn from the seed.
+std::size_t timed_size(const Rubric& rubric, std::uint64_t seed) {
+  // Never the same n twice and never a power of two: nothing can be prepared for it.
+  const std::size_t n = parse_size(rubric.performance.size);
+  return n - 1 - static_cast<std::size_t>(seed % 4093);
+}
+
+/// Why the benchmark's output holds no row for \p plan.
+std::string missing_row_problem(const OpPlan& plan, const ProcessResult& r,
+                                const BenchResults& results) {
+  if (r.output_flood) return "output flood in the benchmark: " + r.describe();
+  std::string problem =
+      r.timed_out ? fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s))
+                  : fmt::format("no benchmark result for {} ({}{})", plan.bench_name, r.describe(),
+                                results.parsed ? "" : ", " + results.problem);
+  const std::string tail = clip(r.output, 8, 1500);
+  if (!tail.empty()) problem += "\n" + tail;
+  return problem;
+}
+
+/// Whether a course.json "bench" names a family pattern: a prefix and '*' (lab 17's
+/// segmented_sum_*, one family per segment length).
+bool is_family_pattern(const std::string& bench_op) {
+  return !bench_op.empty() && bench_op.back() == '*';
+}
+
+/// Whether a benchmark family is one that \p bench_op times.
+bool family_matches(const std::string& family, const std::string& bench_op) {
+  return is_family_pattern(bench_op) ? starts_with(family, bench_op.substr(0, bench_op.size() - 1))
+                                     : family == bench_op;
+}
+
+/// \p bench_op in the benchmark's --benchmark_filter: a pattern's '*' stands for digits.
+std::string family_regex(const std::string& bench_op) {
+  return is_family_pattern(bench_op) ? bench_op.substr(0, bench_op.size() - 1) + "[0-9]+"
+                                     : bench_op;
+}
+
+/// The lab's facts from one benchmark process: its rows beside the same run's ceiling and CUB.
+PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
+                            const BenchResults& results, const Rubric& rubric, const fs::path& log,
+                            std::uint64_t seed) {
+  PerfFacts perf;
+  perf.n = timed_size(rubric, seed);
+  perf.log = log.string();
+  if (contains(r.output, "no CUDA device")) {
+    perf.problem = "no CUDA device";
+    return perf;
+  }
+  perf.probe_gbps = results.ceiling_gbps;
+  const bool probe = rubric.performance.ceiling == "probe";
+  double slowest = -1;
+  for (const OpPlan& plan : target.plans) {
+    if (plan.bench_op.empty()) continue;
+    // One row per plan, or (a family pattern, lab 17's segment lengths) one per family.
+    std::vector<const BenchRow*> matching;
+    for (const BenchRow& candidate : results.rows)
+      if (candidate.impl == plan.bench_name && candidate.n == perf.n &&
+          (candidate.family.empty() || family_matches(candidate.family, plan.bench_op))) {
+        if (!is_family_pattern(plan.bench_op)) matching.clear();  // the last one, as before
+        matching.push_back(&candidate);
+      }
+    if (matching.empty()) {
+      perf.problem = missing_row_problem(plan, r, results);
+      return perf;
+    }
+    for (const BenchRow* row : matching) {
+      const std::string what =
+          is_family_pattern(plan.bench_op) ? plan.op + " (" + row->family + ")" : plan.op;
+      perf.wrong_results += row->wrong_results;
+      if (row->error) {
+        perf.problem =
+            (row->family.empty() ? plan.bench_op : row->family) + ": " + row->error_message;
+        if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in ")) {
+          // "WRONG in 7 timed runs": at least one, whatever number it prints.
+          const auto runs =
+              parse_count(leading_digits(std::string_view(row->error_message).substr(9)));
+          perf.wrong_results += runs ? static_cast<double>(*runs) : 1;
+        }
+        return perf;
+      }
+      // The stream read is the same kernel whatever the family: the benchmark runs it once.
+      double stream = 0, cub = 0;
+      for (const BenchRow& other : results.rows) {
+        if (other.n != perf.n) continue;
+        if (other.impl == "stream_read" && (stream == 0 || other.family == row->family))
+          stream = other.median_gbps;
+        if (other.impl == "cub" && (other.family.empty() || other.family == row->family))
+          cub = other.median_gbps;
+      }
+      double ceiling = probe ? perf.probe_gbps : stream;
+      if (ceiling <= 0) ceiling = probe ? stream : perf.probe_gbps;
+      if (ceiling <= 0) {
+        perf.problem = "the benchmark measured no ceiling";
+        return perf;
+      }
+      // Faster than the GPU can read is not a fast lab: the work was not done, or not timed.
+      const double tolerance = 1.10;  // noise between the probe's run and the lab's
+      if ((perf.probe_gbps > 0 && row->median_gbps > tolerance * perf.probe_gbps) ||
+          (results.theoretical_gbps > 0 && row->median_gbps > results.theoretical_gbps)) {
+        perf.problem = fmt::format(
+            "physically impossible: {} read at {} GB/s, above what this GPU can read (ceiling "
+            "probe {} GB/s, theoretical peak {} GB/s); no performance points",
+            what, fixed(row->median_gbps, 1), fixed(perf.probe_gbps, 1),
+            fixed(results.theoretical_gbps, 1));
+        perf.impossible = true;
+        return perf;
+      }
+      const double fraction = row->median_gbps / ceiling;
+      perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", what,
+                                 fraction_text(fraction), fixed(row->median_gbps, 1));
+      if (slowest < 0 || fraction < slowest) {
+        slowest = fraction;
+        perf.op = what;
+        perf.fraction = fraction;
+        perf.gbps = row->median_gbps;
+        perf.median_us = row->median_us;
+        perf.ceiling_gbps = ceiling;
+        perf.stream_read_gbps = stream;
+        perf.cub_gbps = cub;
+      }
+    }
+  }
+  if (slowest < 0) {
+    perf.problem = "no benchmark for this lab's operations";
+    return perf;
+  }
+  perf.ran = true;
+  return perf;
+}
+
+}  // namespace
+
+std::map<std::string, PerfFacts> run_benchmarks(
+    const BuildManifest& course, const BuildManifest& labs, const std::vector<BenchTarget>& targets,
+    const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir, const Isolation& isolation,
+    const std::string& cuda_device, ProcessCounts* counts) {
+  std::error_code ec;
+  fs::create_directories(log_dir, ec);
+  std::string libs, families, names, first_family;
+  for (const BenchTarget& target : targets) {
+    for (const OpPlan& plan : target.plans) {
+      if (plan.bench_op.empty()) continue;
+      libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" + plan.entry + ":" +
+              labs.library(target.lab, plan.op).string();
+      if (first_family.empty()) first_family = family_regex(plan.bench_op);
+      const std::string family = family_regex(plan.bench_op);
+      if (!contains("|" + families + "|", "|" + family + "|"))
+        families += (families.empty() ? "" : "|") + family;
+      names += "|" + plan.bench_name;
+    }
+  }
+  std::map<std::string, PerfFacts> perf;
+  if (families.empty()) {
+    for (const BenchTarget& target : targets)
+      perf[target.lab].problem = "no benchmark for this lab's operations";
+    return perf;
+  }
+  const fs::path json_path = log_dir / "bench.json";
+  fs::remove(json_path, ec);
+  ProcessSpec spec;
+  spec.argv = {course.bench.string(),
+               "--benchmark_filter=^(" + families + ")/(cub" + names + ")/|^" + first_family +
+                   "/stream_read/",
+               "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
+  spec.env = isolation.runner_env();
+  spec.env.insert(spec.env.end(), {{"REDUCE_REMOTE_LABS", libs},
+                                   {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, seed))},
+                                   {"REDUCE_SEED", std::to_string(seed)},
+                                   {"REDUCE_CALL_TIMEOUT_S", "60"}});
+  if (!cuda_device.empty()) spec.env.emplace_back("CUDA_VISIBLE_DEVICES", cuda_device);
+  spec.timeout_s = rubric.limits.bench_timeout_s;
+  spec.output_cap = rubric.limits.output_cap_bytes;
+  spec.log_file = log_dir / "bench.log";
+  const ProcessResult r = run_process(spec);
+  const BenchResults results = parse_bench_json(read_file(json_path));
+  if (counts != nullptr && r.started) {
+    ++counts->benchmarks;
+    counts->benchmark_lab_processes += results.lab_process_starts;
+  }
+  for (const BenchTarget& target : targets)
+    perf[target.lab] = perf_from_results(target, r, results, rubric, spec.log_file, seed);
+  return perf;
+}
+
+PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
+                        const std::string& lab, const std::vector<OpPlan>& plans,
+                        const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir,
+                        const Isolation& isolation, const std::string& cuda_device,
+                        ProcessCounts* counts) {
+  return run_benchmarks(course, labs, {BenchTarget{lab, plans}}, rubric, seed, log_dir, isolation,
+                        cuda_device, counts)[lab];
+}
+
+}  // namespace reduce::grade
