@@ -590,30 +590,15 @@ void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
   }
 }
 
-/// Bytes of timed inputs graded_runner() holds now. Its next allocation frees them first, so
-/// they count as free when that allocation is sized.
-std::size_t g_runner_input_bytes = 0;
-
-/// How many distinct n-float inputs a graded lab's runner may hold for timing: up to
-/// kMaxInputs, within half the device memory free now (the runner's current inputs included).
-int timed_input_count(std::size_t n) {
+/// How many distinct n-float inputs \p remote's runner may hold for timing: up to kMaxInputs,
+/// within half the device memory free now (its current inputs, which the next allocation frees,
+/// counted as free).
+int timed_input_count(const reduce::remote::RemoteLab& remote, std::size_t n) {
   std::size_t free = 0, total = 0;
   REDUCE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
-  free += g_runner_input_bytes;
+  free += remote.timed_input_bytes();
   const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(float);
   return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, reduce::remote::kMaxInputs));
-}
-
-/// Has \p remote allocate as many timed inputs of \p n floats as fit (timed_input_count()),
-/// with \p segments + 1 offsets when \p segments > 0, and returns them mapped here.
-std::vector<float*> allocate_runner_inputs(reduce::remote::RemoteLab& remote, std::size_t n,
-                                           std::size_t segments) {
-  const int count = timed_input_count(n);
-  g_runner_input_bytes = 0;  // freed by this request, or gone with a runner that fails it
-  std::vector<float*> inputs = remote.allocate_timed_inputs(n, count, segments);
-  g_runner_input_bytes =
-      static_cast<std::size_t>(count) * std::max<std::size_t>(n, 1) * sizeof(float);
-  return inputs;
 }
 
 /// Sampling of a graded lab: a request's calls fill about kRequestMs (its own cost, a socket
@@ -639,7 +624,8 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
   try {
     impl.remote->use_library(impl.library);
     // The lab reads arrays its own process allocated; this process makes their contents.
-    const std::vector<float*> arrays = allocate_runner_inputs(*impl.remote, n, 0);
+    const std::vector<float*> arrays =
+        impl.remote->allocate_timed_inputs(n, timed_input_count(*impl.remote, n));
     const int count = static_cast<int>(arrays.size());
     RegeneratedInputs inputs(op, n, arrays);
     const double allocated_s = seconds_since(started);
@@ -731,7 +717,6 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     }
   } catch (const std::exception& e) {
     impl.remote->stop();
-    g_runner_input_bytes = 0;  // gone with the runner
     row.status = e.what();
     state.SkipWithError(e.what());
   }
@@ -1339,7 +1324,8 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     const std::shared_ptr<const Segmentation> seg = segmentation_for(n, shape);
     const std::size_t segments = seg->segments, elements = seg->elements;
     const std::size_t results = segments * op.per_segment;
-    const std::vector<float*> inputs = allocate_runner_inputs(*impl.remote, elements, segments);
+    const std::vector<float*> inputs = impl.remote->allocate_timed_inputs(
+        elements, timed_input_count(*impl.remote, elements), segments);
     const int count = static_cast<int>(inputs.size());
     std::int64_t* runner_offsets = impl.remote->timed_offsets();
     const std::int64_t* offsets = seg->offsets.data();  // CUB's: out of the lab's reach
@@ -1425,7 +1411,6 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     }
   } catch (const std::exception& e) {
     impl.remote->stop();
-    g_runner_input_bytes = 0;  // gone with the runner
     row.status = e.what();
     state.SkipWithError(e.what());
   }

@@ -163,10 +163,11 @@ int add_counts(int total, int more) {
 }
 
 /// Adds up the summaries of the runner logs in \p logs (one per runner the checker started)
-/// into \p summary and their text into \p text; returns how many logs there were. One log whose
-/// summary cannot be read leaves \p summary without one (SanitizerSummary::problem says why).
+/// into \p summary and their text into \p text; returns how many logs there were, and counts
+/// in \p without_summary those with no summary. One log whose summary cannot be read leaves
+/// \p summary without one (SanitizerSummary::problem says why).
 int add_runner_logs(const std::string& tool, const fs::path& logs, SanitizerSummary& summary,
-                    std::string& text) {
+                    std::string& text, int* without_summary = nullptr) {
   std::error_code ec;
   int count = 0;
   std::string unreadable;
@@ -177,6 +178,7 @@ int add_runner_logs(const std::string& tool, const fs::path& logs, SanitizerSumm
     if (text.size() < kMaxExcerptSource) text.append(log, 0, kMaxExcerptSource - text.size());
     ++count;
     if (!one.problem.empty() && unreadable.empty()) unreadable = one.problem;
+    if (!one.found && without_summary != nullptr) ++*without_summary;
     if (!one.found) continue;
     if (!summary.found) {
       summary = one;
@@ -308,18 +310,11 @@ namespace {
 /// Whether every runner report of \p tool in \p logs has a summary, and none a problem; their
 /// sum goes to \p summary.
 bool every_report_clean(const std::string& tool, const fs::path& logs, SanitizerSummary& summary) {
-  std::error_code ec;
-  int reports = 0, clean = 0;
-  for (auto it = fs::directory_iterator(logs, ec); !ec && it != fs::directory_iterator();
-       it.increment(ec)) {
-    const SanitizerSummary one =
-        parse_sanitizer_summary(tool, read_file_at_most(it->path(), kMaxLogBytes));
-    ++reports;
-    if (one.found && one.problems() == 0) ++clean;
-  }
   std::string text;
-  add_runner_logs(tool, logs, summary, text);
-  return reports > 0 && clean == reports && summary.found && summary.problems() == 0;
+  int without_summary = 0;
+  const int reports = add_runner_logs(tool, logs, summary, text, &without_summary);
+  // Counts are never negative once read, so a sum of 0 means 0 in every report.
+  return reports > 0 && without_summary == 0 && summary.found && summary.problems() == 0;
 }
 
 }  // namespace

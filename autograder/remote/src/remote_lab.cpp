@@ -384,6 +384,7 @@ void RemoteLab::park_runner() {
 void RemoteLab::begin_stop() {
   for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
   timed_inputs_.clear();
+  timed_bytes_ = 0;  // the runner's memory goes with it
   if (timed_offsets_ != nullptr) cudaIpcCloseMemHandle(timed_offsets_);
   timed_offsets_ = nullptr;
   if (socket_ < 0) return;
@@ -710,6 +711,7 @@ std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count,
   timed_inputs_.clear();
   if (timed_offsets_ != nullptr) cudaIpcCloseMemHandle(timed_offsets_);
   timed_offsets_ = nullptr;
+  timed_bytes_ = 0;
   Request rq;
   rq.command = Command::kAllocateInputs;
   rq.n = n;
@@ -731,6 +733,8 @@ std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count,
     timed_inputs_.push_back(p);
     mapped.push_back(static_cast<float*>(p));
   }
+  timed_bytes_ = static_cast<std::size_t>(count) * std::max<std::size_t>(n, 1) * sizeof(float) +
+                 (segments > 0 ? (segments + 1) * sizeof(std::int64_t) : 0);
   return mapped;
 }
 

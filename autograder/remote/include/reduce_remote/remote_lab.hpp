@@ -110,6 +110,10 @@ class RemoteLab {
   /// timed_offsets() returns mapped (to fill).
   std::vector<float*> allocate_timed_inputs(std::size_t n, int count, std::size_t segments);
 
+  /// Bytes of timed inputs (and offsets) the runner holds now: its next allocate_timed_inputs()
+  /// frees them first, so they count as free when the next inputs are sized.
+  std::size_t timed_input_bytes() const { return timed_bytes_; }
+
   /// The runner's offsets of allocate_timed_inputs(n, count, segments), mapped here.
   std::int64_t* timed_offsets() const { return timed_offsets_; }
 
@@ -195,6 +199,7 @@ class RemoteLab {
   std::vector<std::unique_ptr<Exiting>> exiting_;  // parked by begin_repetition()
   std::vector<void*> timed_inputs_;                // the runner's inputs, mapped here
   std::int64_t* timed_offsets_ = nullptr;          // the runner's offsets, mapped here
+  std::size_t timed_bytes_ = 0;                    // what timed_input_bytes() says
   bool stage_inputs_ = false;
   std::string capture_key_;  // the IPC handle of run_timed()'s last capture buffer
 };
