@@ -16,8 +16,10 @@
 //     loading the next chunk's place while their loads are in flight). A row of one chunk is
 //     stored at once, a longer row's chunks write partials;
 //   long_totals: a warp per row of several chunks combines its partials in chunk order.
-// Rows averaging more than kPart elements take split_rows instead of group_rows: a warp per part
-// of a row (the row cut in ceil(average / kPart) equal parts), and split_totals combines each
+// Rows averaging kSplitFrom elements or more take split_rows instead of group_rows: a block per
+// part of a row (the row cut in equal parts of at most 4096, 8192 or 16384 elements, as many as a
+// block's loads cover at once, like CUB's one tile per block), so the memory sees every load of
+// a part at once; a row of one part is stored by its block, and split_totals combines a longer
 // row's parts in order after the listed rows' kernels.
 // Each kernel after the first is launched so that it may start while the previous one drains
 // (programmatic dependent launch, sm_90) and waits for it only where it needs its results.
@@ -47,7 +49,8 @@ constexpr unsigned kChunkLoads = 4;         // float4 loads per lane in flight i
 constexpr unsigned kListedBlocksPerSm = 4;  // listed_chunks' occupancy (registers capped to fit)
 constexpr std::int64_t kListedFrom = 257;   // no tier lists a row shorter than this, but:
 constexpr std::size_t kShortListed = 6;     // short_rows' rows within 3 floats of in[0] or in[n]
-constexpr std::int64_t kPart = 4096;  // elements per warp when rows are split by their average
+constexpr std::int64_t kPart = 4096;        // fewest elements of a part when rows are split
+constexpr std::int64_t kSplitFrom = 2049;   // rows averaging this or more are split by blocks
 
 /// Longest row a group keeps (four times what its first loads cover, and at least 256); longer
 /// rows are listed.
@@ -87,10 +90,11 @@ struct Layout {
   static std::size_t max_long_rows(std::size_t n, std::size_t segments) {
     return std::min(segments, n / static_cast<std::size_t>(kChunk) + 1);
   }
-  /// Parts per row when rows average more than kPart elements (split_rows), else 0.
+  /// Parts per row when rows are split (average kSplitFrom or more) into parts of kPart elements
+  /// (the most parts any split tier makes), else 0.
   static std::size_t parts_per_row(std::size_t n, std::size_t segments) {
     const std::size_t average = segments == 0 ? 0 : n / segments;
-    return average > static_cast<std::size_t>(kPart) ? (average + kPart - 1) / kPart : 0;
+    return average >= static_cast<std::size_t>(kSplitFrom) ? (average + kPart - 1) / kPart : 0;
   }
 };
 
@@ -435,11 +439,6 @@ __device__ void store_in_order(float* out, std::size_t s, const typename Op::Val
   if (lane == 0) Op::store(out, s, acc);
 }
 
-/// Whether split_rows lists a row instead of splitting it: more than four times its share.
-__device__ inline bool too_long_to_split(std::int64_t length, unsigned parts) {
-  return length > static_cast<std::int64_t>(parts) * kPart * 4;
-}
-
 /// Rows of several chunks, a warp each: their partials combined in chunk order.
 template <class Op>
 __global__ __launch_bounds__(kThreads) void long_totals(
@@ -455,43 +454,71 @@ __global__ __launch_bounds__(kThreads) void long_totals(
   }
 }
 
-/// Rows split by their average: warp w reads part w % parts of row w / parts (parts equal
-/// shares of the row, whatever its length) and writes its partial; a row longer than parts * kPart
-/// * 4 is listed instead. No list, no atomics: every warp knows its place from its index.
-template <class Op>
+/// Whether split_rows lists a row instead of splitting it: more than four times its share.
+__device__ inline bool too_long_to_split(std::int64_t length, unsigned parts, std::int64_t part) {
+  return length > static_cast<std::int64_t>(parts) * part * 4;
+}
+
+/// This block's value of \p span: kLoads float4s a thread in flight (then kLoads more at a time
+/// where the span is longer than the block's loads), a warp's combined, then the warps' combined
+/// pairwise.
+template <class Op, unsigned kLoads>
+__device__ typename Op::Value block_value(const Span& span) {
+  using Value = typename Op::Value;
+  __shared__ Value warp_values[kThreads / kWarp];
+  FirstLoads<kThreads, kLoads> loads;
+  loads.issue(span, threadIdx.x);
+  const Value mine = Op::warp_combine(loads.template finish<Op>(span, threadIdx.x));
+  if (threadIdx.x % kWarp == 0) warp_values[threadIdx.x / kWarp] = mine;
+  __syncthreads();
+  Value values[kThreads / kWarp];
+#pragma unroll
+  for (unsigned w = 0; w < kThreads / kWarp; ++w) values[w] = warp_values[w];
+  combine_pairwise<Op>(values);
+  return values[0];
+}
+
+/// Elements of a part that a block of split_rows with kLoads float4s a thread reads at once.
+template <unsigned kLoads>
+constexpr std::int64_t part_of = std::int64_t{kThreads} * 4 * kLoads;
+
+/// Rows split by their average: block b reads part b % parts of row b / parts (parts equal shares
+/// of the row, whatever its length), its loads all in flight at once. A row of one part is
+/// stored, a longer row's parts write their partials for split_totals; a row longer than
+/// parts * part_of<kLoads> * 4 is listed instead. No list, no atomics: every block knows its
+/// place from its index.
+template <class Op, unsigned kLoads>
 __global__ __launch_bounds__(kThreads) void split_rows(const float* __restrict__ in,
                                                        const std::int64_t* __restrict__ offsets,
                                                        std::size_t segments, unsigned parts,
-                                                       Lists lists,
+                                                       Lists lists, float* __restrict__ out,
                                                        typename Op::Value* __restrict__ row_parts) {
   let_next_grid_start();
   if (blockIdx.x == 0 && threadIdx.x == 0) wait_for_previous_grid();  // as in group_rows
-  const unsigned lane = threadIdx.x % kWarp;
-  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
-  const std::size_t s = warp / parts;
-  const auto part = static_cast<unsigned>(warp % parts);
-  if (s >= segments) return;
+  const std::size_t s = blockIdx.x / parts;
+  const unsigned part = blockIdx.x % parts;
   const std::int64_t begin = offsets[s], end = offsets[s + 1], length = end - begin;
-  if (too_long_to_split(length, parts)) {
-    if (part == 0) {
+  if (too_long_to_split(length, parts, part_of<kLoads>)) {
+    if (part == 0 && threadIdx.x < kWarp) {
       wait_for_previous_grid();  // the counters are zero
-      lists.add(s, length, lane);
+      lists.add(s, length, threadIdx.x);
     }
     return;
   }
   const std::int64_t share = (length + parts - 1) / parts;
   const std::int64_t from = begin + (part * share < length ? part * share : length);
   const std::int64_t to = begin + ((part + 1) * share < length ? (part + 1) * share : length);
-  const Span span = cut(in, from, to);
-  FirstLoads<kWarp, 8> loads;
-  loads.issue(span, lane);
-  const auto v = Op::warp_combine(loads.template finish<Op>(span, lane));
-  if (lane == 0) row_parts[warp] = v;
+  const auto v = block_value<Op, kLoads>(cut(in, from, to));
+  if (threadIdx.x != 0) return;
+  if (parts == 1)
+    Op::store(out, s, v);
+  else
+    row_parts[blockIdx.x] = v;
 }
 
-/// Rows split by their average, a warp each: their parts' partials combined in part order (the
+/// Rows split in several parts, a warp each: their parts' partials combined in part order (the
 /// rows split_rows listed are left to long_totals).
-template <class Op>
+template <class Op, unsigned kLoads>
 __global__ __launch_bounds__(kThreads) void split_totals(
     const std::int64_t* __restrict__ offsets, std::size_t segments, unsigned parts,
     float* __restrict__ out, const typename Op::Value* __restrict__ row_parts) {
@@ -500,7 +527,7 @@ __global__ __launch_bounds__(kThreads) void split_totals(
   const unsigned lane = threadIdx.x % kWarp;
   const std::size_t s = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
   if (s >= segments) return;
-  if (too_long_to_split(offsets[s + 1] - offsets[s], parts)) return;  // listed
+  if (too_long_to_split(offsets[s + 1] - offsets[s], parts, part_of<kLoads>)) return;  // listed
   store_in_order<Op>(out, s, row_parts + s * parts, parts, lane);
 }
 
@@ -600,22 +627,23 @@ void run_short(const float* in, std::size_t n, const std::int64_t* offsets, std:
   run_listed<Op>(in, n, offsets, segments, out, places, stream);
 }
 
-/// The launches of rows split by their average.
-template <class Op>
+/// The launches of rows split by their average: parts of up to part_of<kLoads> elements.
+template <class Op, unsigned kLoads>
 void run_split(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
                float* out, Workspace workspace, cudaStream_t stream) {
   const Places<Op> places(workspace, n, segments);
-  const auto parts = static_cast<unsigned>(Layout::parts_per_row(n, segments));
-  const std::size_t warps = segments * parts;
+  const std::size_t average = n / segments;
+  const auto parts = static_cast<unsigned>((average + part_of<kLoads> - 1) / part_of<kLoads>);
   clear_counters<<<1, 1, 0, stream>>>(places.lists.counters);
   REDUCE_CUDA_CHECK_LAUNCH();
-  launch_overlapped(split_rows<Op>,
-                    static_cast<unsigned>((warps * kWarp + kThreads - 1) / kThreads), stream, in,
-                    offsets, segments, parts, places.lists, places.row_parts);
+  launch_overlapped(split_rows<Op, kLoads>, static_cast<unsigned>(segments * parts), stream, in,
+                    offsets, segments, parts, places.lists, out, places.row_parts);
   run_listed<Op>(in, n, offsets, segments, out, places, stream);
-  launch_overlapped(
-      split_totals<Op>, static_cast<unsigned>((segments * kWarp + kThreads - 1) / kThreads), stream,
-      offsets, segments, parts, out, static_cast<const typename Op::Value*>(places.row_parts));
+  if (parts > 1)
+    launch_overlapped(split_totals<Op, kLoads>,
+                      static_cast<unsigned>((segments * kWarp + kThreads - 1) / kThreads), stream,
+                      offsets, segments, parts, out,
+                      static_cast<const typename Op::Value*>(places.row_parts));
 }
 
 /// Picks the tier from the rows' average length (n / segments bounds it from above).
@@ -634,14 +662,16 @@ void run(const float* in, std::size_t n, const std::int64_t* offsets, std::size_
     run_tier<Op, 4, 4, 1>(in, n, offsets, segments, out, workspace, stream);
   else if (average <= 256)
     run_tier<Op, 8, 4, 1>(in, n, offsets, segments, out, workspace, stream);
-  else if (average <= 512)
-    run_tier<Op, 16, 4, 1>(in, n, offsets, segments, out, workspace, stream);
   else if (average <= 1024)  // a warp per row
     run_tier<Op, 32, 4, 1, 6>(in, n, offsets, segments, out, workspace, stream);
-  else if (average <= static_cast<std::size_t>(kPart))
+  else if (average < static_cast<std::size_t>(kSplitFrom))
     run_tier<Op, 32, 8, 1>(in, n, offsets, segments, out, workspace, stream);
-  else  // split rows: a warp per part of kPart elements or so
-    run_split<Op>(in, n, offsets, segments, out, workspace, stream);
+  else if (average <= static_cast<std::size_t>(part_of<4>))  // a block per row
+    run_split<Op, 4>(in, n, offsets, segments, out, workspace, stream);
+  else if (average < static_cast<std::size_t>(part_of<16>))  // a block per row or half-row
+    run_split<Op, 8>(in, n, offsets, segments, out, workspace, stream);
+  else  // a block per part of 16384 elements or so
+    run_split<Op, 16>(in, n, offsets, segments, out, workspace, stream);
 }
 
 }  // namespace reduce::segmented
