@@ -1,7 +1,8 @@
 # Functions that turn a source tree (labs/, solutions/ or a student's submission) into lab
 # libraries and registers their tests. The tests themselves are course binaries, built once
-# (autograder/tests: one checker per operation): a checker never loads a lab, it starts
-# reduce_lab_runner for the lab library named on its command line (--lab=...).
+# (autograder/tests: course_test and course_graded_test, every operation's suites): a checker
+# never loads a lab, it starts reduce_lab_runner for the lab library named on its command line
+# (--lab=...), and runs the tests its --lab-filter selects.
 
 get_filename_component(REDUCE_SOURCE_DIR ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
 set(REDUCE_SOURCE_DIR ${REDUCE_SOURCE_DIR} CACHE INTERNAL "")
@@ -79,35 +80,42 @@ function(reduce_add_lab)
   if(NOT REDUCE_BUILD_TESTS)
     return()
   endif()
-  if(NOT TARGET reduce_${ARG_OP}_test)
+  get_property(public_filter GLOBAL PROPERTY REDUCE_OP_${ARG_OP}_PUBLIC_FILTER)
+  if(NOT TARGET reduce_course_test OR public_filter STREQUAL "")
     message(WARNING "no test suite autograder/tests/${ARG_OP}_test.cu: ${ARG_LAB}/${ARG_OP} is untested")
     return()
   endif()
-  set(lab_args --lab=$<TARGET_FILE:${lib}> --lab-order=${order} --lab-name=${ARG_LAB})
+  set(lab_args --lab=$<TARGET_FILE:${lib}> --lab-entry=${entry} --lab-order=${order}
+               --lab-name=${ARG_LAB})
   # One label per test that names lab, kind and tree: ctest -L takes a regular expression, so
   # -L lab04, -L gpu and -L solutions all select by it.
   set(label "lab${number}-gpu-${ARG_TREE}")
   if(ARG_STUB)
     add_test(NAME ${ARG_TREE}.${ARG_LAB}.${ARG_OP}.stub_fails_cleanly
-      COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:reduce_${ARG_OP}_test>
-              "-DLAB_ARGS=${lab_args}" -P ${REDUCE_SOURCE_DIR}/cmake/CheckStub.cmake)
+      COMMAND ${CMAKE_COMMAND} -DTEST_BINARY=$<TARGET_FILE:reduce_course_test>
+              "-DLAB_ARGS=${lab_args};--lab-filter=${public_filter}"
+              -P ${REDUCE_SOURCE_DIR}/cmake/CheckStub.cmake)
     set_tests_properties(${ARG_TREE}.${ARG_LAB}.${ARG_OP}.stub_fails_cleanly PROPERTIES
       LABELS "${label}-stub" TIMEOUT 120 SKIP_REGULAR_EXPRESSION "no CUDA device")
     return()
   endif()
   # PRE_TEST: the checker lists its tests when ctest runs, and listing never starts a runner,
-  # so no student code runs at build time.
-  gtest_discover_tests(reduce_${ARG_OP}_test
+  # so no student code runs at build time. The operation's filter selects its tests, for the
+  # listing (TEST_FILTER) and for each test's run (--lab-filter).
+  gtest_discover_tests(reduce_course_test
     TEST_PREFIX "${ARG_TREE}.${ARG_LAB}."
-    EXTRA_ARGS ${lab_args}
+    TEST_FILTER ${public_filter}
+    EXTRA_ARGS ${lab_args} --lab-filter=${public_filter}
     DISCOVERY_MODE PRE_TEST
     DISCOVERY_TIMEOUT 60
     PROPERTIES LABELS "${label}" TIMEOUT 600)
   # Hidden tests: kept out of the student release, run by the grader.
-  if(TARGET reduce_${ARG_OP}_hidden_test)
-    gtest_discover_tests(reduce_${ARG_OP}_hidden_test
+  get_property(hidden_filter GLOBAL PROPERTY REDUCE_OP_${ARG_OP}_HIDDEN_FILTER)
+  if(TARGET reduce_course_graded_test AND NOT hidden_filter STREQUAL "")
+    gtest_discover_tests(reduce_course_graded_test
       TEST_PREFIX "${ARG_TREE}.${ARG_LAB}.hidden."
-      EXTRA_ARGS ${lab_args}
+      TEST_FILTER ${hidden_filter}
+      EXTRA_ARGS ${lab_args} --lab-filter=${hidden_filter}
       DISCOVERY_MODE PRE_TEST
       DISCOVERY_TIMEOUT 60
       PROPERTIES LABELS "${label}-hidden" TIMEOUT 600)
@@ -157,25 +165,30 @@ function(reduce_add_tree tree)
 endfunction()
 
 # reduce_write_manifest()
-# Writes <build>/course-manifest.json: every course binary the grader runs, the compile settings
-# of a lab library, and the lab libraries of each tree. The grader reads paths from it.
+# Writes <build>/course-manifest.json: the course's checkers, each operation's entry point and
+# the GoogleTest filters that select its public, hidden and graded (both) tests there, the
+# compile settings of a lab library, and the lab libraries of each tree. The grader reads paths
+# and filters from it.
 function(reduce_write_manifest)
+  set(public_checker "")
+  set(graded_checker "")
+  if(TARGET reduce_course_test)
+    set(public_checker "$<TARGET_FILE:reduce_course_test>")
+  endif()
+  if(TARGET reduce_course_graded_test)
+    set(graded_checker "$<TARGET_FILE:reduce_course_graded_test>")
+  endif()
   set(checkers "")
   foreach(op IN LISTS REDUCE_COURSE_OPERATIONS)
-    set(public "")
-    set(hidden "")
-    set(graded "")
-    if(TARGET reduce_${op}_graded_test)
-      set(graded "$<TARGET_FILE:reduce_${op}_graded_test>")
-    endif()
-    if(TARGET reduce_${op}_test)
-      set(public "$<TARGET_FILE:reduce_${op}_test>")
-    endif()
-    if(TARGET reduce_${op}_hidden_test)
-      set(hidden "$<TARGET_FILE:reduce_${op}_hidden_test>")
-    endif()
+    get_property(entry GLOBAL PROPERTY REDUCE_OP_${op}_ENTRY)
+    set(fields "\"entry\": \"${entry}\"")
+    foreach(kind IN ITEMS public hidden graded)
+      string(TOUPPER ${kind} upper)
+      get_property(filter GLOBAL PROPERTY REDUCE_OP_${op}_${upper}_FILTER)
+      string(APPEND fields ", \"${kind}_filter\": \"${filter}\"")
+    endforeach()
     list(APPEND checkers
-      "\"${op}\": {\"public\": \"${public}\", \"hidden\": \"${hidden}\", \"graded\": \"${graded}\", \"export_object\": \"$<TARGET_OBJECTS:reduce_export_${op}>\"}")
+      "\"${op}\": {${fields}, \"export_object\": \"$<TARGET_OBJECTS:reduce_export_${op}>\"}")
   endforeach()
   string(JOIN ",\n    " checkers ${checkers})
   set(trees "")
@@ -198,7 +211,7 @@ function(reduce_write_manifest)
   string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
   string(REPLACE "\"" "\\\"" cuda_flags "${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${config}}")
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/course-manifest.json CONTENT "{
-  \"version\": 1,
+  \"version\": 2,
   \"source_dir\": \"${REDUCE_SOURCE_DIR}\",
   \"build_dir\": \"${CMAKE_BINARY_DIR}\",
   \"cuda_compiler\": \"${CMAKE_CUDA_COMPILER}\",
@@ -212,6 +225,7 @@ function(reduce_write_manifest)
   \"common_library\": \"$<TARGET_FILE:reduce_common>\",
   \"runner\": \"$<TARGET_FILE:reduce_lab_runner>\",
   \"bench\": \"${bench}\",
+  \"checkers\": {\"public\": \"${public_checker}\", \"graded\": \"${graded_checker}\"},
   \"operations\": {
     ${checkers}
   },

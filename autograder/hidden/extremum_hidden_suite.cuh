@@ -27,18 +27,22 @@
 namespace reduce::testing {
 namespace {
 
-/// Every hidden test: a GPU, and the maximum (or the minimum) through the contract runner.
-class HiddenExtremum : public FloatLabTest {
+/// Every hidden test: a GPU, and the maximum (or the minimum) through the contract runner. Each
+/// operation's suites have names of their own, so that both link into one checker.
+class REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum) : public FloatLabTest {
  protected:
-  HiddenExtremum() : FloatLabTest(Traits::lab()) {}
+  REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum)() : FloatLabTest(Traits::lab()) {}
 };
+
+/// The fixture under one name, for the parameterised suite to derive from.
+using HiddenExtremum = REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum);
 
 // ---- prime and 3 x 2^k +- 1 sizes, the largest element in the tail ----------------------------
 
-class HiddenExtremumSizes : public HiddenExtremum,
-                            public ::testing::WithParamInterface<std::size_t> {};
+class REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes)
+    : public HiddenExtremum, public ::testing::WithParamInterface<std::size_t> {};
 
-TEST_P(HiddenExtremumSizes, LargestInTheTail) {
+TEST_P(REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes), LargestInTheTail) {
   const std::size_t n = GetParam();
   const std::vector<float> host = mirror(all_negative(n, test_seed() + 11 * n));
   DeviceBuffer<float> in(host);
@@ -58,15 +62,15 @@ TEST_P(HiddenExtremumSizes, LargestInTheTail) {
   expect_result(run(in.data(), n), Traits::reference(host), n);
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, HiddenExtremumSizes,
-                         ::testing::Values<std::size_t>(3, 7, 127, 3071, 3073, 8191, 65521, 131071,
-                                                        196607, 196609, 999983, 3145727, 3145729,
-                                                        16777213),
-                         ::testing::PrintToStringParamName());
+REDUCE_EXTREMUM_INSTANTIATE(Sizes, REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes),
+                            ::testing::Values<std::size_t>(3, 7, 127, 3071, 3073, 8191, 65521,
+                                                           131071, 196607, 196609, 999983, 3145727,
+                                                           3145729, 16777213),
+                            ::testing::PrintToStringParamName());
 
 // ---- windows of one allocation: nothing outside may be read ----------------------------------
 
-TEST_F(HiddenExtremum, WindowsOfOneAllocation) {
+TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), WindowsOfOneAllocation) {
   // Strictly monotonic, all negative, exact: the largest element of a window is its last
   // (rising) or its first (falling), and the float just after (rising) or just before (falling)
   // the window is larger still, so reading one float too many changes the result.
@@ -84,7 +88,7 @@ TEST_F(HiddenExtremum, WindowsOfOneAllocation) {
 
 // ---- NaN and signed zeros in the head and tail of misaligned inputs --------------------------
 
-TEST_F(HiddenExtremum, HeadAndTailOfMisalignedInputs) {
+TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), HeadAndTailOfMisalignedInputs) {
   const float loser = mirror(-0.0f), winner = mirror(0.0f);
   for (std::size_t n : {std::size_t{4099}, (std::size_t{1} << 20) + 3}) {
     const std::vector<float> negatives = mirror(all_negative(n + 4, test_seed() ^ (n + 0x4EAD)));
@@ -111,7 +115,7 @@ TEST_F(HiddenExtremum, HeadAndTailOfMisalignedInputs) {
 
 // ---- a largest element that moves and changes while the ends stay the same -------------------
 
-TEST_F(HiddenExtremum, MovingLargestWithNewValues) {
+TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), MovingLargestWithNewValues) {
   const std::size_t n = 3 * (std::size_t{1} << 22) + 1;
   const std::vector<float> host = mirror(all_negative(n, test_seed() ^ 0x3A0));
   DeviceBuffer<float> in(host);

@@ -13,7 +13,7 @@
 namespace reduce::testing {
 namespace {
 
-class HiddenSoftmax : public ContractTest {
+class HiddenSegmentedSoftmax : public ContractTest {
  protected:
   void check(const std::vector<float>& host, const std::vector<std::int64_t>& offsets,
              const std::string& what) {
@@ -22,9 +22,10 @@ class HiddenSoftmax : public ContractTest {
   }
 };
 
-class HiddenSoftmaxDrawn : public HiddenSoftmax, public ::testing::WithParamInterface<int> {};
+class HiddenSegmentedSoftmaxDrawn : public HiddenSegmentedSoftmax,
+                                    public ::testing::WithParamInterface<int> {};
 
-TEST_P(HiddenSoftmaxDrawn, MaximumExactSumWithinBound) {
+TEST_P(HiddenSegmentedSoftmaxDrawn, MaximumExactSumWithinBound) {
   const std::uint64_t seed = test_seed() + 131 * GetParam();
   const std::size_t segments = 1 + mix(seed, 0x50F) % 300;
   const std::vector<std::int64_t> offsets = drawn_offsets(seed, segments);
@@ -39,9 +40,9 @@ TEST_P(HiddenSoftmaxDrawn, MaximumExactSumWithinBound) {
             " +- " + std::to_string(spread));
 }
 
-INSTANTIATE_TEST_SUITE_P(Draws, HiddenSoftmaxDrawn, ::testing::Range(0, 6));
+INSTANTIATE_TEST_SUITE_P(Draws, HiddenSegmentedSoftmaxDrawn, ::testing::Range(0, 6));
 
-TEST_F(HiddenSoftmax, ManyShortSegments) {
+TEST_F(HiddenSegmentedSoftmax, ManyShortSegments) {
   // A million rows of lengths 0 to 40, each with its maximum at a drawn place.
   std::vector<std::int64_t> offsets{0};
   for (std::size_t s = 0; s < (1u << 20); ++s)
@@ -52,7 +53,7 @@ TEST_F(HiddenSoftmax, ManyShortSegments) {
   check(host, offsets, "2^20 segments of 0 to 40 elements");
 }
 
-TEST_F(HiddenSoftmax, QueuesOnTheGivenStream) {
+TEST_F(HiddenSegmentedSoftmax, QueuesOnTheGivenStream) {
   const std::vector<std::int64_t> offsets{0, 100, 5000, 400000, 400001};
   std::vector<float> host(offsets.back());
   for (std::size_t i = 0; i < host.size(); ++i)

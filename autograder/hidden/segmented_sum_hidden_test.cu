@@ -17,7 +17,7 @@
 namespace reduce::testing {
 namespace {
 
-class HiddenSegmented : public ContractTest {
+class HiddenSegmentedSum : public ContractTest {
  protected:
   std::vector<float> run(const std::vector<float>& host, const std::vector<std::int64_t>& offsets) {
     return run_segmented(runner(), SegmentedLab{&segmented_sum_workspace_bytes, &segmented_sum},
@@ -51,9 +51,10 @@ void drawn_layout(std::uint64_t seed, std::size_t segments, std::vector<float>& 
     host[i] = static_cast<float>(static_cast<int>(mix(seed ^ 0xE1, i) % 17) - 8);
 }
 
-class HiddenSegmentedDrawn : public HiddenSegmented, public ::testing::WithParamInterface<int> {};
+class HiddenSegmentedSumDrawn : public HiddenSegmentedSum,
+                                public ::testing::WithParamInterface<int> {};
 
-TEST_P(HiddenSegmentedDrawn, ExactPerSegment) {
+TEST_P(HiddenSegmentedSumDrawn, ExactPerSegment) {
   std::vector<float> host;
   std::vector<std::int64_t> offsets;
   const std::size_t segments = 1 + mix(test_seed(), 0x5E9 + GetParam()) % 300;
@@ -63,9 +64,9 @@ TEST_P(HiddenSegmentedDrawn, ExactPerSegment) {
                    " segments over " + std::to_string(offsets.back()) + " elements");
 }
 
-INSTANTIATE_TEST_SUITE_P(Draws, HiddenSegmentedDrawn, ::testing::Range(0, 6));
+INSTANTIATE_TEST_SUITE_P(Draws, HiddenSegmentedSumDrawn, ::testing::Range(0, 6));
 
-TEST_F(HiddenSegmented, ManyShortSegments) {
+TEST_F(HiddenSegmentedSum, ManyShortSegments) {
   // A million rows of lengths 0 to 40: the warp-per-row tier at scale.
   std::vector<std::int64_t> offsets{0};
   for (std::size_t s = 0; s < (1u << 20); ++s)
@@ -76,7 +77,7 @@ TEST_F(HiddenSegmented, ManyShortSegments) {
   expect_exact(host, offsets, "2^20 segments of 0 to 40 elements");
 }
 
-TEST_F(HiddenSegmented, QueuesOnTheGivenStream) {
+TEST_F(HiddenSegmentedSum, QueuesOnTheGivenStream) {
   std::vector<std::int64_t> offsets{0, 100, 5000, 400000, 400001};
   std::vector<float> host(offsets.back());
   for (std::size_t i = 0; i < host.size(); ++i)

@@ -1,5 +1,6 @@
 // Hidden tests of the sum contract: built and run by the grader (reduce-grade) for every lab that
-// implements reduce::sum, never shipped in the student release. They check what the public suite
+// implements reduce::sum, and on their own entry points for lab 18's sums (HiddenSum,
+// sum_hidden_suite.hpp), never shipped in the student release. They check what the public suite
 // (autograder/tests/sum_test.cu) leaves to chance: sizes the student cannot know in advance
 // (drawn from REDUCE_SEED, which the grader sets fresh for every run), inputs that are not
 // 16-byte aligned, a workspace reused across sizes, calls on the same buffer with new contents,
@@ -8,7 +9,7 @@
 //
 // Every input is exact by construction (small integers whose partial sums are exact in float),
 // so any summation order gives one right answer and results are compared bitwise.
-#include "gpu_test.hpp"
+#include "sum_hidden_suite.hpp"
 
 #include <reduce/cuda_check.cuh>
 #include <reduce/device_buffer.cuh>
@@ -25,20 +26,6 @@
 
 namespace reduce::testing {
 namespace {
-
-// Lab 18's sum_compensated and sum_reproducible reuse this suite on their own entry point by
-// defining REDUCE_SUM_SUITE_ENTRY before including this file (every input here is exact).
-#ifndef REDUCE_SUM_SUITE_ENTRY
-#define REDUCE_SUM_SUITE_ENTRY sum
-#endif
-
-/// Every hidden test: a GPU, and the suite's entry point (reduce::sum unless
-/// REDUCE_SUM_SUITE_ENTRY says otherwise) called through the contract runner (its output's
-/// second float is a guard the lab must never write).
-class HiddenSum : public FloatLabTest {
- protected:
-  HiddenSum() : FloatLabTest(REDUCE_FLOAT_LAB(REDUCE_SUM_SUITE_ENTRY)) {}
-};
 
 /// Bitwise comparison with the facts a student needs to reproduce the failure.
 void expect_exact(float got, double expected, const std::string& what) {
@@ -59,32 +46,24 @@ float exact_value(std::uint64_t seed, std::size_t i) {
 
 // ---- sizes the student cannot know: drawn from the run's seed --------------------------------
 
-/// The k-th size of this run: log-uniform in [1, 2^22].
-std::size_t drawn_size(int k) {
-  const std::uint64_t r = mix(test_seed(), 0x51CE0000u + static_cast<std::uint64_t>(k));
-  const unsigned exponent = static_cast<unsigned>(r % 22);  // [2^e, 2^(e+1)), e in 0..21
-  const std::size_t low = std::size_t{1} << exponent;
-  return low + static_cast<std::size_t>(mix(r, 1) % low);
-}
+class HiddenSumRandomSize : public HiddenSum, public ::testing::WithParamInterface<int> {};
 
-class HiddenRandomSize : public HiddenSum, public ::testing::WithParamInterface<int> {};
-
-TEST_P(HiddenRandomSize, ExactForASizeDrawnFromTheSeed) {
+TEST_P(HiddenSumRandomSize, ExactForASizeDrawnFromTheSeed) {
   const std::size_t n = drawn_size(GetParam());
   const std::vector<float> host = exact_integers(n, test_seed() ^ (0xA11CEull + n));
   const DeviceBuffer<float> in(host);
   expect_exact(run(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
 }
 
-INSTANTIATE_TEST_SUITE_P(Draws, HiddenRandomSize, ::testing::Range(0, 8));
+INSTANTIATE_TEST_SUITE_P(Draws, HiddenSumRandomSize, ::testing::Range(0, 8));
 
 // ---- inputs that are not 16-byte aligned -------------------------------------------------------
 
-class HiddenMisaligned
+class HiddenSumMisaligned
     : public HiddenSum,
       public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
 
-TEST_P(HiddenMisaligned, ReadsFromAnyFloatOffset) {
+TEST_P(HiddenSumMisaligned, ReadsFromAnyFloatOffset) {
   const auto [offset, n] = GetParam();
   std::vector<float> host(n + 4, 100.0f);  // the floats around the input must not be read
   for (std::size_t i = 0; i < n; ++i) host[offset + i] = exact_value(test_seed() + offset, i);
@@ -102,18 +81,18 @@ std::string misaligned_name(
          std::to_string(std::get<1>(info.param));
 }
 
-INSTANTIATE_TEST_SUITE_P(Offsets, HiddenMisaligned,
+INSTANTIATE_TEST_SUITE_P(Offsets, HiddenSumMisaligned,
                          ::testing::Combine(::testing::Values<std::size_t>(1, 2, 3),
                                             ::testing::Values<std::size_t>(1000, (1u << 20) + 3)),
                          misaligned_name);
 
 // ---- one workspace and one output reused across two sizes -------------------------------------
 
-class HiddenWorkspaceReuse
+class HiddenSumWorkspaceReuse
     : public HiddenSum,
       public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
 
-TEST_P(HiddenWorkspaceReuse, AlternatingSizesOnTheSameBuffers) {
+TEST_P(HiddenSumWorkspaceReuse, AlternatingSizesOnTheSameBuffers) {
   const auto [n1, n2] = GetParam();
   const std::size_t n_max = std::max(n1, n2);
   // Any prefix of an exact input is exact too (its magnitudes add up to less).
@@ -146,7 +125,7 @@ std::string reuse_name(const ::testing::TestParamInfo<std::tuple<std::size_t, st
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Pairs, HiddenWorkspaceReuse,
+    Pairs, HiddenSumWorkspaceReuse,
     ::testing::Values(std::make_tuple(std::size_t{(1u << 20) + 7}, std::size_t{1000}),
                       std::make_tuple(std::size_t{70001}, std::size_t{3000017}),
                       std::make_tuple(std::size_t{257}, std::size_t{65537})),
@@ -154,25 +133,25 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- large exact sums around the float budget ------------------------------------------------
 
-class HiddenLarge : public HiddenSum, public ::testing::WithParamInterface<std::size_t> {};
+class HiddenSumLarge : public HiddenSum, public ::testing::WithParamInterface<std::size_t> {};
 
-TEST_P(HiddenLarge, ExactBeyondTwoToTheTwentyFour) {
+TEST_P(HiddenSumLarge, ExactBeyondTwoToTheTwentyFour) {
   const std::size_t n = GetParam();
   const std::vector<float> host = exact_integers(n, test_seed() + 0x1A26E);
   const DeviceBuffer<float> in(host);
   expect_exact(run(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, HiddenLarge,
+INSTANTIATE_TEST_SUITE_P(Sizes, HiddenSumLarge,
                          ::testing::Values<std::size_t>((1u << 24) + 1, (1u << 25) - 1),
                          ::testing::PrintToStringParamName());
 
 // ---- only the tail is non-zero ----------------------------------------------------------------
 
-class HiddenTail : public HiddenSum,
-                   public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
+class HiddenSumTail : public HiddenSum,
+                      public ::testing::WithParamInterface<std::tuple<std::size_t, std::size_t>> {};
 
-TEST_P(HiddenTail, OnlyTheLastElementsAreNonZero) {
+TEST_P(HiddenSumTail, OnlyTheLastElementsAreNonZero) {
   const auto [n, tail] = GetParam();
   std::vector<float> host(n, 0.0f);
   for (std::size_t i = n - tail; i < n; ++i) host[i] = exact_value(test_seed() ^ 0x7A11, i);
@@ -188,7 +167,7 @@ std::string tail_name(const ::testing::TestParamInfo<std::tuple<std::size_t, std
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Tails, HiddenTail,
+    Tails, HiddenSumTail,
     ::testing::Values(std::make_tuple(std::size_t{(1u << 20) + 7}, std::size_t{7}),
                       std::make_tuple(std::size_t{(1u << 20) + 255}, std::size_t{255}),
                       std::make_tuple(std::size_t{5000011}, std::size_t{300}),

@@ -1,17 +1,23 @@
-// Hidden tests of lab 18's reproducible sum: the hidden sum suite on reduce::sum_reproducible, and
-// the correctly rounded sum, bit for bit, on inputs of sizes, ranges and orders drawn from the
-// run's seed.
-#define REDUCE_SUM_SUITE_ENTRY sum_reproducible
-#include "sum_hidden_test.cu"
-
+// Hidden tests of lab 18's reproducible sum: the hidden sum suite (sum_hidden_test.cu, run on
+// reduce::sum_reproducible: course.json's `suites`), and the correctly rounded sum, bit for bit,
+// on inputs of sizes, ranges and orders drawn from the run's seed.
 #include "accuracy.hpp"
+#include "sum_hidden_suite.hpp"
+
+#include <reduce/generators.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace reduce::testing {
 namespace {
 
-class HiddenReproducibleDrawn : public HiddenSum, public ::testing::WithParamInterface<int> {};
+class HiddenSumReproducibleDrawn : public HiddenSum, public ::testing::WithParamInterface<int> {};
 
-TEST_P(HiddenReproducibleDrawn, CorrectlyRounded) {
+TEST_P(HiddenSumReproducibleDrawn, CorrectlyRounded) {
   const std::size_t n = drawn_size(200 + GetParam());
   const std::uint64_t seed = test_seed() ^ (0xEC0 + n);
   const std::vector<float> host = GetParam() % 3 == 0   ? full_range(n, seed)
@@ -20,9 +26,12 @@ TEST_P(HiddenReproducibleDrawn, CorrectlyRounded) {
   expect_correctly_rounded(run(host), host, "input kind " + std::to_string(GetParam() % 3));
 }
 
-INSTANTIATE_TEST_SUITE_P(Draws, HiddenReproducibleDrawn, ::testing::Range(0, 9));
+INSTANTIATE_TEST_SUITE_P(Draws, HiddenSumReproducibleDrawn, ::testing::Range(0, 9));
 
-TEST_F(HiddenSum, ReproducibleRoundsOnceAtRandomPlaces) {
+/// The reproducible sum's own tests that need no parameter.
+class HiddenSumReproducible : public HiddenSum {};
+
+TEST_F(HiddenSumReproducible, RoundsOnceAtRandomPlaces) {
   // 1 + 2^-24 + 2^-60 (correctly rounded: 1 + 2^-23; through double: 1) with the three terms
   // at places drawn from the seed, among zeros and pairs that cancel exactly.
   const std::size_t n = 3000017;

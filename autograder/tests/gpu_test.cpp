@@ -57,6 +57,39 @@ std::string lab_name() {
   return env != nullptr && *env != '\0' ? env : "lab";
 }
 
+std::string lab_entry(const char* otherwise) {
+  const char* env = std::getenv("REDUCE_LAB_ENTRY");
+  return env != nullptr && *env != '\0' ? env : otherwise;
+}
+
+FloatLab float_lab(const std::string& entry) {
+  struct Row {
+    const char* entry;
+    FloatLab lab;
+  };
+  // One row per entry point of the catalogue whose table is a FloatLab (course_entries.inc);
+  // the other tables have no row.
+#define REDUCE_FLOAT_ROW_FloatLab(e) \
+  Row{#e, FloatLab{&::reduce::e##_workspace_bytes, &::reduce::e}},
+#define REDUCE_FLOAT_ROW_ArgmaxLab(e)
+#define REDUCE_FLOAT_ROW_AtomicMaxLab(e)
+#define REDUCE_FLOAT_ROW_SegmentedLab(e)
+#define REDUCE_ENTRY(e, getter, kind, table) REDUCE_FLOAT_ROW_##table(e)
+  static const Row rows[] = {
+#include <reduce/course_entries.inc>
+  };
+#undef REDUCE_ENTRY
+#undef REDUCE_FLOAT_ROW_FloatLab
+#undef REDUCE_FLOAT_ROW_ArgmaxLab
+#undef REDUCE_FLOAT_ROW_AtomicMaxLab
+#undef REDUCE_FLOAT_ROW_SegmentedLab
+  for (const Row& row : rows)
+    if (entry == row.entry) return row.lab;
+  throw std::invalid_argument("\"" + entry +
+                              "\" is no entry point of the course whose result is one float "
+                              "(--lab-entry)");
+}
+
 std::string memory_shortfall(std::size_t bytes) {
   std::size_t free_bytes = 0, total_bytes = 0;
   REDUCE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));

@@ -98,6 +98,16 @@ std::string lab_order();
 /// (the checker's --lab-name option); "lab" when unset. For messages only.
 std::string lab_name();
 
+/// The lab.cuh entry point under test, from the environment variable REDUCE_LAB_ENTRY (the
+/// checker's --lab-entry option, or its plan's line); \p otherwise when unset. A suite that
+/// serves several operations (the sum's, for every mode of the sum) calls the lab through it.
+std::string lab_entry(const char* otherwise);
+
+/// The FloatLab of the entry point named \p entry (one of course.json's entries whose result is
+/// one float), e.g. float_lab("sum") is FloatLab{&sum_workspace_bytes, &sum}.
+/// \throws std::invalid_argument for a name that is no such entry point.
+FloatLab float_lab(const std::string& entry);
+
 /// Memory every test may use beyond the bytes it asks REDUCE_REQUIRE_DEVICE_MEMORY for: the
 /// CUDA contexts of the checker and the lab runner, outputs, and any reasonable workspace.
 inline constexpr std::size_t kDeviceMemoryMargin = std::size_t{1} << 30;
@@ -359,14 +369,6 @@ class LabTest : public ContractTest {
 
 /// Fixture of the suites whose operation returns one float.
 using FloatLabTest = LabTest<FloatLab>;
-
-/// The FloatLab of the entry point \p entry (a name, or a macro that names one):
-/// REDUCE_FLOAT_LAB(sum) is FloatLab{&sum_workspace_bytes, &sum}. The sum suites are written
-/// once and run on every mode of the sum through it (REDUCE_SUM_SUITE_ENTRY).
-// clang-format off
-#define REDUCE_FLOAT_LAB(entry) REDUCE_FLOAT_LAB_OF_(entry)
-#define REDUCE_FLOAT_LAB_OF_(entry) ::reduce::FloatLab{&entry##_workspace_bytes, &entry}
-// clang-format on
 
 /// Fixture of the argmax suites.
 using ArgmaxLabTest = LabTest<ArgmaxLab>;

@@ -38,17 +38,17 @@ std::vector<float> values_inside(std::size_t n, const std::vector<std::int64_t>&
 
 // ---- segments of one length, across the three strategies ------------------------------------
 
-class SoftmaxUniform : public SegmentedSoftmaxTest,
-                       public ::testing::WithParamInterface<SegmentShape> {};
+class SegmentedSoftmaxUniform : public SegmentedSoftmaxTest,
+                                public ::testing::WithParamInterface<SegmentShape> {};
 
-TEST_P(SoftmaxUniform, MaximumExactSumWithinBound) {
+TEST_P(SegmentedSoftmaxUniform, MaximumExactSumWithinBound) {
   const auto [segments, length] = GetParam();
   const std::vector<std::int64_t> offsets = uniform_offsets(segments, length, 3);
   check(values_inside(segments * length + 7, offsets, test_seed() + length, -8.0f, 8.0f), offsets,
         std::to_string(segments) + " segments of " + std::to_string(length));
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, SoftmaxUniform, segment_shapes(), segment_shape_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, SegmentedSoftmaxUniform, segment_shapes(), segment_shape_name);
 
 // ---- the classic mistakes ---------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ namespace {
 
 /// Every segmented test: skips without a GPU, else calls reduce::segmented_sum through the
 /// contract runner.
-class SegmentedTest : public ContractTest {
+class SegmentedSumTest : public ContractTest {
  protected:
   /// The lab's results for \p host cut at \p offsets.
   std::vector<float> run(const std::vector<float>& host, const std::vector<std::int64_t>& offsets) {
@@ -73,10 +73,10 @@ void expect_segments(const std::vector<float>& got, const std::vector<double>& w
 
 // ---- segments of one length, across the three strategies ------------------------------------
 
-class SegmentedUniform : public SegmentedTest,
-                         public ::testing::WithParamInterface<SegmentShape> {};
+class SegmentedSumUniform : public SegmentedSumTest,
+                            public ::testing::WithParamInterface<SegmentShape> {};
 
-TEST_P(SegmentedUniform, ExactPerSegment) {
+TEST_P(SegmentedSumUniform, ExactPerSegment) {
   const auto [segments, length] = GetParam();
   const std::vector<std::int64_t> offsets = uniform_offsets(segments, length, 3);
   const std::vector<float> host =
@@ -85,11 +85,11 @@ TEST_P(SegmentedUniform, ExactPerSegment) {
                   std::to_string(segments) + " segments of " + std::to_string(length));
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, SegmentedUniform, segment_shapes(), segment_shape_name);
+INSTANTIATE_TEST_SUITE_P(Shapes, SegmentedSumUniform, segment_shapes(), segment_shape_name);
 
 // ---- ragged: every length at once, empty segments and gaps ---------------------------------
 
-TEST_F(SegmentedTest, RaggedLengthsAndGaps) {
+TEST_F(SegmentedSumTest, RaggedLengthsAndGaps) {
   std::vector<std::int64_t> offsets{5};
   const std::size_t lengths[] = {0, 1, 31, 32, 33, 0, 1024, 1025, 70000, 0, (1u << 18) + 3, 7};
   for (int round = 0; round < 40; ++round)
@@ -101,7 +101,7 @@ TEST_F(SegmentedTest, RaggedLengthsAndGaps) {
   expect_segments(run(host, offsets), segment_sums(host, offsets), offsets, "ragged segments");
 }
 
-TEST_F(SegmentedTest, EmptySegmentsArePositiveZero) {
+TEST_F(SegmentedSumTest, EmptySegmentsArePositiveZero) {
   const std::vector<std::int64_t> offsets{4, 4, 4, 9, 9};
   std::vector<float> host(12, kNaN);
   for (int i = 4; i < 9; ++i) host[i] = -0.0f;
@@ -111,14 +111,14 @@ TEST_F(SegmentedTest, EmptySegmentsArePositiveZero) {
         << "segment " << s << " is empty: its sum is +0.0f, got " << describe(got[s]);
 }
 
-TEST_F(SegmentedTest, NoSegmentsWritesNothing) {
+TEST_F(SegmentedSumTest, NoSegmentsWritesNothing) {
   const std::vector<float> got = run({1.0f, 2.0f}, {0});
   EXPECT_TRUE(got.empty());
 }
 
 // ---- realistic data within each segment's tree bound -----------------------------------------
 
-TEST_F(SegmentedTest, RealisticDataWithinBound) {
+TEST_F(SegmentedSumTest, RealisticDataWithinBound) {
   const std::vector<std::int64_t> offsets = {0, 100, 5000, 5001, 300000, 1500000};
   const std::vector<float> host = make_data(Data::kMixedSign, offsets.back(), test_seed() ^ 0x8);
   const std::vector<float> got = run(host, offsets);
@@ -135,7 +135,7 @@ TEST_F(SegmentedTest, RealisticDataWithinBound) {
 
 // ---- no cached answers ----------------------------------------------------------------------
 
-TEST_F(SegmentedTest, EveryCallComputesAfresh) {
+TEST_F(SegmentedSumTest, EveryCallComputesAfresh) {
   const std::vector<std::int64_t> offsets = uniform_offsets(300, 3000);
   for (std::uint64_t k = 0; k < 3; ++k) {
     const std::vector<float> host = exact_inside(offsets.back(), offsets, test_seed() * 13 + k);

@@ -1,27 +1,31 @@
-// The compensated sum (lab 18): everything the sum suite checks on reduce::sum_compensated, and
-// the compensated bound (compensated_error_bound in reference.hpp) on ill-conditioned inputs,
-// where sum |x| exceeds |S| by a factor of a million or more and a float tree's error exceeds
-// the sum itself. The reference is exact (reduce::ExactSum).
-#define REDUCE_SUM_SUITE_ENTRY sum_compensated
-#include "sum_test.cu"
-
+// The compensated sum (lab 18): the sum suite (sum_test.cu, run on reduce::sum_compensated:
+// course.json's `suites`), and the compensated bound (compensated_error_bound in reference.hpp)
+// on ill-conditioned inputs, where sum |x| exceeds |S| by a factor of a million or more and a
+// float tree's error exceeds the sum itself. The reference is exact (reduce::ExactSum).
 #include "accuracy.hpp"
+#include "sum_suite.hpp"
+
+#include <reduce/generators.hpp>
+
+#include <cstddef>
+#include <tuple>
+#include <vector>
 
 namespace reduce::testing {
 namespace {
 
-class CompensatedIllConditioned
+class SumCompensatedIllConditioned
     : public SumTest,
       public ::testing::WithParamInterface<std::tuple<Data, std::size_t>> {};
 
-TEST_P(CompensatedIllConditioned, WithinCompensatedBound) {
+TEST_P(SumCompensatedIllConditioned, WithinCompensatedBound) {
   const auto [kind, n] = GetParam();
   const std::vector<float> host = make_data(kind, n, test_seed() ^ (n * 3));
   expect_compensated(run(host), host, data_name(kind));
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Data, CompensatedIllConditioned,
+    Data, SumCompensatedIllConditioned,
     ::testing::Combine(::testing::Values(Data::kCancelling, Data::kMixedSign, Data::kWideRange),
                        ::testing::Values<std::size_t>(1000, 4097, (1u << 20) + 7, 1u << 24)),
     data_and_size_name);
@@ -29,23 +33,24 @@ INSTANTIATE_TEST_SUITE_P(
 // Shuffled: the pairs v, -v meet anywhere in the tree, in a thread's chain as well as between
 // blocks, and a Kahan chain (compensation lost when an element outweighs the running sum) is
 // put to the test beside the tree.
-class CompensatedShuffled : public SumTest, public ::testing::WithParamInterface<std::size_t> {};
+class SumCompensatedShuffled : public SumTest, public ::testing::WithParamInterface<std::size_t> {};
 
-TEST_P(CompensatedShuffled, WithinCompensatedBound) {
+TEST_P(SumCompensatedShuffled, WithinCompensatedBound) {
   const std::size_t n = GetParam();
   const std::vector<float> host = cancelling_shuffled(n, test_seed() + n);
   expect_compensated(run(host), host, "cancelling pairs in random order");
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, CompensatedShuffled,
+INSTANTIATE_TEST_SUITE_P(Sizes, SumCompensatedShuffled,
                          ::testing::Values<std::size_t>(1025, 65537, (1u << 20) + 7, 1u << 23),
                          ::testing::PrintToStringParamName());
 
 // A huge value and its negation around small ones at every place a block or warp boundary
 // falls: a float sum loses the small ones next to 2^40; a compensated sum keeps them exactly.
-class CompensatedBigAndSmall : public SumTest, public ::testing::WithParamInterface<std::size_t> {};
+class SumCompensatedBigAndSmall : public SumTest,
+                                  public ::testing::WithParamInterface<std::size_t> {};
 
-TEST_P(CompensatedBigAndSmall, KeepsTheSmallValues) {
+TEST_P(SumCompensatedBigAndSmall, KeepsTheSmallValues) {
   const std::size_t n = GetParam();
   std::vector<float> host = exact_integers(n, test_seed() ^ 0xB16);
   const float big = 0x1.0p40f;
@@ -57,7 +62,7 @@ TEST_P(CompensatedBigAndSmall, KeepsTheSmallValues) {
   expect_compensated(run(host), host, "+-2^40 at block and warp boundaries among small integers");
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, CompensatedBigAndSmall,
+INSTANTIATE_TEST_SUITE_P(Sizes, SumCompensatedBigAndSmall,
                          ::testing::Values<std::size_t>(4097, 65537, (1u << 20) + 7),
                          ::testing::PrintToStringParamName());
 

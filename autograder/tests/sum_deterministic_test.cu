@@ -1,6 +1,13 @@
-// The deterministic mode of a sum: everything the sum suite checks, and the same bits on every
-// run for the same input (realistic data, where the order of additions changes the rounding).
-#include "sum_test.cu"
+// The deterministic mode of a sum: the sum suite (sum_test.cu, which course.json's `suites` runs
+// for this operation too), and the same bits on every run for the same input (realistic data,
+// where the order of additions changes the rounding).
+#include "sum_suite.hpp"
+
+#include <reduce/device_buffer.cuh>
+#include <reduce/generators.hpp>
+
+#include <cstddef>
+#include <vector>
 
 namespace reduce::testing {
 namespace {

@@ -1,54 +1,60 @@
-// The reproducible sum (lab 18): everything the sum suite checks on reduce::sum_reproducible,
-// and the exact sum rounded once to float, ties to even, bit for bit (reduce::ExactSum) on inputs
-// where any other result is easy to get: ill-conditioned and full-range data, the same data in
-// other orders, a sum that a double accumulator rounds twice, subnormals, sums at the edge of
-// the float range, infinities, NaN and signed zeros.
-#define REDUCE_SUM_SUITE_ENTRY sum_reproducible
-#include "sum_test.cu"
-
+// The reproducible sum (lab 18): the sum suite (sum_test.cu, run on reduce::sum_reproducible:
+// course.json's `suites`), and the exact sum rounded once to float, ties to even, bit for bit
+// (reduce::ExactSum) on inputs where any other result is easy to get: ill-conditioned and
+// full-range data, the same data in other orders, a sum that a double accumulator rounds twice,
+// subnormals, sums at the edge of the float range, infinities, NaN and signed zeros.
 #include "accuracy.hpp"
+#include "sum_suite.hpp"
+
+#include <reduce/generators.hpp>
 
 #include <cfloat>
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <tuple>
+#include <vector>
 
 namespace reduce::testing {
 namespace {
 
 // ---- the exact sum, rounded once, on data where rounding errors are large -------------------
 
-class ReproducibleData : public SumTest,
-                         public ::testing::WithParamInterface<std::tuple<Data, std::size_t>> {};
+class SumReproducibleData : public SumTest,
+                            public ::testing::WithParamInterface<std::tuple<Data, std::size_t>> {};
 
-TEST_P(ReproducibleData, CorrectlyRounded) {
+TEST_P(SumReproducibleData, CorrectlyRounded) {
   const auto [kind, n] = GetParam();
   const std::vector<float> host = make_data(kind, n, test_seed() ^ (n * 5));
   expect_correctly_rounded(run(host), host, data_name(kind));
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Data, ReproducibleData,
+    Data, SumReproducibleData,
     ::testing::Combine(::testing::Values(Data::kUniform, Data::kMixedSign, Data::kWideRange,
                                          Data::kLargeOffset, Data::kCancelling),
                        ::testing::Values<std::size_t>(1, 33, 1000, 65537, (1u << 20) + 7,
                                                       1u << 24)),
     data_and_size_name);
 
-class ReproducibleFullRange : public SumTest, public ::testing::WithParamInterface<std::size_t> {};
+class SumReproducibleFullRange : public SumTest,
+                                 public ::testing::WithParamInterface<std::size_t> {};
 
-TEST_P(ReproducibleFullRange, CorrectlyRounded) {
+TEST_P(SumReproducibleFullRange, CorrectlyRounded) {
   const std::size_t n = GetParam();
   const std::vector<float> host = full_range(n, test_seed() + n);
   expect_correctly_rounded(run(host), host, "magnitudes from 2^-149 to 2^100, random signs");
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, ReproducibleFullRange,
+INSTANTIATE_TEST_SUITE_P(Sizes, SumReproducibleFullRange,
                          ::testing::Values<std::size_t>(2, 31, 1025, 65537, (1u << 20) + 7),
                          ::testing::PrintToStringParamName());
 
 // ---- the same bits in any order --------------------------------------------------------------
 
-class ReproducibleOrder : public SumTest, public ::testing::WithParamInterface<std::size_t> {};
+class SumReproducibleOrder : public SumTest, public ::testing::WithParamInterface<std::size_t> {};
 
-TEST_P(ReproducibleOrder, SameBitsInAnyOrder) {
+TEST_P(SumReproducibleOrder, SameBitsInAnyOrder) {
   const std::size_t n = GetParam();
   const std::vector<float> host = make_data(Data::kMixedSign, n, test_seed() + 3 * n);
   const float first = run(host);
@@ -66,7 +72,7 @@ TEST_P(ReproducibleOrder, SameBitsInAnyOrder) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, ReproducibleOrder,
+INSTANTIATE_TEST_SUITE_P(Sizes, SumReproducibleOrder,
                          ::testing::Values<std::size_t>(1000, 65537, (1u << 20) + 7),
                          ::testing::PrintToStringParamName());
 
@@ -106,11 +112,11 @@ const RoundingCase kRoundingCases[] = {
     {"subnormals_add_up", {0x1.0p-149f, 0x1.0p-149f, 0x1.8p-148f, -0x1.0p-149f}, 0x1.0p-147f},
 };
 
-class ReproducibleRounding
+class SumReproducibleRounding
     : public SumTest,
       public ::testing::WithParamInterface<std::tuple<RoundingCase, std::size_t>> {};
 
-TEST_P(ReproducibleRounding, RoundsOnce) {
+TEST_P(SumReproducibleRounding, RoundsOnce) {
   const auto& [c, n] = GetParam();
   for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
     const std::vector<float> host = placed(n, at, c.values);
@@ -125,7 +131,7 @@ std::string rounding_name(
   return std::string(std::get<0>(info.param).name) + "_" + std::to_string(std::get<1>(info.param));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, ReproducibleRounding,
+INSTANTIATE_TEST_SUITE_P(Cases, SumReproducibleRounding,
                          ::testing::Combine(::testing::ValuesIn(kRoundingCases),
                                             ::testing::Values<std::size_t>(33, 65537)),
                          rounding_name);
@@ -150,9 +156,9 @@ const RoundingCase kEdgeCases[] = {
     {"minus_zeros_with_plus_zero", {-0.0f, 0.0f, -0.0f}, 0.0f},
 };
 
-class ReproducibleEdges : public SumTest, public ::testing::WithParamInterface<RoundingCase> {};
+class SumReproducibleEdges : public SumTest, public ::testing::WithParamInterface<RoundingCase> {};
 
-TEST_P(ReproducibleEdges, AsIeeeSays) {
+TEST_P(SumReproducibleEdges, AsIeeeSays) {
   const RoundingCase& c = GetParam();
   for (std::size_t n : {c.values.size(), std::size_t{1025}, std::size_t{65537}}) {
     for (std::size_t at : {std::size_t{0}, n - 1}) {
@@ -165,15 +171,15 @@ TEST_P(ReproducibleEdges, AsIeeeSays) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, ReproducibleEdges, ::testing::ValuesIn(kEdgeCases),
+INSTANTIATE_TEST_SUITE_P(Cases, SumReproducibleEdges, ::testing::ValuesIn(kEdgeCases),
                          [](const ::testing::TestParamInfo<RoundingCase>& info) {
                            return std::string(info.param.name);
                          });
 
-class ReproducibleNegativeZero : public SumTest,
-                                 public ::testing::WithParamInterface<std::size_t> {};
+class SumReproducibleNegativeZero : public SumTest,
+                                    public ::testing::WithParamInterface<std::size_t> {};
 
-TEST_P(ReproducibleNegativeZero, AllMinusZeroIsMinusZero) {
+TEST_P(SumReproducibleNegativeZero, AllMinusZeroIsMinusZero) {
   const std::size_t n = GetParam();
   const std::vector<float> host(n, -0.0f);
   const float got = run(host);
@@ -182,7 +188,7 @@ TEST_P(ReproducibleNegativeZero, AllMinusZeroIsMinusZero) {
                                     << ". Start from -0.0, or track whether every element was -0.";
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, ReproducibleNegativeZero,
+INSTANTIATE_TEST_SUITE_P(Sizes, SumReproducibleNegativeZero,
                          ::testing::Values<std::size_t>(1, 33, 65537),
                          ::testing::PrintToStringParamName());
 

@@ -1,8 +1,10 @@
-// The sum suite: linked with every lab that implements reduce::sum (labs 01-09 and the capstone).
-// Inputs are built so that a wrong kernel cannot pass: exact integers compared bitwise, single
-// sentinels at block and warp boundaries, realistic data within a derived error bound, rotating
-// inputs, poisoned outputs and workspaces, and one input longer than 2^31 elements.
-#include "gpu_test.hpp"
+// The sum suite: every lab that implements a mode of the sum (labs 01-09, 15, 16 and 18) passes
+// it on its own entry point (SumTest, sum_suite.hpp). Inputs are built so that a wrong kernel
+// cannot pass: exact integers compared bitwise, single sentinels at block and warp boundaries,
+// realistic data within a derived error bound, rotating inputs, poisoned outputs and workspaces,
+// and one input longer than 2^31 elements. Every input here is exact or within the float tree's
+// bound, which a more accurate sum (lab 18) meets too.
+#include "sum_suite.hpp"
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
@@ -17,25 +19,10 @@
 namespace reduce::testing {
 namespace {
 
-// The suite is reused by other modes of the sum: sum_deterministic_test.cu adds to it, and lab
-// 18's sum_compensated and sum_reproducible run it on their own entry point by defining
-// REDUCE_SUM_SUITE_ENTRY before including this file (every input here is exact or within the
-// float tree's bound, which a more accurate sum meets too).
-#ifndef REDUCE_SUM_SUITE_ENTRY
-#define REDUCE_SUM_SUITE_ENTRY sum
-#endif
-
 /// Error depth of the lab under test: its summation order comes from --lab-order.
 std::size_t lab_depth(std::size_t n) {
   return lab_order() == "serial" ? serial_depth(n) : tree_depth(n);
 }
-
-/// Every sum test: skips without a GPU, else calls the suite's entry point (reduce::sum unless
-/// REDUCE_SUM_SUITE_ENTRY says otherwise) through the contract runner.
-class SumTest : public FloatLabTest {
- protected:
-  SumTest() : FloatLabTest(REDUCE_FLOAT_LAB(REDUCE_SUM_SUITE_ENTRY)) {}
-};
 
 /// Exact comparison with a message that tells a student what the difference suggests.
 void expect_exact(float got, double expected, std::size_t n) {

@@ -23,15 +23,15 @@ X
 nvcc -arch=sm_90 -o /tmp/ctx /tmp/ctx.cu && for i in 1 2 3; do t /tmp/ctx; cat /tmp/probe.out; done
 echo "8 at once:"; s=$(date +%s.%N); for i in $(seq 8); do /tmp/ctx & done; wait; echo "$(since "$s") s"
 echo "16 at once:"; s=$(date +%s.%N); for i in $(seq 16); do /tmp/ctx >/dev/null & done; wait; echo "$(since "$s") s"
-t $C/sum_test --gtest_list_tests
+t $C/course_test --gtest_list_tests
 F=SumTest.EmptyInputIsPositiveZero
-for i in 1 2; do t $C/sum_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
+for i in 1 2; do t $C/course_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
 # The runner's sandbox as the grader starts it: reduce-grade confine, the course hidden.
 US=$'\x1f'
 PREFIX="${GRADER:-reduce-grade}${US}confine${US}--hide=/tmp${US}--hide=$PWD${US}--show=$(cd "$B" && pwd)${US}--"
-for i in 1 2; do REDUCE_RUNNER_PREFIX=$PREFIX t $C/sum_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
-echo "8 checkers at once (confined):"; s=$(date +%s.%N); for i in $(seq 8); do REDUCE_RUNNER_PREFIX=$PREFIX $C/sum_test --lab=$LIB --gtest_filter=$F > /tmp/p$i.out 2>&1 & done; wait; echo "$(since "$s") s"; grep -h "OK \]" /tmp/p*.out
+for i in 1 2; do REDUCE_RUNNER_PREFIX=$PREFIX t $C/course_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
+echo "8 checkers at once (confined):"; s=$(date +%s.%N); for i in $(seq 8); do REDUCE_RUNNER_PREFIX=$PREFIX $C/course_test --lab=$LIB --gtest_filter=$F > /tmp/p$i.out 2>&1 & done; wait; echo "$(since "$s") s"; grep -h "OK \]" /tmp/p*.out
 if command -v strace >/dev/null; then
-  REDUCE_RUNNER_PREFIX=$PREFIX strace -f -tt -e trace=execve,exit_group,clone,clone3,unshare,mount -o /tmp/strace.txt $C/sum_test --lab=$LIB --gtest_filter=$F >/dev/null 2>&1
+  REDUCE_RUNNER_PREFIX=$PREFIX strace -f -tt -e trace=execve,exit_group,clone,clone3,unshare,mount -o /tmp/strace.txt $C/course_test --lab=$LIB --gtest_filter=$F >/dev/null 2>&1
   head -60 /tmp/strace.txt; wc -l /tmp/strace.txt
 else echo "no strace"; fi

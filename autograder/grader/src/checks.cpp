@@ -1,5 +1,6 @@
-// The correctness phase of a grading: every lab's public and hidden suites (checkers over one lab,
-// or over several labs of one operation), then compute-sanitizer once per operation.
+// The correctness phase of a grading: every lab's public and hidden suites (checkers over several
+// labs of any operations, then a checker over one lab where its part was not a whole pass), then
+// compute-sanitizer (checkers over several labs of any operations).
 #include "checks.hpp"
 
 #include <reduce_grade/gtest_suite.hpp>
@@ -67,20 +68,26 @@ std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab) {
   return cl != nullptr ? plan_ops(c.course, *cl) : std::vector<OpPlan>{};
 }
 
-/// The checker's arguments that name the lab under test (the checker starts its runner).
+/// The checker's arguments that name the lab under test (the checker starts its runner) and
+/// select its operation's suites of \p kind.
 std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,
-                                  const OpPlan& plan) {
+                                  const OpPlan& plan, SuiteKind kind) {
   const CourseLab* cl = c.course.find(lab);
-  return {"--lab=" + c.p.build.manifest.library(lab, plan.op).string(),
-          "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")), "--lab-name=" + lab};
+  std::vector<std::string> args = {
+      "--lab=" + c.p.build.manifest.library(lab, plan.op).string(),
+      "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")), "--lab-name=" + lab};
+  for (std::string& arg : c.p.course->manifest.suites(plan.op, kind).args())
+    args.push_back(std::move(arg));
+  return args;
 }
 
 SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
                            bool hidden) {
   const Limits& limits = c.rubric.limits;
+  const SuiteKind kind = hidden ? SuiteKind::kHidden : SuiteKind::kPublic;
   SuiteOptions so;
-  so.binary = c.p.course->manifest.checker(plan.op, hidden);
-  so.args = lab_args(c, lab, plan);
+  so.binary = c.p.course->manifest.suites(plan.op, kind).checker;
+  so.args = lab_args(c, lab, plan, kind);
   so.env = c.env;
   so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
   so.output_cap = limits.output_cap_bytes;
@@ -90,11 +97,12 @@ SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const
   return so;
 }
 
-/// The public and hidden suites of \p plan in one checker process (its graded checker).
+/// The public and hidden suites of \p plan in one checker process (the graded checker).
 SuiteOptions graded_suite_options(const LabRunContext& c, const std::string& lab,
                                   const OpPlan& plan) {
   SuiteOptions so = suite_options(c, lab, plan, false);
-  so.binary = c.p.course->manifest.graded_checker(plan.op);
+  so.binary = c.p.course->manifest.suites(plan.op, SuiteKind::kGraded).checker;
+  so.args = lab_args(c, lab, plan, SuiteKind::kGraded);
   // The larger limit, not the sum: the hidden suites add seconds to a run, and a lab that hangs
   // would otherwise hold its slot for both limits.
   so.timeout_s = std::max(c.rubric.limits.test_timeout_s, c.rubric.limits.hidden_timeout_s);
@@ -102,11 +110,25 @@ SuiteOptions graded_suite_options(const LabRunContext& c, const std::string& lab
   return so;
 }
 
+/// \p lab's part of a several-lab checker: its library of \p plan's operation and the filter of
+/// that operation's suites of \p kind.
+PlannedLab planned_part(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
+                        SuiteKind kind) {
+  const CourseLab* cl = c.course.find(lab);
+  const SuiteSelection suites = c.p.course->manifest.suites(plan.op, kind);
+  return {lab,
+          plan.op,
+          cl != nullptr ? cl->order : std::string("tree"),
+          suites.entry,
+          c.p.build.manifest.library(lab, plan.op),
+          {suites.filter}};
+}
+
 /// One process of the tests' phase: a public or hidden suite of one of a lab's operations, or
 /// both at once (kGraded: one CUDA context and one runner start fewer). Its result goes to
 /// LabFacts::tests or hidden at \p slot (kGraded: hidden at \p hidden_slot), so the lists keep
-/// the plans' order however the steps finish. (compute-sanitizer runs after every lab's tests,
-/// one checker per operation: sanitize_labs().)
+/// the plans' order however the steps finish. (compute-sanitizer runs after every lab's tests:
+/// sanitize_labs().)
 struct CheckStep {
   enum class Kind { kPublic, kHidden, kGraded };
   Kind kind = Kind::kPublic;
@@ -122,7 +144,7 @@ struct CheckStep {
 /// True when \p plan's public and hidden suites run in one process.
 bool graded_together(const LabRunContext& c, const OpPlan& plan) {
   return plan.public_tests && plan.hidden_tests &&
-         !c.p.course->manifest.graded_checker(plan.op).empty();
+         !c.p.course->manifest.suites(plan.op, SuiteKind::kGraded).checker.empty();
 }
 
 /// The first steps of a lab: its public suites (with its hidden ones where the course built
@@ -210,6 +232,23 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
   (hidden ? f.hidden : f.tests)[step.slot] = std::move(run);
 }
 
+/// Stores the run of \p step's part in a several-lab checker (run_test_groups()) in \p f: a
+/// graded step's public and hidden tests apart (split_hidden()).
+void store_group_run(const CheckStep& step, const SuiteRun& run, LabFacts& f,
+                     const LabRunContext& c) {
+  if (step.kind != CheckStep::Kind::kGraded) {
+    c.progress.line(fmt::format("{}{} ({}): public tests {}", c.tag, f.lab, step.plan.op,
+                                suite_line(run, false)));
+    f.tests[step.slot] = run;
+    return;
+  }
+  auto [pub, hidden] = split_hidden(run);
+  c.progress.line(fmt::format("{}{} ({}): public tests {}; hidden tests {}", c.tag, f.lab,
+                              step.plan.op, suite_line(pub, false), suite_line(hidden)));
+  f.tests[step.slot] = std::move(pub);
+  f.hidden[step.hidden_slot] = std::move(hidden);
+}
+
 /// Stores what a step that threw leaves: its suites, not run, with \p what
 /// as their problem. The lab loses what the step would have earned; nothing else does.
 void fail_step(const CheckStep& step, LabFacts& f, const LabRunContext& c,
@@ -259,16 +298,39 @@ void run_in_parallel(std::size_t count, int threads, const std::function<void(st
   for (std::thread& t : pool) t.join();
 }
 
-/// One operation's labs under compute-sanitizer: where each lab's runs go in LabFacts::sanitizer.
+/// Splits the indices of \p weights into up to \p count groups of about equal total weight: the
+/// heaviest first, each into the lightest group so far. No group is empty.
+std::vector<std::vector<std::size_t>> balanced_groups(const std::vector<double>& weights,
+                                                      std::size_t count) {
+  std::vector<std::size_t> heaviest(weights.size());
+  for (std::size_t i = 0; i < heaviest.size(); ++i) heaviest[i] = i;
+  std::stable_sort(heaviest.begin(), heaviest.end(),
+                   [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+  std::vector<std::vector<std::size_t>> groups(
+      std::min(std::max<std::size_t>(count, 1), weights.size()));
+  std::vector<double> load(groups.size(), 0.0);
+  for (std::size_t i : heaviest) {
+    const std::size_t g =
+        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    groups[g].push_back(i);
+    load[g] += weights[i];
+  }
+  return groups;
+}
+
+/// One lab's operation under compute-sanitizer: where its runs go in LabFacts::sanitizer.
 struct SanitizedMember {
   std::size_t lab;        ///< index into PreparedSubmission::labs
+  OpPlan plan;            ///< the operation
   std::size_t slot;       ///< its place among the lab's sanitized operations
   std::size_t sanitized;  ///< the lab's sanitized operations (a tool's runs are that far apart)
 };
 
-/// The group of \p op's labs \p members for run_sanitizer_group(): its checker's log in
-/// logs/sanitizer/, each lab's own spec (for a run alone) with the log it always had.
-SanitizerGroupSpec sanitizer_group_spec(const PreparedSubmission& p, const std::string& op,
+/// The sanitizer group of \p members (labs of any operations) for run_sanitizer_group(): its
+/// checker's log logs/sanitizer/<name>.log; each part runs its operation's public tests at the
+/// rubric's sizes for that operation; each lab's own spec (for a run alone) has the log it
+/// always had.
+SanitizerGroupSpec sanitizer_group_spec(const PreparedSubmission& p, const std::string& name,
                                         const std::vector<SanitizedMember>& members,
                                         const LabRunContext& c) {
   const Limits& limits = c.rubric.limits;
@@ -276,36 +338,63 @@ SanitizerGroupSpec sanitizer_group_spec(const PreparedSubmission& p, const std::
   SanitizerSpec& common = spec.common;
   common.sanitizer = c.sanitizer;
   common.tools = c.rubric.sanitizer.tools;
-  common.checker = c.p.course->manifest.checker(op, false);
-  common.filter = c.rubric.sanitizer.filter_for(op);
+  common.checker = c.p.course->manifest.public_checker;
   common.env = c.env;
   common.runner_prefix = c.sandbox;
   common.timeout_s = limits.sanitizer_timeout_s;
   common.output_cap = limits.output_cap_bytes;
-  common.log_file = c.logs / "sanitizer" / (op + ".log");
+  common.log_file = c.logs / "sanitizer" / (name + ".log");
   for (const SanitizedMember& m : members) {
     const LabFacts& f = p.labs[m.lab];
-    const CourseLab* cl = c.course.find(f.lab);
-    OpPlan plan;
-    plan.op = op;
-    SanitizerSpec alone = common;
-    alone.args = lab_args(c, f.lab, plan);
-    alone.log_file =
+    const std::string& op = m.plan.op;
+    SanitizedLab lab;
+    lab.part = planned_part(c, f.lab, m.plan, SuiteKind::kPublic);
+    lab.part.filters.push_back(c.rubric.sanitizer.filter_for(op));
+    lab.alone = common;
+    lab.alone.checker = c.p.course->manifest.suites(op, SuiteKind::kPublic).checker;
+    lab.alone.args = lab_args(c, f.lab, m.plan, SuiteKind::kPublic);
+    lab.alone.filter = c.rubric.sanitizer.filter_for(op);
+    lab.alone.log_file =
         c.logs / f.lab / (m.sanitized > 1 ? op + "_sanitizer.log" : std::string("sanitizer.log"));
-    spec.labs.push_back({f.lab, cl != nullptr ? cl->order : std::string("tree"),
-                         c.p.build.manifest.library(f.lab, op), std::move(alone)});
+    spec.labs.push_back(std::move(lab));
   }
   return spec;
 }
 
+/// Stores the runs of \p members (one list per member, one run per tool, or \p problem where
+/// the group gave none) in their labs' facts.
+void store_sanitizer_runs(PreparedSubmission& p, const std::vector<SanitizedMember>& members,
+                          std::vector<std::vector<SanitizerRun>>& runs, const std::string& problem,
+                          const LabRunContext& c) {
+  const std::vector<std::string>& tools = c.rubric.sanitizer.tools;
+  for (std::size_t k = 0; k < members.size(); ++k) {
+    const SanitizedMember& m = members[k];
+    LabFacts& f = p.labs[m.lab];
+    for (std::size_t t = 0; t < tools.size(); ++t) {
+      SanitizerRun run;
+      if (k < runs.size() && t < runs[k].size()) run = std::move(runs[k][t]);
+      if (run.tool.empty()) {
+        run.tool = tools[t];
+        run.problem = problem.empty() ? "the sanitizer's run gave no result" : problem;
+      }
+      if (m.sanitized > 1) run.op = m.plan.op;
+      c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
+                                  run.clean() ? " - clean" : "", run.seconds,
+                                  run.unconfined.empty() ? "" : "; " + run.unconfined));
+      f.sanitizer[t * m.sanitized + m.slot] = std::move(run);
+    }
+  }
+}
+
 /// The compute-sanitizer step of every lab of \p labs that still has one (drop_after_hang()):
-/// one checker per operation over all its labs (run_sanitizer_group(): for each tool one lab
-/// process serves them all, and a lab runs alone only where the group's reports cannot say
-/// whose a finding is), up to parallel_checks operations at once.
+/// every (lab, operation) with public tests, of any operation, split into up to
+/// limits.sanitizer_checkers groups; each group is one checker (run_sanitizer_group(): for each
+/// tool one lab process serves the whole group, and a lab runs alone only where the group's
+/// reports cannot say whose a finding is).
 void sanitize_labs(PreparedSubmission& p, const std::vector<std::size_t>& labs,
                    const LabRunContext& c) {
   if (c.sanitizer.empty()) return;
-  std::map<std::string, std::vector<SanitizedMember>> groups;
+  std::vector<SanitizedMember> members;
   for (std::size_t i : labs) {
     const LabFacts& f = p.labs[i];
     if (f.sanitizer.empty()) continue;
@@ -314,24 +403,22 @@ void sanitize_labs(PreparedSubmission& p, const std::vector<std::size_t>& labs,
         plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
     std::size_t slot = 0;
     for (const OpPlan& plan : plans)
-      if (plan.public_tests) groups[plan.op].push_back({i, slot++, sanitized});
+      if (plan.public_tests) members.push_back({i, plan, slot++, sanitized});
   }
-  std::vector<std::pair<std::string, std::vector<SanitizedMember>>> order(groups.begin(),
-                                                                          groups.end());
-  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-    return a.second.size() > b.second.size();  // the longest first
-  });
   const Limits& limits = c.rubric.limits;
-  const std::vector<std::string>& tools = c.rubric.sanitizer.tools;
+  const auto groups = balanced_groups(std::vector<double>(members.size(), 1.0),
+                                      static_cast<std::size_t>(limits.sanitizer_checkers));
   std::mutex facts;  // the labs' facts, written by several groups
-  run_in_parallel(order.size(), limits.parallel_checks, [&](std::size_t g) {
-    const std::string& op = order[g].first;
-    const std::vector<SanitizedMember>& members = order[g].second;
-    const SanitizerGroupSpec spec = sanitizer_group_spec(p, op, members, c);
+  run_in_parallel(groups.size(), limits.parallel_checks, [&](std::size_t g) {
+    std::vector<SanitizedMember> group;
     std::vector<std::string> names;
-    for (const SanitizedLab& lab : spec.labs) names.push_back(lab.name);
-    c.progress.line(fmt::format("{}compute-sanitizer --tool {} ({}): {}", c.tag,
-                                join(tools, ", then "), op, join(names, ", ")));
+    for (std::size_t k : groups[g]) {
+      group.push_back(members[k]);
+      names.push_back(fmt::format("{} ({})", p.labs[members[k].lab].lab, members[k].plan.op));
+    }
+    const SanitizerGroupSpec spec = sanitizer_group_spec(p, fmt::format("group_{}", g), group, c);
+    c.progress.line(fmt::format("{}compute-sanitizer --tool {}: {}", c.tag,
+                                join(c.rubric.sanitizer.tools, ", then "), join(names, ", ")));
     std::vector<std::vector<SanitizerRun>> runs;
     std::string problem;
     try {
@@ -342,97 +429,120 @@ void sanitize_labs(PreparedSubmission& p, const std::vector<std::size_t>& labs,
       problem = internal_error_message("an exception that is not a std::exception");
     }
     const std::lock_guard<std::mutex> lock(facts);
-    for (std::size_t k = 0; k < members.size(); ++k) {
-      const SanitizedMember& m = members[k];
-      LabFacts& f = p.labs[m.lab];
-      for (std::size_t t = 0; t < tools.size(); ++t) {
-        SanitizerRun run;
-        if (k < runs.size() && t < runs[k].size()) run = std::move(runs[k][t]);
-        if (run.tool.empty()) {
-          run.tool = tools[t];
-          run.problem = problem.empty() ? "the sanitizer's run gave no result" : problem;
-        }
-        if (m.sanitized > 1) run.op = op;
-        c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
-                                    run.clean() ? " - clean" : "", run.seconds,
-                                    run.unconfined.empty() ? "" : "; " + run.unconfined));
-        f.sanitizer[t * m.sanitized + m.slot] = std::move(run);
-      }
-    }
+    store_sanitizer_runs(p, group, runs, problem, c);
   });
 }
 
-/// Labs of one operation per several-lab checker: fewer start more processes, more run longer
-/// one after another while the other checkers are done.
-constexpr std::size_t kLabsPerChecker = 4;
+/// One part of the tests' several-lab checkers: a lab's suites of one operation.
+struct TestMember {
+  std::size_t lab;  ///< index into PreparedSubmission::labs
+  OpPlan plan;      ///< the operation
+  SuiteKind kind;   ///< kGraded (public and hidden in one process) or kPublic
+};
 
-/// The graded checkers of operations that several labs share, each over up to kLabsPerChecker
-/// of them (run_gtest_suite_labs(): one checker and one lab process instead of one of each per
-/// lab). Returns, per (lab index, operation), the run of a lab whose tests all passed there;
-/// every other lab runs alone afterwards, as a lab of its own operation does.
-std::map<std::pair<std::size_t, std::string>, SuiteRun> run_graded_groups(
+/// The tests' several-lab checkers: every (lab, operation) with public tests, of any operation,
+/// in up to parallel_checks checkers of about equal numbers of tests (run_gtest_suite_labs():
+/// one checker and one lab process per group instead of one of each per lab and operation).
+/// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
+/// other part runs alone afterwards, with every rule of a lone run.
+std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
     const PreparedSubmission& p, const std::vector<std::size_t>& order, const LabRunContext& c) {
-  std::map<std::string, std::vector<std::size_t>> by_op;
+  std::vector<TestMember> members;
+  std::vector<PlannedLab> parts;
   for (std::size_t i : order)
-    for (const OpPlan& plan : lab_plans(c, p.labs[i].lab))
-      if (plan.public_tests && graded_together(c, plan)) by_op[plan.op].push_back(i);
-  std::vector<std::pair<std::string, std::vector<std::size_t>>> groups;
-  for (const auto& [op, labs] : by_op) {
-    if (labs.size() < 2) continue;
-    const std::size_t count = (labs.size() + kLabsPerChecker - 1) / kLabsPerChecker;
-    for (std::size_t g = 0; g < count; ++g) {
-      groups.push_back({op, {}});
-      for (std::size_t k = g; k < labs.size(); k += count) groups.back().second.push_back(labs[k]);
+    for (const OpPlan& plan : lab_plans(c, p.labs[i].lab)) {
+      if (!plan.public_tests) continue;
+      members.push_back(
+          {i, plan, graded_together(c, plan) ? SuiteKind::kGraded : SuiteKind::kPublic});
+      parts.push_back(planned_part(c, p.labs[i].lab, plan, members.back().kind));
     }
-  }
   std::map<std::pair<std::size_t, std::string>, SuiteRun> results;
+  if (members.size() < 2) return results;
+  SuiteOptions options = graded_suite_options(c, p.labs[members[0].lab].lab, members[0].plan);
+  options.binary = c.p.course->manifest.grading_checker();
+  options.log_dir = c.logs / "tests";
+  options.log_stem = "plan";
+  std::string problem;
+  const std::vector<std::vector<std::string>> tests = list_lab_tests(options, parts, &problem);
+  if (tests.empty()) {  // every part runs alone, and says why
+    c.progress.line(fmt::format("{}tests: {}", c.tag, clip(problem, 1, 200)));
+    return results;
+  }
+  std::vector<double> weights;
+  for (const std::vector<std::string>& t : tests) weights.push_back(static_cast<double>(t.size()));
+  const auto groups =
+      balanced_groups(weights, static_cast<std::size_t>(c.rubric.limits.parallel_checks));
   std::mutex mutex;
   run_in_parallel(groups.size(), c.rubric.limits.parallel_checks, [&](std::size_t g) {
-    const auto& [op, members] = groups[g];
-    OpPlan plan;
-    plan.op = op;
-    SuiteOptions options = graded_suite_options(c, p.labs[members.front()].lab, plan);
-    options.log_dir = c.logs / "tests";
-    options.log_stem = fmt::format("{}_graded_{}", op, g);
-    std::vector<PlannedLab> planned;
+    std::vector<PlannedLab> group;
+    std::vector<std::vector<std::string>> group_tests;
     std::vector<std::string> names;
-    for (std::size_t i : members) {
-      const std::string& lab = p.labs[i].lab;
-      const CourseLab* cl = c.course.find(lab);
-      planned.push_back({lab, cl != nullptr ? cl->order : std::string("tree"),
-                         c.p.build.manifest.library(lab, op)});
-      names.push_back(lab);
+    for (std::size_t k : groups[g]) {
+      group.push_back(parts[k]);
+      group_tests.push_back(tests[k]);
+      names.push_back(fmt::format("{} ({})", parts[k].name, parts[k].op));
     }
-    c.progress.line(
-        fmt::format("{}public and hidden tests ({}): {}", c.tag, op, join(names, ", ")));
+    SuiteOptions mine = options;
+    mine.log_stem = fmt::format("group_{}", g);
+    c.progress.line(fmt::format("{}tests in one checker: {}", c.tag, join(names, ", ")));
     LabsRun run;
     try {
-      run = run_gtest_suite_labs(options, planned);
+      run = run_gtest_suite_labs(mine, group, group_tests);
     } catch (const std::exception&) {
-      return;  // every lab of the group runs alone
+      return;  // every part of the group runs alone
     }
     const std::lock_guard<std::mutex> lock(mutex);
     c.counts.checkers += run.startups.contexts;
     c.counts.lab_processes += run.startups.lab_processes;
-    for (std::size_t k = 0; k < members.size(); ++k)
+    for (std::size_t k = 0; k < groups[g].size(); ++k)
       if (run.labs[k]) {
-        SuiteRun lab_run = std::move(*run.labs[k]);
-        lab_run.op = op;
-        results[{members[k], op}] = std::move(lab_run);
+        const TestMember& m = members[groups[g][k]];
+        SuiteRun part = std::move(*run.labs[k]);
+        part.op = m.plan.op;
+        results[{m.lab, m.plan.op}] = std::move(part);
       }
   });
   return results;
+}
+
+/// Every step of the labs \p order, public suites first, queued to run alone but for those whose
+/// part passed in the several-lab checkers (run_test_groups(), which run first: their results go
+/// to the labs' facts). \p public_left counts each lab's public steps left in the queue.
+std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::size_t>& order,
+                                  std::map<std::size_t, std::size_t>& public_left,
+                                  const LabRunContext& c) {
+  std::deque<CheckStep> queue;
+  for (std::size_t i : order) {
+    std::vector<CheckStep> steps = public_steps(i, p.labs[i], c);
+    public_left[i] = steps.size();
+    for (CheckStep& s : steps) queue.push_back(std::move(s));
+  }
+  for (std::size_t i : order)
+    for (CheckStep& s : other_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
+  const auto grouped = run_test_groups(p, order, c);
+  for (auto it = queue.begin(); it != queue.end();) {
+    const auto found = it->is_public() ? grouped.find({it->lab, it->plan.op}) : grouped.end();
+    if (found == grouped.end()) {
+      ++it;
+      continue;
+    }
+    store_group_run(*it, found->second, p.labs[it->lab], c);
+    --public_left[it->lab];
+    it = queue.erase(it);
+  }
+  return queue;
 }
 
 }  // namespace
 
 /// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
 /// at once; within them, at most parallel_labs tests at once hold inputs of several GiB (the
-/// checkers share that many large-memory slots, REDUCE_MEMORY_SLOTS). Every step is queued at
-/// the start, the public suites first (labs with more operations, then serial-order labs, since
-/// their suites take longest), then hidden suites that run apart. A lab whose public suite hangs
-/// loses its queued steps. Then compute-sanitizer, once per operation (sanitize_labs()). Returns
-/// false when the tests say there is no CUDA device after all.
+/// checkers share that many large-memory slots, REDUCE_MEMORY_SLOTS). Every lab's tests run
+/// first in several-lab checkers (run_test_groups()); every step they did not pass is queued,
+/// the public suites first (labs with more operations, then serial-order labs, since their
+/// suites take longest), then hidden suites that run apart, and runs alone. A lab whose public
+/// suite hangs loses its queued steps. Then compute-sanitizer (sanitize_labs()). Returns false
+/// when the tests say there is no CUDA device after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
                 const LabRunContext& c) {
   std::vector<std::size_t> order = runnable;
@@ -443,34 +553,8 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   };
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t a, std::size_t b) { return weight(a) > weight(b); });
-  std::deque<CheckStep> queue;
   std::map<std::size_t, std::size_t> public_left;
-  for (std::size_t i : order) {
-    std::vector<CheckStep> steps = public_steps(i, p.labs[i], c);
-    public_left[i] = steps.size();
-    for (CheckStep& s : steps) queue.push_back(std::move(s));
-  }
-  for (std::size_t i : order)
-    for (CheckStep& s : other_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
-  // Operations that several labs share go first, in checkers over several labs; what passed
-  // there leaves the queue.
-  const auto grouped = run_graded_groups(p, order, c);
-  for (auto it = queue.begin(); it != queue.end();) {
-    const auto found =
-        it->kind == CheckStep::Kind::kGraded ? grouped.find({it->lab, it->plan.op}) : grouped.end();
-    if (found == grouped.end()) {
-      ++it;
-      continue;
-    }
-    LabFacts& f = p.labs[it->lab];
-    auto [pub, hidden] = split_hidden(found->second);
-    c.progress.line(fmt::format("{}{}: public tests {}; hidden tests {}", c.tag, f.lab,
-                                suite_line(pub, false), suite_line(hidden)));
-    f.tests[it->slot] = std::move(pub);
-    f.hidden[it->hidden_slot] = std::move(hidden);
-    --public_left[it->lab];
-    it = queue.erase(it);
-  }
+  std::deque<CheckStep> queue = queue_steps(p, order, public_left, c);
   const Limits& limits = c.rubric.limits;
   std::mutex mutex;
   std::condition_variable changed;

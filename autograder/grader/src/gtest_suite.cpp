@@ -385,8 +385,12 @@ std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run) {
 
 void write_lab_plan(const fs::path& file, const std::vector<PlannedLab>& labs) {
   std::ofstream out(file);
-  for (const PlannedLab& lab : labs)
-    out << lab.name << '\t' << lab.order << '\t' << lab.library.string() << '\n';
+  for (const PlannedLab& lab : labs) {
+    out << lab.name << '\t' << lab.op << '\t' << lab.order << '\t' << lab.entry << '\t'
+        << lab.library.string();
+    for (const std::string& filter : lab.filters) out << '\t' << filter;
+    out << '\n';
+  }
 }
 
 std::string lab_mark() {
@@ -394,7 +398,7 @@ std::string lab_mark() {
 }
 
 std::map<std::pair<std::size_t, std::size_t>, std::string> split_lab_output(
-    const std::string& output, const std::string& mark, const std::vector<std::string>& names) {
+    const std::string& output, const std::string& mark, const std::vector<std::string>& labels) {
   const std::string head = "[ lab      ] " + mark + " ";
   std::vector<std::size_t> starts;
   for (std::size_t at = output.rfind(head, 0) == 0 ? 0 : output.find("\n" + head);
@@ -407,60 +411,117 @@ std::map<std::pair<std::size_t, std::size_t>, std::string> split_lab_output(
     const auto space = words.find(' ');
     const auto repetition = parse_count(words.substr(0, space));
     if (!repetition || space == std::string::npos) continue;
-    const auto name = std::find(names.begin(), names.end(), words.substr(space + 1));
-    if (name == names.end()) continue;
+    const auto name = std::find(labels.begin(), labels.end(), words.substr(space + 1));
+    if (name == labels.end()) continue;
     const std::size_t end = k + 1 < starts.size() ? starts[k + 1] : output.size();
-    parts[{static_cast<std::size_t>(*repetition), static_cast<std::size_t>(name - names.begin())}] =
-        output.substr(eol, end - eol);
+    parts[{static_cast<std::size_t>(*repetition),
+           static_cast<std::size_t>(name - labels.begin())}] = output.substr(eol, end - eol);
   }
   return parts;
 }
 
-LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs) {
-  LabsRun result;
-  result.labs.resize(labs.size());
-  const double start = now_seconds();
-  std::error_code ec;
-  if (!options.log_dir.empty()) fs::create_directories(options.log_dir, ec);
-  SuiteRun listing;
-  const std::vector<std::string> names = list_tests(options, listing);
-  if (names.empty() || options.log_dir.empty()) return result;
+namespace {
+
+/// The labels of \p labs' parts, in order.
+std::vector<std::string> part_labels(const std::vector<PlannedLab>& labs) {
+  std::vector<std::string> labels;
+  for (const PlannedLab& lab : labs) labels.push_back(lab.label());
+  return labels;
+}
+
+/// The checker of \p options over the plan of \p labs, written beside its logs as
+/// `<stem>.labs.txt` (the grader's logs, which no lab process sees), its parts opened by \p mark
+/// (in the environment: see lab_mark()).
+ProcessSpec plan_checker(const SuiteOptions& options, const std::vector<PlannedLab>& labs,
+                         const std::string& mark) {
   const fs::path plan = suite_log(options, ".labs.txt");
   write_lab_plan(plan, labs);
-  const std::string mark = lab_mark();
   SuiteOptions group = options;
   group.args = {"--labs-file=" + plan.string()};
   // The mark travels in the environment, which /proc shows to no other process of the user
   // (the checker is not dumpable), where a command line is public.
   group.env.emplace_back("REDUCE_LAB_MARK", mark);
-  ProcessSpec spec = checker_spec(group);
+  return checker_spec(group);
+}
+
+/// Whether the part \p output ran every test of \p tests and each passed.
+bool whole_pass(const std::string& output, const std::vector<std::string>& tests,
+                std::map<std::string, TestOutcome>& done) {
+  const StreamParse parse = parse_gtest_stream(output);
+  for (const TestOutcome& o : parse.finished) done[o.name] = o;
+  return !tests.empty() && parse.completed && !parse.in_progress && !parse.no_gpu &&
+         std::all_of(tests.begin(), tests.end(), [&](const std::string& n) {
+           const auto it = done.find(n);
+           return it != done.end() && it->second.result == TestResult::kPassed;
+         });
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> list_lab_tests(const SuiteOptions& options,
+                                                     const std::vector<PlannedLab>& labs,
+                                                     std::string* problem) {
+  std::error_code ec;
+  if (options.log_dir.empty()) {
+    if (problem != nullptr) *problem = "no log folder for the plan";
+    return {};
+  }
+  fs::create_directories(options.log_dir, ec);
+  const std::string mark = lab_mark();
+  ProcessSpec spec = plan_checker(options, labs, mark);
+  spec.argv.push_back("--gtest_list_tests");
+  spec.timeout_s = std::min(60.0, options.timeout_s);
+  spec.log_file = suite_log(options, ".list.log");
+  const ProcessResult listed = run_process(spec);
+  const auto parts = split_lab_output(listed.output, mark, part_labels(labs));
+  if (!listed.succeeded() || parts.size() != labs.size()) {
+    if (problem != nullptr)
+      *problem = fmt::format("the checker does not list its tests ({}):\n{}", listed.describe(),
+                             clip(listed.output, 15, 3000));
+    return {};
+  }
+  std::vector<std::vector<std::string>> tests;
+  for (std::size_t i = 0; i < labs.size(); ++i) tests.push_back(parse_gtest_list(parts.at({0, i})));
+  return tests;
+}
+
+LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs) {
+  const std::vector<std::vector<std::string>> tests = list_lab_tests(options, labs);
+  if (tests.empty()) {
+    LabsRun none;
+    none.labs.resize(labs.size());
+    return none;
+  }
+  return run_gtest_suite_labs(options, labs, tests);
+}
+
+LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs,
+                             const std::vector<std::vector<std::string>>& tests) {
+  LabsRun result;
+  result.labs.resize(labs.size());
+  const double start = now_seconds();
+  std::error_code ec;
+  if (tests.size() != labs.size() || options.log_dir.empty()) return result;
+  fs::create_directories(options.log_dir, ec);
+  const std::string mark = lab_mark();
+  ProcessSpec spec = plan_checker(options, labs, mark);
   spec.argv.push_back("--gtest_color=no");
   spec.argv.push_back("--gtest_output=json:" + suite_log(options, ".json").string());
   spec.log_file = suite_log(options, ".log");
   const ProcessResult r = run_process(spec);
   result.seconds = now_seconds() - start;
   result.startups = checker_startups(r.output);
-  std::vector<std::string> lab_names;
-  for (const PlannedLab& lab : labs) lab_names.push_back(lab.name);
-  const auto parts = split_lab_output(r.output, mark, lab_names);
+  const auto parts = split_lab_output(r.output, mark, part_labels(labs));
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const auto part = parts.find({0, i});
-    if (part == parts.end()) continue;
-    const StreamParse parse = parse_gtest_stream(part->second);
     std::map<std::string, TestOutcome> done;
-    for (const TestOutcome& o : parse.finished) done[o.name] = o;
-    const bool all_passed = parse.completed && !parse.in_progress && !parse.no_gpu &&
-                            std::all_of(names.begin(), names.end(), [&](const std::string& n) {
-                              const auto it = done.find(n);
-                              return it != done.end() && it->second.result == TestResult::kPassed;
-                            });
-    if (!all_passed) continue;
+    if (part == parts.end() || !whole_pass(part->second, tests[i], done)) continue;
     SuiteRun run;
     run.ran = true;
     run.attempts = 1;
     run.seconds = result.seconds / static_cast<double>(labs.size());
     run.logs = {spec.log_file.string()};
-    for (const std::string& n : names) run.tests.push_back(done[n]);
+    for (const std::string& n : tests[i]) run.tests.push_back(done[n]);
     result.labs[i] = std::move(run);
   }
   return result;

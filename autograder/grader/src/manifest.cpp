@@ -6,15 +6,36 @@
 
 namespace reduce::grade {
 
-fs::path BuildManifest::checker(const std::string& op, bool hidden) const {
-  const auto it = checkers.find(op);
-  if (it == checkers.end()) return {};
-  return hidden ? it->second.hidden_suite : it->second.public_suite;
+std::vector<std::string> SuiteSelection::args() const {
+  return {"--lab-entry=" + entry, "--lab-filter=" + filter};
 }
 
-fs::path BuildManifest::graded_checker(const std::string& op) const {
-  const auto it = checkers.find(op);
-  return it == checkers.end() ? fs::path() : it->second.graded;
+SuiteSelection BuildManifest::suites(const std::string& op, SuiteKind kind) const {
+  const auto it = operations.find(op);
+  if (it == operations.end()) return {};
+  const OperationSuites& o = it->second;
+  SuiteSelection s;
+  s.entry = o.entry;
+  switch (kind) {
+    case SuiteKind::kPublic:
+      s.checker = public_checker;
+      s.filter = o.public_filter;
+      break;
+    case SuiteKind::kHidden:
+      s.checker = graded_checker;
+      s.filter = o.hidden_filter;
+      break;
+    case SuiteKind::kGraded:
+      s.checker = graded_checker;
+      s.filter = o.graded_filter;
+      break;
+  }
+  if (s.filter.empty()) s.checker.clear();
+  return s;
+}
+
+fs::path BuildManifest::grading_checker() const {
+  return graded_checker.empty() ? public_checker : graded_checker;
 }
 
 fs::path BuildManifest::library(const std::string& lab, const std::string& op) const {
@@ -40,9 +61,14 @@ BuildManifest parse_manifest(const std::string& text, const fs::path& file) {
       if (!compiler.empty()) m.host_compilers.push_back(compiler);
     m.contract_include_dir = j.at("contract_include_dir").get<std::string>();
     m.contract_headers = j.at("contract_headers").get<std::vector<std::string>>();
+    if (const auto checkers = j.find("checkers"); checkers != j.end()) {
+      m.public_checker = checkers->value("public", std::string());
+      m.graded_checker = checkers->value("graded", std::string());
+    }
     for (const auto& [op, entry] : j.at("operations").items())
-      m.checkers[op] = {entry.value("public", std::string()), entry.value("hidden", std::string()),
-                        entry.value("graded", std::string())};
+      m.operations[op] = {entry.value("entry", op), entry.value("public_filter", std::string()),
+                          entry.value("hidden_filter", std::string()),
+                          entry.value("graded_filter", std::string())};
     const nlohmann::json& trees = j.at("trees");
     const nlohmann::json* tree = trees.contains("submission") ? &trees.at("submission") : nullptr;
     if (tree == nullptr && !trees.empty()) tree = &trees.begin().value();

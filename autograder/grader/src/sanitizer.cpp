@@ -235,7 +235,7 @@ ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::
   ps.argv = {spec.checker.string()};
   ps.argv.insert(ps.argv.end(), args.begin(), args.end());
   ps.argv.push_back("--gtest_color=no");
-  ps.argv.push_back("--gtest_filter=" + spec.filter);
+  if (!spec.filter.empty()) ps.argv.push_back("--gtest_filter=" + spec.filter);
   ps.argv.push_back("--gtest_repeat=" + std::to_string(spec.tools.size()));
   ps.env = spec.env;
   // The sandbox first (this spec's, which replaces the environment's), then the tool.
@@ -333,16 +333,16 @@ std::vector<std::vector<SanitizerRun>> run_sanitizer_group(const SanitizerGroupS
   const fs::path plan =
       common.log_file.parent_path() / (common.log_file.stem().string() + ".labs.txt");
   std::vector<PlannedLab> planned;
-  for (const SanitizedLab& lab : spec.labs) planned.push_back({lab.name, lab.order, lab.library});
+  for (const SanitizedLab& lab : spec.labs) planned.push_back(lab.part);
   write_lab_plan(plan, planned);
   const std::string mark = lab_mark();
   SanitizerSpec group = common;
   group.timeout_s = common.timeout_s * static_cast<double>(spec.labs.size());
   group.env.emplace_back("REDUCE_LAB_MARK", mark);  // not on the command line: see lab_mark()
   const ProcessResult r = run_process(sanitizer_checker(group, {"--labs-file=" + plan.string()}));
-  std::vector<std::string> names;
-  for (const SanitizedLab& lab : spec.labs) names.push_back(lab.name);
-  const auto parts = split_lab_output(r.output, mark, names);
+  std::vector<std::string> labels;
+  for (const SanitizedLab& lab : spec.labs) labels.push_back(lab.part.label());
+  const auto parts = split_lab_output(r.output, mark, labels);
   std::vector<std::vector<std::string>> alone(spec.labs.size());  // tools to run a lab alone
   for (std::size_t t = 0; t < common.tools.size(); ++t) {
     const std::string& tool = common.tools[t];

@@ -14,7 +14,7 @@ class CourseBuildTest : public ::testing::Test {
     dir_ = make_temp_dir("reduce-grade-course-");
     build_.dir = dir_ / "build";
     build_.course_root = dir_ / "course";
-    write_file(build_.dir / "bin" / "sum_test", "checker");
+    write_file(build_.dir / "bin" / "course_test", "checker");
     write_file(build_.dir / "lib" / "libreduce_common.so", "library");
     write_file(build_.course_root / "course.json", "{}");
     write_file(build_.course_root / "autograder" / "rubric.toml", "[labs]");
@@ -33,8 +33,8 @@ TEST_F(CourseBuildTest, NothingChangedSaysNothing) {
 }
 
 TEST_F(CourseBuildTest, ARewrittenCheckerIsReported) {
-  write_file(build_.dir / "bin" / "sum_test", "#!/bin/sh\necho PASSED\n");
-  EXPECT_EQ(build_.changes(), "bin/sum_test changed");
+  write_file(build_.dir / "bin" / "course_test", "#!/bin/sh\necho PASSED\n");
+  EXPECT_EQ(build_.changes(), "bin/course_test changed");
 }
 
 TEST_F(CourseBuildTest, AddedAndRemovedFilesAreReported) {

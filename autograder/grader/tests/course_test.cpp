@@ -64,12 +64,19 @@ TEST(CourseLabs, TheRealCourse) {
   }
 }
 
-// The grader splits a graded checker's results by suite name (is_hidden_test): every hidden
-// suite must be named Hidden*, and no public one.
-TEST(CourseSuites, OnlyTheHiddenSuitesAreNamedHidden) {
-  const fs::path root = REDUCE_GRADE_TEST_ROOT;
-  const std::regex declared(R"(\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\(\s*(\w+))");
-  int seen[2] = {0, 0};
+/// One suite declaration of the course's test sources: its file and the names it may stand for
+/// (both of REDUCE_EXTREMUM_PICK(maximum's, minimum's)).
+struct DeclaredSuite {
+  fs::path file;
+  std::vector<std::string> names;
+  bool hidden;  ///< in autograder/hidden/
+};
+
+/// Every suite the course's test sources declare (TEST, TEST_F, TEST_P...).
+std::vector<DeclaredSuite> declared_suites(const fs::path& root) {
+  const std::regex declared(R"(\b(?:TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\(\s*)"
+                            R"((?:REDUCE_EXTREMUM_PICK\(\s*(\w+)\s*,\s*(\w+)\s*\)|(\w+)))");
+  std::vector<DeclaredSuite> suites;
   for (const bool hidden : {false, true}) {
     const fs::path dir = root / "autograder" / (hidden ? "hidden" : "tests");
     for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
@@ -77,14 +84,90 @@ TEST(CourseSuites, OnlyTheHiddenSuitesAreNamedHidden) {
       if (ext != ".cu" && ext != ".cuh" && ext != ".hpp") continue;
       const std::string text = read_file(e.path());
       for (std::sregex_iterator m(text.begin(), text.end(), declared), end; m != end; ++m) {
-        ++seen[hidden];
-        EXPECT_EQ(starts_with((*m)[1].str(), "Hidden"), hidden)
-            << e.path().filename().string() << ": suite " << (*m)[1].str();
+        DeclaredSuite suite{e.path(), {}, hidden};
+        for (int group : {1, 2, 3})
+          if ((*m)[group].matched) suite.names.push_back((*m)[group].str());
+        suites.push_back(std::move(suite));
       }
     }
   }
+  return suites;
+}
+
+// The grader splits a graded checker's results by suite name (is_hidden_test): every hidden
+// suite must be named Hidden*, and no public one.
+TEST(CourseSuites, OnlyTheHiddenSuitesAreNamedHidden) {
+  int seen[2] = {0, 0};
+  for (const DeclaredSuite& suite : declared_suites(REDUCE_GRADE_TEST_ROOT)) {
+    ++seen[suite.hidden];
+    for (const std::string& name : suite.names)
+      EXPECT_EQ(starts_with(name, "Hidden"), suite.hidden)
+          << suite.file.filename().string() << ": suite " << name;
+  }
   EXPECT_GT(seen[0], 20);
   EXPECT_GT(seen[1], 10);
+}
+
+/// An operation in CamelCase, the stem of its suites' names: sum_compensated -> SumCompensated.
+std::string camel_case(const std::string& op) {
+  std::string camel;
+  bool start = true;
+  for (const char ch : op) {
+    if (ch == '_') {
+      start = true;
+      continue;
+    }
+    camel += start ? static_cast<char>(std::toupper(static_cast<unsigned char>(ch))) : ch;
+    start = false;
+  }
+  return camel;
+}
+
+// The build selects an operation's tests in the course's checkers by name (each operation's
+// filters in course-manifest.json, autograder/tests/CMakeLists.txt): every suite of <op>_test.cu
+// is named after the operation in CamelCase (every suite of <op>_hidden_test.cu "Hidden" and
+// that), a shared header's after an operation whose files include it, and none after a longer
+// operation's name (sum's suites are no SumCompensated*).
+TEST(CourseSuites, EveryOperationsSuitesAreNamedAfterIt) {
+  const fs::path root = REDUCE_GRADE_TEST_ROOT;
+  const Course course = load_course(root);
+  std::vector<std::string> stems;
+  for (const CourseOperation& op : course.operations) stems.push_back(camel_case(op.name));
+  // The stems a file's suites may start with: its operation's, or those of the files that
+  // include it (a shared header).
+  const auto stems_of = [&](const fs::path& file, bool hidden) {
+    std::vector<std::string> found;
+    const std::string prefix = hidden ? "Hidden" : "";
+    const std::string suffix = hidden ? "_hidden_test.cu" : "_test.cu";
+    for (const CourseOperation& op : course.operations) {
+      const fs::path source = file.parent_path() / (op.name + suffix);
+      if (file == source ||
+          (fs::exists(source) &&
+           contains(read_file(source), "#include \"" + file.filename().string() + "\"")))
+        found.push_back(prefix + camel_case(op.name));
+    }
+    return found;
+  };
+  for (const DeclaredSuite& suite : declared_suites(root)) {
+    const std::vector<std::string> allowed = stems_of(suite.file, suite.hidden);
+    for (const std::string& name : suite.names) {
+      std::string stem;
+      for (const std::string& s : allowed)
+        if (starts_with(name, s) && s.size() > stem.size()) stem = s;
+      if (stem.empty()) {
+        ADD_FAILURE() << suite.file.filename().string() << ": suite " << name
+                      << " is named after none of its operations";
+        continue;
+      }
+      for (const std::string& other : stems) {
+        const std::string longer = (suite.hidden ? "Hidden" : "") + other;
+        EXPECT_FALSE(longer.size() > stem.size() && starts_with(longer, stem) &&
+                     starts_with(name, longer))
+            << suite.file.filename().string() << ": suite " << name << " is named after " << longer
+            << ", another operation";
+      }
+    }
+  }
 }
 
 TEST(SelectLabs, NumbersNamesAndAll) {

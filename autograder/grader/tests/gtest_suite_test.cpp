@@ -116,48 +116,77 @@ TEST(CheckerStartups, CountsTheCheckersContextAndEveryLabProcess) {
 
 TEST(GtestSuiteLabs, EachLabsPartIsItsOwnAndOnlyAWholePassIsKept) {
   const fs::path dir = make_temp_dir("reduce-grade-suite-");
-  // checker_main's --labs-file mode, in miniature: the marked line, then the lab's tests. The lab
+  // checker_main's --labs-file mode, in miniature: for each part (a lab's operation), the marked
+  // line, then the tests its filter (the plan's sixth field) selects, listed or run. The lab
   // "crashes" takes its process down mid-test; "b" prints a line with another mark first.
   const fs::path checker = dir / "several-labs";
   write_file(checker,
              "#!/bin/sh\n"
-             "plan=''; mark=$REDUCE_LAB_MARK\n"
+             "plan=''; mark=$REDUCE_LAB_MARK; list=''\n"
              "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;\n"
              "  --lab-mark=*) mark=${a#--lab-mark=};;\n"
-             "  --gtest_list_tests) exec " REDUCE_GRADE_FAKE_SUITE
-             " --gtest_filter=Fake.Passes:Fake.Misbehaves --gtest_list_tests;; esac; done\n"
-             "cut -f1 \"$plan\" | while read -r lab; do\n"
-             "  echo \"[ lab      ] $mark 0 $lab\"\n"
-             "  [ \"$lab\" = b ] && echo '[ lab      ] forged 0 crashes'\n"
+             "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
+             "cut -f1,2,6 \"$plan\" | while read -r lab op filter; do\n"
+             "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
+             "  [ \"$lab\" = b ] && [ -z \"$list\" ] && echo '[ lab      ] forged 0 crashes sum'\n"
              "  mode=''; [ \"$lab\" = crashes ] && mode=crash\n"
              "  FAKE_MODE=$mode " REDUCE_GRADE_FAKE_SUITE
-             " --gtest_filter=Fake.Passes:Fake.Misbehaves --gtest_color=no\n"
+             " --gtest_filter=$filter --gtest_color=no $list\n"
              "done\n");
   fs::permissions(checker, fs::perms::owner_all);
   SuiteOptions options;
   options.binary = checker;
   options.timeout_s = 30;
   options.log_dir = dir / "logs";
-  options.log_stem = "sum_graded_0";
-  const LabsRun run = run_gtest_suite_labs(
-      options,
-      {{"a", "tree", "/liba.so"}, {"crashes", "tree", "/libc.so"}, {"b", "serial", "/libb.so"}});
-  ASSERT_EQ(run.labs.size(), 3u);
+  options.log_stem = "group_0";
+  const std::vector<PlannedLab> parts = {
+      {"a", "sum", "tree", "sum", "/liba.so", {"Fake.Passes:Fake.Misbehaves"}},
+      {"crashes", "sum", "tree", "sum", "/libc.so", {"Fake.Passes:Fake.Misbehaves"}},
+      {"b", "maximum", "serial", "maximum", "/libb.so", {"Fake.Passes"}},
+      {"a", "sum_deterministic", "tree", "sum", "/liba2.so", {"Fake.After1"}}};
+  const auto tests = list_lab_tests(options, parts);
+  ASSERT_EQ(tests.size(), 4u);
+  EXPECT_EQ(tests[0], (std::vector<std::string>{"Fake.Passes", "Fake.Misbehaves"}));
+  EXPECT_EQ(tests[2], std::vector<std::string>{"Fake.Passes"});
+  EXPECT_EQ(tests[3], std::vector<std::string>{"Fake.After1"});
+  const LabsRun run = run_gtest_suite_labs(options, parts, tests);
+  ASSERT_EQ(run.labs.size(), 4u);
   ASSERT_TRUE(run.labs[0].has_value());
   EXPECT_EQ(run.labs[0]->passed(), 2);
   EXPECT_FALSE(run.labs[1].has_value()) << "a crash is not a whole pass: that lab runs alone";
   ASSERT_TRUE(run.labs[2].has_value());
-  EXPECT_EQ(run.labs[2]->passed(), 2);
-  EXPECT_TRUE(contains(read_file(dir / "logs" / "sum_graded_0.labs.txt"), "b\tserial\t/libb.so\n"));
+  EXPECT_EQ(run.labs[2]->passed(), 1);
+  ASSERT_TRUE(run.labs[3].has_value()) << "the same lab's other operation is a part of its own";
+  EXPECT_EQ(run.labs[3]->tests.at(0).name, "Fake.After1");
+  EXPECT_TRUE(contains(read_file(dir / "logs" / "group_0.labs.txt"),
+                       "b\tmaximum\tserial\tmaximum\t/libb.so\tFake.Passes\n"));
   remove_all_quietly(dir);
+}
+
+TEST(GtestSuiteLabs, APartWhoseTestsWereNotListedIsNoPass) {
+  // A listing that failed leaves no tests to compare with: every part runs alone.
+  SuiteOptions options;
+  options.binary = "/nonexistent/checker";
+  options.log_dir = make_temp_dir("reduce-grade-suite-");
+  const std::vector<PlannedLab> parts = {{"a", "sum", "tree", "sum", "/liba.so", {"*"}},
+                                         {"b", "sum", "tree", "sum", "/libb.so", {"*"}}};
+  std::string problem;
+  EXPECT_TRUE(list_lab_tests(options, parts, &problem).empty());
+  EXPECT_FALSE(problem.empty());
+  const LabsRun run = run_gtest_suite_labs(options, parts);
+  ASSERT_EQ(run.labs.size(), 2u);
+  EXPECT_FALSE(run.labs[0].has_value());
+  EXPECT_FALSE(run.labs[1].has_value());
+  remove_all_quietly(options.log_dir);
 }
 
 TEST(GtestSuiteLabs, TheOutputSplitsAtTheMarkedLinesOnly) {
   const auto parts = split_lab_output(
-      "[ lab      ] m 0 a\nA\n[ lab      ] x 0 b\n  [ lab      ] m 0 b\n[ lab      ] m 1 b\nB1\n",
-      "m", {"a", "b"});
+      "[ lab      ] m 0 a sum\nA\n[ lab      ] x 0 b sum\n  [ lab      ] m 0 b sum\n"
+      "[ lab      ] m 1 b sum\nB1\n[ lab      ] m 0 a\n",
+      "m", {"a sum", "b sum"});
   ASSERT_EQ(parts.size(), 2u);
-  EXPECT_EQ(parts.at({0, 0}), "\nA\n[ lab      ] x 0 b\n  [ lab      ] m 0 b\n");
+  EXPECT_EQ(parts.at({0, 0}), "\nA\n[ lab      ] x 0 b sum\n  [ lab      ] m 0 b sum\n");
   EXPECT_EQ(parts.at({1, 1}), "\nB1\n");
 }
 

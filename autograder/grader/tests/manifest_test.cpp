@@ -8,14 +8,15 @@ namespace reduce::grade {
 namespace {
 
 constexpr const char* kManifest = R"({
-  "version": 1,
+  "version": 2,
   "contract_include_dir": "/b/contract/include",
   "contract_headers": ["reduce/lab.cuh", "reduce/cuda_check.cuh"],
   "runner": "/b/bin/reduce_lab_runner",
   "bench": "",
+  "checkers": {"public": "/b/bin/course_test", "graded": "/b/bin/course_graded_test"},
   "operations": {
-    "sum": {"public": "/b/bin/sum_test", "hidden": "/b/bin/sum_hidden_test", "graded": "/b/bin/sum_graded_test", "export_object": "x.o"},
-    "sum_deterministic": {"public": "/b/bin/sum_deterministic_test", "hidden": "", "export_object": "y.o"}
+    "sum": {"entry": "sum", "public_filter": "Sum*.*", "hidden_filter": "HiddenSum*.*", "graded_filter": "Sum*.*:HiddenSum*.*", "export_object": "x.o"},
+    "sum_deterministic": {"entry": "sum", "public_filter": "Sum*.*:SumDeterministic*.*", "hidden_filter": "", "graded_filter": "", "export_object": "y.o"}
   },
   "trees": {
     "submission": [
@@ -28,16 +29,35 @@ TEST(BuildManifest, PathsComeFromTheManifest) {
   const BuildManifest m = parse_manifest(kManifest, "course-manifest.json");
   EXPECT_EQ(m.runner, "/b/bin/reduce_lab_runner");
   EXPECT_TRUE(m.bench.empty());
-  EXPECT_EQ(m.checker("sum", false), "/b/bin/sum_test");
-  EXPECT_EQ(m.checker("sum", true), "/b/bin/sum_hidden_test");
-  EXPECT_TRUE(m.checker("sum_deterministic", true).empty());
-  EXPECT_TRUE(m.checker("argmax", false).empty());
-  EXPECT_EQ(m.graded_checker("sum"), "/b/bin/sum_graded_test");
-  EXPECT_TRUE(m.graded_checker("sum_deterministic").empty());  // an older manifest has none
+  EXPECT_EQ(m.grading_checker(), "/b/bin/course_graded_test");
   EXPECT_EQ(m.library("14_atomic_max", "maximum"), "/b/submission/lib/lib14_atomic_max_maximum.so");
   EXPECT_TRUE(m.library("14_atomic_max", "atomic_max").empty());
   ASSERT_EQ(m.contract_header_paths().size(), 2u);
   EXPECT_EQ(m.contract_header_paths()[0], "/b/contract/include/reduce/lab.cuh");
+}
+
+// Every operation's suites are in the course's two checkers: what selects them is a filter and
+// the entry point, each written by the build (the grader names no test).
+TEST(BuildManifest, EachOperationsSuitesAreAFilterInTheCoursesCheckers) {
+  const BuildManifest m = parse_manifest(kManifest, "course-manifest.json");
+  const SuiteSelection pub = m.suites("sum", SuiteKind::kPublic);
+  EXPECT_EQ(pub.checker, "/b/bin/course_test");
+  EXPECT_EQ(pub.filter, "Sum*.*");
+  EXPECT_EQ(pub.args(), (std::vector<std::string>{"--lab-entry=sum", "--lab-filter=Sum*.*"}));
+  EXPECT_EQ(m.suites("sum", SuiteKind::kHidden).checker, "/b/bin/course_graded_test");
+  EXPECT_EQ(m.suites("sum", SuiteKind::kHidden).filter, "HiddenSum*.*");
+  EXPECT_EQ(m.suites("sum", SuiteKind::kGraded).filter, "Sum*.*:HiddenSum*.*");
+  // The deterministic sum runs the sum's suites too, on the same entry point, and has no hidden
+  // suites: no checker for those.
+  EXPECT_EQ(m.suites("sum_deterministic", SuiteKind::kPublic).entry, "sum");
+  EXPECT_TRUE(m.suites("sum_deterministic", SuiteKind::kHidden).checker.empty());
+  EXPECT_TRUE(m.suites("sum_deterministic", SuiteKind::kGraded).checker.empty());
+  EXPECT_TRUE(m.suites("argmax", SuiteKind::kPublic).checker.empty());
+  // Without hidden suites built, the public checker serves the grading.
+  BuildManifest students = m;
+  students.graded_checker.clear();
+  EXPECT_EQ(students.grading_checker(), "/b/bin/course_test");
+  EXPECT_TRUE(students.suites("sum", SuiteKind::kGraded).checker.empty());
 }
 
 TEST(BuildManifest, AMalformedManifestIsAConfigurationError) {

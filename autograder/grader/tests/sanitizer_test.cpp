@@ -185,8 +185,9 @@ TEST(SanitizerRun, RepetitionsAreSplitAtGoogleTestsMarks) {
 }
 
 /// A checker of several labs (--labs-file=PLAN --lab-mark=MARK) as checker_main runs one: for
-/// each repetition (tool) and lab, the mark line and the fake suite's passing test; each tool's
-/// one runner report is written up front. racecheck's report has hazards (whose, it cannot say).
+/// each repetition (tool) and part (a lab's operation), the mark line and the fake suite's
+/// passing test; each tool's one runner report is written up front. racecheck's report has
+/// hazards (whose, it cannot say).
 fs::path fake_group_checker(const fs::path& dir) {
   const fs::path script = dir / "fake-group-checker";
   write_file(
@@ -201,8 +202,8 @@ fs::path fake_group_checker(const fs::path& dir) {
       "  else\n"
       "    printf '%s\\n' '========= ERROR SUMMARY: 0 errors' > \"$log\"\n"
       "  fi\n"
-      "  cut -f1 \"$plan\" | while read -r lab; do\n"
-      "    echo \"[ lab      ] $mark $((i - 1)) $lab\"\n"
+      "  cut -f1,2 \"$plan\" | while read -r lab op; do\n"
+      "    echo \"[ lab      ] $mark $((i - 1)) $lab $op\"\n"
       "    " REDUCE_GRADE_FAKE_SUITE
       " --gtest_filter=Fake.Passes --gtest_color=no\n"
       "  done\n"
@@ -229,16 +230,20 @@ fs::path fake_alone_checker(const fs::path& dir) {
 TEST(SanitizerGroup, CleanToolsServeEveryLabAndAFindingGoesToTheLabThatMakesItAlone) {
   const fs::path dir = make_temp_dir("reduce-grade-san-");
   SanitizerGroupSpec group;
-  group.common = spec_for(dir, "Fake.Passes", {"memcheck", "racecheck"});
+  group.common = spec_for(dir, "", {"memcheck", "racecheck"});  // each part has its filters
   group.common.checker = fake_group_checker(dir);
-  group.common.log_file = dir / "sanitizer" / "sum.log";
-  for (const std::string name : {"a", "b"}) {
+  group.common.log_file = dir / "sanitizer" / "group_0.log";
+  // Two labs of two operations in one checker: each part has its operation's filter and the
+  // sanitizer's sizes.
+  for (const auto& [name, op] :
+       {std::pair<std::string, std::string>{"a", "sum"}, {"b", "maximum"}}) {
     SanitizerSpec alone = spec_for(dir / name, "Fake.Passes", {"memcheck", "racecheck"});
     fs::create_directories(dir / name);
     alone.checker = fake_alone_checker(dir);
     alone.args = {"--lab-name=" + name};
     alone.log_file = dir / name / "sanitizer.log";
-    group.labs.push_back({name, "tree", "/lib" + name + ".so", alone});
+    group.labs.push_back(
+        {{name, op, "tree", op, "/lib" + name + ".so", {op + "-filter", "*EmptyInput*"}}, alone});
   }
   const std::vector<std::vector<SanitizerRun>> runs = run_sanitizer_group(group);
   ASSERT_EQ(runs.size(), 2u);
@@ -248,11 +253,12 @@ TEST(SanitizerGroup, CleanToolsServeEveryLabAndAFindingGoesToTheLabThatMakesItAl
     EXPECT_TRUE(runs[lab][0].clean()) << runs[lab][0].problem;
     EXPECT_EQ(runs[lab][0].log, group.common.log_file.string());  // from the group's run
     EXPECT_EQ(runs[lab][1].tool, "racecheck");
-    EXPECT_EQ(runs[lab][1].log, (dir / group.labs[lab].name / "sanitizer.log").string());
+    EXPECT_EQ(runs[lab][1].log, (dir / group.labs[lab].part.name / "sanitizer.log").string());
   }
   EXPECT_TRUE(runs[0][1].clean()) << runs[0][1].problem;  // a, alone: no hazard
   EXPECT_EQ(runs[1][1].summary.problems(), 5);            // b, alone: its hazards
-  EXPECT_TRUE(contains(read_file(dir / "sanitizer" / "sum.labs.txt"), "b\ttree\t/libb.so\n"));
+  EXPECT_TRUE(contains(read_file(dir / "sanitizer" / "group_0.labs.txt"),
+                       "b\tmaximum\ttree\tmaximum\t/libb.so\tmaximum-filter\t*EmptyInput*\n"));
   remove_all_quietly(dir);
 }
 

@@ -2,11 +2,11 @@
 /// \brief Builds the course's own binaries once, and the lab libraries of each submission.
 ///
 /// Two build folders. The course build (build_course()) holds what never depends on a
-/// submission: the checkers (`bin/<op>_test`, `bin/<op>_hidden_test`), the lab runner and the
-/// benchmark. It is built once per grading run and shared by every submission graded in it;
-/// the SHA-256 of each of its files and of the course's sources is taken after the build, and
-/// CourseBuild::changes() says whether any changed since (a submission's code that wrote them
-/// voids its grade).
+/// submission: the checkers (`bin/course_test`, `bin/course_graded_test`: every operation's
+/// suites), the lab runner and the benchmark. It is built once per grading run and shared by every
+/// submission graded in it; the SHA-256 of each of its files and of the course's sources is taken
+/// after the build, and CourseBuild::changes() says whether any changed since (a submission's code
+/// that wrote them voids its grade).
 ///
 /// A submission's build (build_submission()) compiles only its lab libraries: the lab folders
 /// are first copied into a staging folder that refuses links and special files, one configure

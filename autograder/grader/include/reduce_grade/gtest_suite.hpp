@@ -101,14 +101,24 @@ struct CheckerStartups {
 /// Counts the start-up lines of one checker process's \p output.
 CheckerStartups checker_startups(const std::string& output);
 
-/// One lab of a checker that tests several labs in turn (checker_main's --labs-file).
+/// One part of a checker that tests several labs in turn (checker_main's --labs-file): one lab's
+/// library of one operation, and what selects that operation's tests.
 struct PlannedLab {
   std::string name;               ///< lab folder, e.g. "04_sequential"
+  std::string op;                 ///< the operation, e.g. "sum_compensated"
   std::string order;              ///< "serial" or "tree"
-  std::filesystem::path library;  ///< its library of the checker's operation
+  std::string entry;              ///< the entry point the operation's shared suites call
+  std::filesystem::path library;  ///< its library of that operation
+  /// GoogleTest filters a test must all match to run in this part (the operation's; the
+  /// sanitizer's small sizes), besides the command line's --gtest_filter.
+  std::vector<std::string> filters;
+
+  /// The words that name its part in the checker's output: "04_sequential sum".
+  std::string label() const { return name + " " + op; }
 };
 
-/// Writes \p labs as a --labs-file plan ("name<TAB>order<TAB>library" lines).
+/// Writes \p labs as a --labs-file plan: one line per part,
+/// "name<TAB>op<TAB>order<TAB>entry<TAB>library<TAB>filter[<TAB>filter...]".
 void write_lab_plan(const std::filesystem::path& file, const std::vector<PlannedLab>& labs);
 
 /// A fresh random mark for the lines that open each lab's part of a several-lab checker's output
@@ -116,10 +126,18 @@ void write_lab_plan(const std::filesystem::path& file, const std::vector<Planned
 /// environment, REDUCE_LAB_MARK, which the lab's process neither inherits nor can read).
 std::string lab_mark();
 
-/// The parts of a several-lab checker's \p output, keyed by (repetition, index in \p names):
-/// each starts after its line "[ lab      ] MARK <repetition> <name>" and ends at the next one.
+/// The parts of a several-lab checker's \p output, keyed by (repetition, index in \p labels):
+/// each starts after its line "[ lab      ] MARK <repetition> <label>" and ends at the next one.
 std::map<std::pair<std::size_t, std::size_t>, std::string> split_lab_output(
-    const std::string& output, const std::string& mark, const std::vector<std::string>& names);
+    const std::string& output, const std::string& mark, const std::vector<std::string>& labels);
+
+/// The tests each part of \p labs selects in \p options' binary, in order: one listing process
+/// (--labs-file with --gtest_list_tests), which starts no lab process and no CUDA context. Empty
+/// when the binary does not list them (\p problem, if given, says why); a part that selects no
+/// test has an empty list.
+std::vector<std::vector<std::string>> list_lab_tests(const SuiteOptions& options,
+                                                     const std::vector<PlannedLab>& labs,
+                                                     std::string* problem = nullptr);
 
 /// What one checker over several labs gave (run_gtest_suite_labs()).
 struct LabsRun {
@@ -133,6 +151,12 @@ struct LabsRun {
 
 /// Runs \p options' binary once over \p labs in turn, one lab process holding all their
 /// libraries (stopped after a lab with a failure); \p options.args are replaced by the plan.
+/// \p tests holds each part's tests (list_lab_tests()): a part is a whole pass when every one of
+/// them passed in it.
+LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs,
+                             const std::vector<std::vector<std::string>>& tests);
+
+/// run_gtest_suite_labs() after list_lab_tests() of the same parts.
 LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs);
 
 /// Full test names from the output of --gtest_list_tests, in order.

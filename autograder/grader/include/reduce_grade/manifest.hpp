@@ -14,6 +14,24 @@
 
 namespace reduce::grade {
 
+/// Which of an operation's suites a checker runs.
+enum class SuiteKind {
+  kPublic,  ///< its public suites (what students run)
+  kHidden,  ///< its hidden suites
+  kGraded,  ///< both in one process (the hidden ones are the suites named Hidden*)
+};
+
+/// How to run one kind of an operation's suites: the course checker that holds them, and what
+/// selects them there.
+struct SuiteSelection {
+  std::filesystem::path checker;  ///< the checker binary; empty where the build has none
+  std::string filter;             ///< the GoogleTest filter of the operation's tests of that kind
+  std::string entry;              ///< the lab.cuh entry point the shared suites call, e.g. "sum"
+
+  /// The checker's arguments that select them for a lab (--lab-entry=, --lab-filter=).
+  std::vector<std::string> args() const;
+};
+
 /// The paths of one build folder's course-manifest.json.
 struct BuildManifest {
   std::filesystem::path file;                         ///< the manifest read
@@ -23,22 +41,27 @@ struct BuildManifest {
   std::vector<std::filesystem::path> host_compilers;  ///< the C++ compilers (empty ones left out)
   std::filesystem::path contract_include_dir;  ///< the folder of the contract headers' copies
   std::vector<std::string> contract_headers;   ///< e.g. "reduce/lab.cuh"
-  /// The checker binaries of one operation; an empty path where none is configured.
-  struct Checkers {
-    std::filesystem::path public_suite;  ///< the public tests (what students run)
-    std::filesystem::path hidden_suite;  ///< the hidden tests
-    std::filesystem::path graded;        ///< both in one binary (hidden: suites named Hidden*)
+  std::filesystem::path public_checker;        ///< course_test: every public suite (empty: none)
+  /// course_graded_test: every public and hidden suite (empty: the hidden suites were not built).
+  std::filesystem::path graded_checker;
+  /// What selects one operation's tests in the course's checkers (written by the build from the
+  /// suites' names, autograder/tests/CMakeLists.txt); an empty filter where it has none.
+  struct OperationSuites {
+    std::string entry;          ///< the lab.cuh entry point, e.g. "sum" for sum_deterministic
+    std::string public_filter;  ///< its public tests
+    std::string hidden_filter;  ///< its hidden tests
+    std::string graded_filter;  ///< both
   };
-  /// Checker binaries per operation.
-  std::map<std::string, Checkers> checkers;
+  /// Each operation's suites.
+  std::map<std::string, OperationSuites> operations;
   /// Lab libraries of the tree "submission" (or the first tree): (lab, op) to the library.
   std::map<std::pair<std::string, std::string>, std::filesystem::path> libraries;
 
-  /// The public (or hidden) checker of \p op; empty when none is configured.
-  std::filesystem::path checker(const std::string& op, bool hidden) const;
-  /// The checker of \p op that runs its public and hidden suites in one process; empty when
-  /// none is configured.
-  std::filesystem::path graded_checker(const std::string& op) const;
+  /// The checker and filter that run \p op's suites of \p kind; an empty checker where the
+  /// build has none (an operation without such suites, hidden suites not built).
+  SuiteSelection suites(const std::string& op, SuiteKind kind) const;
+  /// The checker that holds every suite a grading runs: the graded one, else the public one.
+  std::filesystem::path grading_checker() const;
   /// The library of \p lab's \p op; empty when the build has none.
   std::filesystem::path library(const std::string& lab, const std::string& op) const;
   /// The contract headers' copies, as absolute paths.

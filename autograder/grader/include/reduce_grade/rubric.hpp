@@ -50,8 +50,11 @@ struct Limits {
   /// Public test suites running at once (each may hold two copies of a 2^31-element input).
   int parallel_labs = 3;
   /// Processes of the correctness phase at once: hidden suites and sanitizer runs (small inputs)
-  /// fill the slots the public suites leave.
+  /// fill the slots the public suites leave. Also the most several-lab checkers of the tests.
   int parallel_checks = 8;
+  /// Checkers of the sanitizer phase, each over a share of every lab's operations, with one lab
+  /// process per tool: 1 + tools CUDA contexts each.
+  int sanitizer_checkers = 2;
 };
 
 /// compute-sanitizer settings.

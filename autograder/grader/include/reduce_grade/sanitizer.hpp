@@ -6,6 +6,8 @@
 /// errors, 175 warnings)"), so for racecheck the grader counts hazards, not errors.
 #pragma once
 
+#include <reduce_grade/gtest_suite.hpp>
+
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -59,8 +61,8 @@ struct SanitizerSpec {
   std::filesystem::path sanitizer;  ///< compute-sanitizer
   std::vector<std::string> tools;   ///< memcheck, racecheck, synccheck, initcheck
   std::filesystem::path checker;    ///< the checker binary (course code; not sanitized itself)
-  std::vector<std::string> args;    ///< the checker's lab arguments (--lab=...)
-  std::string filter;               ///< GoogleTest filter (small sizes)
+  std::vector<std::string> args;    ///< the checker's lab arguments (--lab=..., --lab-filter=...)
+  std::string filter;               ///< GoogleTest filter (small sizes); empty: none
   std::vector<std::pair<std::string, std::string>> env;  ///< the checker's environment
   std::vector<std::string> runner_prefix;         ///< the sandbox in front of the sanitizer, if any
   double timeout_s = 300;                         ///< wall-clock limit per tool
@@ -77,19 +79,21 @@ struct SanitizerSpec {
 /// the run is repeated unconfined and SanitizerRun::unconfined says so. One result per tool.
 std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec);
 
-/// One lab of a sanitizer group: its name, summation order and library, and the lab's own spec
-/// (for a run of its own where the group cannot say which lab a finding belongs to).
+/// One lab of a sanitizer group: its part of the group's checker, and the lab's own spec (for a
+/// run of its own where the group cannot say which lab a finding belongs to).
 struct SanitizedLab {
-  std::string name;               ///< lab folder, e.g. "04_sequential"
-  std::string order;              ///< "serial" or "tree"
-  std::filesystem::path library;  ///< its library of the operation
-  SanitizerSpec alone;            ///< the lab by itself (args name it; its own log file)
+  /// The lab's library of one operation, and the filters of its part: the operation's public
+  /// tests and the sanitizer's small sizes of that operation.
+  PlannedLab part;
+  SanitizerSpec alone;  ///< the lab by itself (args name it and its tests; its own log file)
 };
 
-/// Several labs of one operation under compute-sanitizer in one checker process: for each tool,
-/// one lab process under that tool holds every lab's library and serves the labs in turn.
+/// Several labs, of any operations, under compute-sanitizer in one checker process: for each
+/// tool, one lab process under that tool holds every lab's library and serves the labs in turn.
 struct SanitizerGroupSpec {
-  SanitizerSpec common;  ///< sanitizer, tools, checker, filter, environment, limits; the log file
+  /// Sanitizer, tools, checker, environment, limits; the log file. Its filter, if any, applies
+  /// to every part besides the part's own.
+  SanitizerSpec common;
   std::vector<SanitizedLab> labs;  ///< at least one
 };
 
