@@ -15,12 +15,13 @@
 //   listed_chunks: a warp per listed chunk, the resident warps taking chunks in turn (and
 //     loading the next chunk's place while their loads are in flight). A row of one chunk is
 //     stored at once, a longer row's chunks write partials;
-//   long_totals: a warp per row of several chunks combines its partials in chunk order.
+//   totals: a warp per row of partials (a listed row of several chunks, a split row of several
+//     parts) combines them in order.
 // Rows averaging kSplitFrom elements or more take split_rows instead of group_rows: a block per
 // part of a row (the row cut in equal parts of at most 4096, 8192 or 16384 elements, as many as a
 // block's loads cover at once, like CUB's one tile per block), so the memory sees every load of
-// a part at once; a row of one part is stored by its block, and split_totals combines a longer
-// row's parts in order after the listed rows' kernels.
+// a part at once; a row of one part is stored by its block, a longer row's parts are left to
+// totals.
 // Each kernel after the first is launched so that it may start while the previous one drains
 // (programmatic dependent launch, sm_90) and waits for it only where it needs its results.
 //
@@ -390,7 +391,7 @@ struct Placed {
 
 /// Listed chunks, a warp each: warp w takes chunks w, w + (warps in the grid), ..., and loads the
 /// next one's place while the current one's loads are in flight. A row of one chunk is stored; a
-/// longer row's chunk writes its partial for long_totals.
+/// longer row's chunk writes its partial for totals.
 template <class Op>
 __global__ __launch_bounds__(kThreads, kListedBlocksPerSm) void listed_chunks(
     const float* __restrict__ in, const std::int64_t* __restrict__ offsets, float* __restrict__ out,
@@ -439,21 +440,6 @@ __device__ void store_in_order(float* out, std::size_t s, const typename Op::Val
   if (lane == 0) Op::store(out, s, acc);
 }
 
-/// Rows of several chunks, a warp each: their partials combined in chunk order.
-template <class Op>
-__global__ __launch_bounds__(kThreads) void long_totals(
-    float* __restrict__ out, const unsigned* __restrict__ counters,
-    const LongRow* __restrict__ long_rows, const typename Op::Value* __restrict__ partials) {
-  wait_for_previous_grid();  // every partial is written
-  const unsigned lane = threadIdx.x % kWarp;
-  const unsigned warps = gridDim.x * (kThreads / kWarp);
-  const unsigned total = counters[1];
-  for (unsigned k = (blockIdx.x * kThreads + threadIdx.x) / kWarp; k < total; k += warps) {
-    const LongRow row = long_rows[k];
-    store_in_order<Op>(out, row.segment, partials + row.first, row.chunks, lane);
-  }
-}
-
 /// Whether split_rows lists a row instead of splitting it: more than four times its share.
 __device__ inline bool too_long_to_split(std::int64_t length, unsigned parts, std::int64_t part) {
   return length > static_cast<std::int64_t>(parts) * part * 4;
@@ -484,7 +470,7 @@ constexpr std::int64_t part_of = std::int64_t{kThreads} * 4 * kLoads;
 
 /// Rows split by their average: block b reads part b % parts of row b / parts (parts equal shares
 /// of the row, whatever its length), its loads all in flight at once. A row of one part is
-/// stored, a longer row's parts write their partials for split_totals; a row longer than
+/// stored, a longer row's parts write their partials for totals; a row longer than
 /// parts * part_of<kLoads> * 4 is listed instead. No list, no atomics: every block knows its
 /// place from its index.
 template <class Op, unsigned kLoads>
@@ -516,19 +502,39 @@ __global__ __launch_bounds__(kThreads) void split_rows(const float* __restrict__
     row_parts[blockIdx.x] = v;
 }
 
-/// Rows split in several parts, a warp each: their parts' partials combined in part order (the
-/// rows split_rows listed are left to long_totals).
-template <class Op, unsigned kLoads>
-__global__ __launch_bounds__(kThreads) void split_totals(
-    const std::int64_t* __restrict__ offsets, std::size_t segments, unsigned parts,
-    float* __restrict__ out, const typename Op::Value* __restrict__ row_parts) {
-  let_next_grid_start();
-  wait_for_previous_grid();  // every part's partial is written
+/// Rows split by split_rows in several parts, as totals finds them.
+template <class Value>
+struct SplitParts {
+  const std::int64_t* offsets = nullptr;
+  std::size_t segments = 0;
+  unsigned parts = 0;     ///< parts a row: none to combine unless more than one
+  std::int64_t part = 0;  ///< elements a block of split_rows reads at once
+  const Value* row_parts = nullptr;
+};
+
+/// The rows combined from partials, a warp each, once every partial is written: the listed rows
+/// of several chunks (their chunks' partials in chunk order) and the rows split_rows cut in
+/// several parts (their parts' partials in part order; the rows it listed are left to the first
+/// loop).
+template <class Op>
+__global__ __launch_bounds__(kThreads) void totals(float* __restrict__ out,
+                                                   const unsigned* __restrict__ counters,
+                                                   const LongRow* __restrict__ long_rows,
+                                                   const typename Op::Value* __restrict__ partials,
+                                                   SplitParts<typename Op::Value> split) {
+  wait_for_previous_grid();  // every partial is written
   const unsigned lane = threadIdx.x % kWarp;
-  const std::size_t s = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
-  if (s >= segments) return;
-  if (too_long_to_split(offsets[s + 1] - offsets[s], parts, part_of<kLoads>)) return;  // listed
-  store_in_order<Op>(out, s, row_parts + s * parts, parts, lane);
+  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * (kThreads / kWarp);
+  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
+  const unsigned listed = counters[1];
+  for (std::size_t k = warp; k < listed; k += warps) {
+    const LongRow row = long_rows[k];
+    store_in_order<Op>(out, row.segment, partials + row.first, row.chunks, lane);
+  }
+  if (split.parts > 1)
+    for (std::size_t s = warp; s < split.segments; s += warps)
+      if (!too_long_to_split(split.offsets[s + 1] - split.offsets[s], split.parts, split.part))
+        store_in_order<Op>(out, s, split.row_parts + s * split.parts, split.parts, lane);
 }
 
 /// Zeroes the lists' counters (one thread), and lets group_rows start at once.
@@ -585,18 +591,22 @@ struct Places {
   }
 };
 
-/// The listed rows' two launches, after group_rows or split_rows.
+/// The two launches after the tier's kernel: the listed chunks, then the totals (of the listed
+/// rows of several chunks and of the rows \p split cut in several parts).
 template <class Op>
 void run_listed(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
-                float* out, const Places<Op>& places, cudaStream_t stream) {
+                float* out, const Places<Op>& places, SplitParts<typename Op::Value> split,
+                cudaStream_t stream) {
   static const unsigned listed_grid = resident_blocks(listed_chunks<Op>);
   launch_overlapped(listed_chunks<Op>, listed_grid, stream, in, offsets, out, places.lists.counters,
                     places.lists.items, places.partials);
-  const std::size_t most = Layout::max_long_rows(n, segments);
+  const std::size_t rows = std::max(Layout::max_long_rows(n, segments),
+                                    split.parts > 1 ? split.segments : std::size_t{0});
   const auto total_blocks = static_cast<unsigned>(
-      std::min<std::size_t>(listed_grid, (most * kWarp + kThreads - 1) / kThreads));
-  launch_overlapped(long_totals<Op>, total_blocks, stream, out, places.lists.counters,
-                    places.lists.long_rows, places.partials);
+      std::min<std::size_t>(listed_grid, (rows * kWarp + kThreads - 1) / kThreads));
+  launch_overlapped(totals<Op>, total_blocks, stream, out,
+                    static_cast<const unsigned*>(places.lists.counters), places.lists.long_rows,
+                    static_cast<const typename Op::Value*>(places.partials), split);
 }
 
 /// The launches of one tier of groups (see the top of this file).
@@ -610,7 +620,7 @@ void run_tier(const float* in, std::size_t n, const std::int64_t* offsets, std::
   REDUCE_CUDA_CHECK_LAUNCH();
   launch_overlapped(group_rows<Op, kLanes, kLoads, kRows, kBlocksPerSm>, blocks, stream, in,
                     offsets, segments, out, places.lists);
-  run_listed<Op>(in, n, offsets, segments, out, places, stream);
+  run_listed<Op>(in, n, offsets, segments, out, places, {}, stream);
 }
 
 /// The launches of a tier of short rows (short_rows, then the listed rows' kernels).
@@ -624,7 +634,7 @@ void run_short(const float* in, std::size_t n, const std::int64_t* offsets, std:
   REDUCE_CUDA_CHECK_LAUNCH();
   launch_overlapped(short_rows<Op, kLanes, kLoads, kBlocksPerSm>, blocks, stream, in, n, offsets,
                     segments, out, places.lists);
-  run_listed<Op>(in, n, offsets, segments, out, places, stream);
+  run_listed<Op>(in, n, offsets, segments, out, places, {}, stream);
 }
 
 /// The launches of rows split by their average: parts of up to part_of<kLoads> elements.
@@ -638,12 +648,8 @@ void run_split(const float* in, std::size_t n, const std::int64_t* offsets, std:
   REDUCE_CUDA_CHECK_LAUNCH();
   launch_overlapped(split_rows<Op, kLoads>, static_cast<unsigned>(segments * parts), stream, in,
                     offsets, segments, parts, places.lists, out, places.row_parts);
-  run_listed<Op>(in, n, offsets, segments, out, places, stream);
-  if (parts > 1)
-    launch_overlapped(split_totals<Op, kLoads>,
-                      static_cast<unsigned>((segments * kWarp + kThreads - 1) / kThreads), stream,
-                      offsets, segments, parts, out,
-                      static_cast<const typename Op::Value*>(places.row_parts));
+  run_listed<Op>(in, n, offsets, segments, out, places,
+                 {offsets, segments, parts, part_of<kLoads>, places.row_parts}, stream);
 }
 
 /// Picks the tier from the rows' average length (n / segments bounds it from above).
