@@ -127,7 +127,7 @@ PlannedLab planned_part(const LabRunContext& c, const std::string& lab, const Op
 /// One process of the tests' phase: a public or hidden suite of one of a lab's operations, or
 /// both at once (kGraded: one CUDA context and one runner start fewer). Its result goes to
 /// LabFacts::tests or hidden at \p slot (kGraded: hidden at \p hidden_slot), so the lists keep
-/// the plans' order however the steps finish. (compute-sanitizer runs beside them:
+/// the plans' order however the steps finish. (compute-sanitizer runs after every lab's tests:
 /// sanitize_labs().)
 struct CheckStep {
   enum class Kind { kPublic, kHidden, kGraded };
@@ -191,7 +191,7 @@ std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunC
         "compute-sanitizer not found on the grading machine (a grading problem)");
     return steps;
   }
-  // Sized here, before any step runs; filled by sanitize_labs(), beside the tests.
+  // Sized here, filled by sanitize_labs() once every lab's tests are done.
   const std::size_t sanitized = static_cast<std::size_t>(
       std::count_if(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
   f.sanitizer.resize(sanitized * c.rubric.sanitizer.tools.size());
@@ -441,13 +441,12 @@ struct TestMember {
 };
 
 /// The tests' several-lab checkers: every (lab, operation) with public tests, of any operation,
-/// in up to \p checkers checkers of about equal numbers of tests (run_gtest_suite_labs():
+/// in up to parallel_checks checkers of about equal numbers of tests (run_gtest_suite_labs():
 /// one checker and one lab process per group instead of one of each per lab and operation).
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run.
 std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
-    const PreparedSubmission& p, const std::vector<std::size_t>& order, int checkers,
-    const LabRunContext& c) {
+    const PreparedSubmission& p, const std::vector<std::size_t>& order, const LabRunContext& c) {
   std::vector<TestMember> members;
   std::vector<PlannedLab> parts;
   for (std::size_t i : order)
@@ -471,9 +470,10 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
   }
   std::vector<double> weights;
   for (const std::vector<std::string>& t : tests) weights.push_back(static_cast<double>(t.size()));
-  const auto groups = balanced_groups(weights, static_cast<std::size_t>(checkers));
+  const auto groups =
+      balanced_groups(weights, static_cast<std::size_t>(c.rubric.limits.parallel_checks));
   std::mutex mutex;
-  run_in_parallel(groups.size(), checkers, [&](std::size_t g) {
+  run_in_parallel(groups.size(), c.rubric.limits.parallel_checks, [&](std::size_t g) {
     std::vector<PlannedLab> group;
     std::vector<std::vector<std::string>> group_tests;
     std::vector<std::string> names;
@@ -505,8 +505,9 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
   return results;
 }
 
-/// Every step of the labs \p order, public suites first, queued to run alone. \p public_left
-/// counts each lab's public steps left in the queue.
+/// Every step of the labs \p order, public suites first, queued to run alone but for those whose
+/// part passed in the several-lab checkers (run_test_groups(), which run first: their results go
+/// to the labs' facts). \p public_left counts each lab's public steps left in the queue.
 std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::size_t>& order,
                                   std::map<std::size_t, std::size_t>& public_left,
                                   const LabRunContext& c) {
@@ -518,15 +519,7 @@ std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::
   }
   for (std::size_t i : order)
     for (CheckStep& s : other_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
-  return queue;
-}
-
-/// Takes out of \p queue the steps whose part passed in the several-lab checkers
-/// (run_test_groups(): \p grouped), their results stored in the labs' facts.
-void take_grouped(std::deque<CheckStep>& queue,
-                  const std::map<std::pair<std::size_t, std::string>, SuiteRun>& grouped,
-                  PreparedSubmission& p, std::map<std::size_t, std::size_t>& public_left,
-                  const LabRunContext& c) {
+  const auto grouped = run_test_groups(p, order, c);
   for (auto it = queue.begin(); it != queue.end();) {
     const auto found = it->is_public() ? grouped.find({it->lab, it->plan.op}) : grouped.end();
     if (found == grouped.end()) {
@@ -537,39 +530,8 @@ void take_grouped(std::deque<CheckStep>& queue,
     --public_left[it->lab];
     it = queue.erase(it);
   }
+  return queue;
 }
-
-/// compute-sanitizer on its own thread, beside the tests (sanitize_labs()); joined by finish()
-/// or, whatever happened, by the destructor.
-class SanitizerBeside {
- public:
-  SanitizerBeside(PreparedSubmission& p, const std::vector<std::size_t>& labs,
-                  const LabRunContext& c)
-      : thread_([this, &p, labs, &c] {
-          try {
-            sanitize_labs(p, labs, c);
-          } catch (const std::exception& e) {
-            failure_ = e.what();
-          } catch (...) {
-            failure_ = "an exception that is not a std::exception";
-          }
-        }) {}
-  SanitizerBeside(const SanitizerBeside&) = delete;
-  SanitizerBeside& operator=(const SanitizerBeside&) = delete;
-  ~SanitizerBeside() {
-    if (thread_.joinable()) thread_.join();
-  }
-
-  /// Waits for the sanitizer; throws what escaped it.
-  void finish() {
-    thread_.join();
-    if (!failure_.empty()) throw std::runtime_error("compute-sanitizer phase: " + failure_);
-  }
-
- private:
-  std::string failure_;
-  std::thread thread_;  // last: started once failure_ exists
-};
 
 }  // namespace
 
@@ -579,11 +541,8 @@ class SanitizerBeside {
 /// first in several-lab checkers (run_test_groups()); every step they did not pass is queued,
 /// the public suites first (labs with more operations, then serial-order labs, since their
 /// suites take longest), then hidden suites that run apart, and runs alone. A lab whose public
-/// suite hangs loses its queued steps. compute-sanitizer runs beside all of them, in
-/// limits.sanitizer_checkers of the parallel_checks processes (sanitize_labs()); a lab that hung
-/// in its tests loses its sanitizer result afterwards (drop_after_hang()), as the whole phase
-/// does when the tests find no CUDA device. Returns false when the tests say there is no CUDA
-/// device after all.
+/// suite hangs loses its queued steps. Then compute-sanitizer (sanitize_labs()). Returns false
+/// when the tests say there is no CUDA device after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
                 const LabRunContext& c) {
   std::vector<std::size_t> order = runnable;
@@ -597,10 +556,6 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   std::map<std::size_t, std::size_t> public_left;
   std::deque<CheckStep> queue = queue_steps(p, order, public_left, c);
   const Limits& limits = c.rubric.limits;
-  const int sanitizing = c.sanitizer.empty() ? 0 : std::max(1, limits.sanitizer_checkers);
-  const int checkers = std::max(1, limits.parallel_checks - sanitizing);
-  SanitizerBeside sanitizer(p, order, c);
-  take_grouped(queue, run_test_groups(p, order, checkers, c), p, public_left, c);
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t active = 0;
@@ -652,14 +607,15 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
     changed.notify_all();
   };
   const std::size_t threads = std::max<std::size_t>(
-      1, std::min<std::size_t>(static_cast<std::size_t>(checkers), queue.size()));
+      1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, limits.parallel_checks)),
+                               queue.size()));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
-  sanitizer.finish();
   if (!failure.empty()) throw std::runtime_error(failure);
   for (std::size_t i : order) drop_after_hang(p.labs[i]);
+  if (!no_cuda) sanitize_labs(p, order, c);
   return !no_cuda;
 }
 
