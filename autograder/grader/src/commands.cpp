@@ -529,11 +529,13 @@ struct PlantedVerdicts {
   void graded(const rg::PlantedExpectation& c, const rg::GradeReport& report,
               rg::Progress& progress) {
     std::vector<std::string> problems;
-    if (report.labs.empty())
+    const auto lab = std::find_if(report.labs.begin(), report.labs.end(),
+                                  [&](const rg::LabReport& r) { return r.facts.lab == c.lab; });
+    if (lab == report.labs.end())
       problems.push_back("no lab graded");
     else
-      problems = rg::check_expectation(c, report.labs.front());
-    const double got = report.labs.empty() ? 0 : report.labs.front().score.score;
+      problems = rg::check_expectation(c, *lab);
+    const double got = lab == report.labs.end() ? 0 : lab->score.score;
     if (!problems.empty()) ++failures;
     const std::string verdict = problems.empty() ? "ok" : "FAILED: " + rg::join(problems, "; ");
     lines.push_back(planted_line(c, rg::points_text(got), verdict));
@@ -580,8 +582,9 @@ int cmd_check_planted(const Common& common, const PlantedArgs& a) {
   course_options.cmake_args = a.cmake_args;
   std::vector<std::string> case_labs;
   for (const auto& c : runnable)
-    if (std::find(case_labs.begin(), case_labs.end(), c.lab) == case_labs.end())
-      case_labs.push_back(c.lab);
+    for (const std::string& lab : c.graded_labs())
+      if (std::find(case_labs.begin(), case_labs.end(), lab) == case_labs.end())
+        case_labs.push_back(lab);
   rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, course_options, progress);
   const fs::path out = a.out;
   rg::PipelineCallbacks callbacks;
@@ -590,7 +593,7 @@ int cmd_check_planted(const Common& common, const PlantedArgs& a) {
     rg::GradeOptions o;
     // A case holds only the files its bug changes; the rest comes from solutions/.
     o.submission = rg::materialize_case(c, l.course.root / "solutions", out / "submissions");
-    o.labs = {c.lab};
+    o.labs = c.graded_labs();
     o.seed = seed;
     o.out = out / c.name;
     o.protected_dirs = {out};

@@ -26,11 +26,14 @@ PlantedExpectation parse_expectation(const std::string& text, const std::string&
     const std::string k(key.str());
     if (k != "lab" && k != "points" && k != "max_points" && k != "min_points" && k != "message" &&
         k != "messages_any" && k != "needs_gpu" && k != "description" && k != "failing_test" &&
-        k != "may_be_withheld")
+        k != "may_be_withheld" && k != "graded_beside")
       e.warnings.push_back(fmt::format("{}/expected.toml: unknown key '{}' ignored", name, k));
   }
   e.lab = t["lab"].value_or(std::string());
   if (e.lab.empty()) throw ConfigError(name + "/expected.toml: 'lab' is required");
+  if (const toml::array* a = t["graded_beside"].as_array())
+    for (const toml::node& n : *a)
+      if (auto v = n.value<std::string>()) e.graded_beside.push_back(*v);
   if (auto v = t["points"].value<double>()) e.points = *v;
   if (auto v = t["max_points"].value<double>()) e.max_points = *v;
   if (auto v = t["min_points"].value<double>()) e.min_points = *v;

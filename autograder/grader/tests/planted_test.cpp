@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
 namespace reduce::grade {
 namespace {
 
@@ -58,6 +63,22 @@ TEST(PlantedExpectation, AWithheldGradeIsAllowedOnlyWhereSaid) {
       "lab = \"04_sequential\"\nmin_points = 9\nmay_be_withheld = true\n", "attack");
   EXPECT_TRUE(attack.may_be_withheld);
   EXPECT_TRUE(attack.warnings.empty());
+}
+
+TEST(PlantedExpectation, LabsGradedBesideAreGradedButNotChecked) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("planted_beside_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "two_labs");
+  std::ofstream(root / "two_labs" / "expected.toml")
+      << "lab = \"04_sequential\"\npoints = 0\n"
+         "graded_beside = [\"03_interleaved_strided\", \"09_warp_shuffle\"]\n";
+  const std::vector<PlantedExpectation> cases = load_planted(root);
+  std::filesystem::remove_all(root);
+  ASSERT_EQ(cases.size(), 1u);
+  EXPECT_TRUE(cases[0].warnings.empty());
+  EXPECT_EQ(
+      cases[0].graded_labs(),
+      (std::vector<std::string>{"04_sequential", "03_interleaved_strided", "09_warp_shuffle"}));
 }
 
 }  // namespace

@@ -14,9 +14,19 @@ namespace reduce::grade {
 
 /// One case's expected.toml.
 struct PlantedExpectation {
-  std::string name;                   ///< case folder name
-  std::filesystem::path dir;          ///< case folder (the submission)
-  std::string lab;                    ///< the lab graded
+  std::string name;           ///< case folder name
+  std::filesystem::path dir;  ///< case folder (the submission)
+  std::string lab;            ///< the lab whose grade is checked
+  /// Labs graded beside it (their grades are not checked): a case whose cheat needs the tests of
+  /// several labs to share a checker.
+  std::vector<std::string> graded_beside;
+
+  /// Every lab the case grades: lab, then graded_beside.
+  std::vector<std::string> graded_labs() const {
+    std::vector<std::string> labs{lab};
+    labs.insert(labs.end(), graded_beside.begin(), graded_beside.end());
+    return labs;
+  }
   std::optional<double> points;       ///< exact points expected
   std::optional<double> max_points;   ///< at most this many points
   std::optional<double> min_points;   ///< at least this many points
