@@ -2,6 +2,7 @@
 #include <reduce_grade/parse.hpp>
 #include <reduce_grade/util.hpp>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -40,7 +41,89 @@ std::string string_of(const nlohmann::json& object, const char* key) {
   return object[key].get<std::string>();
 }
 
+/// A verdict field that is a whole number in [0, \p end): a JSON number (Google Benchmark
+/// writes counters as numbers; a string is no verdict), else unset.
+std::optional<double> whole_number(const nlohmann::json& object, const char* key, double end) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  const double value = it->get<double>();
+  if (!std::isfinite(value) || value < 0 || value >= end || value != std::floor(value))
+    return std::nullopt;
+  return value;
+}
+
+VerdictFields verdict_fields(const nlohmann::json& row) {
+  constexpr double kMostCalls = 1e15;  // more than any row makes, and exact in a double
+  VerdictFields fields;
+  if (const auto code = whole_number(row, bench::kFailure, bench::kRowFailureEnd))
+    fields.failure = static_cast<bench::RowFailure>(static_cast<int>(*code));
+  fields.wrong_results = whole_number(row, bench::kWrongResults, kMostCalls);
+  fields.warmup_wrong = whole_number(row, bench::kWarmupWrong, kMostCalls);
+  if (const auto agree = whole_number(row, bench::kClocksAgree, 2)) fields.clocks_agree = *agree;
+  return fields;
+}
+
+/// "its field 'x' is missing or not <what>", for a verdict's reason.
+std::string bad_field(const char* field, const char* what) {
+  return fmt::format("its field '{}' is missing or not {}", field, what);
+}
+
+/// The verdict of a row whose field "failure" says it failed.
+GradedVerdict failed_verdict(const BenchRow& row, bench::RowFailure failure) {
+  GradedVerdict v;
+  const std::string said = row.error_message.empty() ? "" : ": " + row.error_message;
+  switch (failure) {
+    case bench::RowFailure::kWrongResults:
+      // At least one, whatever the count field says.
+      v.wrong_results = std::max(row.verdict.wrong_results.value_or(1), 1.0);
+      v.reason = row.error_message.empty()
+                     ? fmt::format("WRONG: {} wrong results in timed calls", v.wrong_results)
+                     : row.error_message;
+      break;
+    case bench::RowFailure::kClocksDisagree:
+      v.clocks_disagree = true;
+      v.reason = row.error_message.empty() ? "clocks disagree" : row.error_message;
+      break;
+    case bench::RowFailure::kThrew:
+      v.reason = row.error_message.empty() ? "the benchmark row stopped" : row.error_message;
+      break;
+    case bench::RowFailure::kUnavailable:
+      v.reason = "the benchmark row cannot run in this build" + said;
+      break;
+    case bench::RowFailure::kNone:
+      break;
+  }
+  return v;
+}
+
 }  // namespace
+
+GradedVerdict graded_verdict(const BenchRow& row) {
+  const VerdictFields& f = row.verdict;
+  GradedVerdict v;
+  if (!f.failure) {
+    v.reason = "the benchmark row has no verdict: " + bad_field(bench::kFailure, "a failure code");
+    return v;
+  }
+  if (*f.failure != bench::RowFailure::kNone) return failed_verdict(row, *f.failure);
+  // It says it passed: every other verdict field must say so too.
+  if (row.error)
+    v.reason = "the benchmark row failed (" + row.error_message + ") but its field '" +
+               bench::kFailure + "' says it did not";
+  else if (!f.wrong_results || !f.warmup_wrong)
+    v.reason = "the benchmark row has no verdict: " +
+               bad_field(!f.wrong_results ? bench::kWrongResults : bench::kWarmupWrong, "a count");
+  else if (!f.clocks_agree)
+    v.reason = "the benchmark row has no verdict: " + bad_field(bench::kClocksAgree, "0 or 1");
+  else if (*f.wrong_results > 0 || !*f.clocks_agree)
+    v.reason = fmt::format(
+        "the benchmark row's verdict contradicts itself: no failure, {} wrong results, clocks {}",
+        *f.wrong_results, *f.clocks_agree ? "agree" : "disagree");
+  else
+    v.passed = true;
+  if (!v.passed) v.wrong_results = f.wrong_results.value_or(0);
+  return v;
+}
 
 const BenchRow* BenchResults::find(const std::string& impl, std::size_t n,
                                    const std::string& family) const {
@@ -98,6 +181,7 @@ BenchResults parse_bench_json(const std::string& text) {
       row.error_message = string_of(b, "error_message");
       if (row.error_message.empty()) row.error_message = string_of(b, "skip_message");
       if (row.error && row.error_message.empty()) row.error_message = "the benchmark row failed";
+      row.verdict = verdict_fields(b);
       results.rows.push_back(row);
     }
   }

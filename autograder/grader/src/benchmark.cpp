@@ -55,6 +55,78 @@ std::string family_regex(const std::string& bench_op) {
                                      : bench_op;
 }
 
+/// The rows of \p plan at \p n: one (the last), or, for a family pattern (lab 17's segment
+/// lengths), one per family.
+std::vector<const BenchRow*> plan_rows(const OpPlan& plan, const BenchResults& results,
+                                       std::size_t n) {
+  std::vector<const BenchRow*> matching;
+  for (const BenchRow& candidate : results.rows)
+    if (candidate.impl == plan.bench_name && candidate.n == n &&
+        (candidate.family.empty() || family_matches(candidate.family, plan.bench_op))) {
+      if (!is_family_pattern(plan.bench_op)) matching.clear();  // the last one, as before
+      matching.push_back(&candidate);
+    }
+  return matching;
+}
+
+/// Adds the lab's row \p row of \p plan to \p perf, beside the same run's ceiling and CUB; the
+/// slowest fraction so far is \p slowest. Returns false, with perf.problem set, where the row
+/// gives the lab no fraction of the ceiling.
+bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& results, bool probe,
+             PerfFacts& perf, double& slowest) {
+  const std::string what =
+      is_family_pattern(plan.bench_op) ? plan.op + " (" + row.family + ")" : plan.op;
+  // The row's verdict comes from its fields; its message is only shown.
+  const GradedVerdict verdict = graded_verdict(row);
+  perf.wrong_results += verdict.wrong_results;
+  if (!verdict.passed) {
+    perf.problem = (row.family.empty() ? plan.bench_op : row.family) + ": " + verdict.reason;
+    perf.clocks_disagree = verdict.clocks_disagree;
+    return false;
+  }
+  // The stream read is the same kernel whatever the family: the benchmark runs it once.
+  double stream = 0, cub = 0;
+  for (const BenchRow& other : results.rows) {
+    if (other.n != perf.n) continue;
+    if (other.impl == "stream_read" && (stream == 0 || other.family == row.family))
+      stream = other.median_gbps;
+    if (other.impl == "cub" && (other.family.empty() || other.family == row.family))
+      cub = other.median_gbps;
+  }
+  double ceiling = probe ? perf.probe_gbps : stream;
+  if (ceiling <= 0) ceiling = probe ? stream : perf.probe_gbps;
+  if (ceiling <= 0) {
+    perf.problem = "the benchmark measured no ceiling";
+    return false;
+  }
+  // Faster than the GPU can read is not a fast lab: the work was not done, or not timed.
+  const double tolerance = 1.10;  // noise between the probe's run and the lab's
+  if ((perf.probe_gbps > 0 && row.median_gbps > tolerance * perf.probe_gbps) ||
+      (results.theoretical_gbps > 0 && row.median_gbps > results.theoretical_gbps)) {
+    perf.problem = fmt::format(
+        "physically impossible: {} read at {} GB/s, above what this GPU can read (ceiling "
+        "probe {} GB/s, theoretical peak {} GB/s); no performance points",
+        what, fixed(row.median_gbps, 1), fixed(perf.probe_gbps, 1),
+        fixed(results.theoretical_gbps, 1));
+    perf.impossible = true;
+    return false;
+  }
+  const double fraction = row.median_gbps / ceiling;
+  perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", what,
+                             fraction_text(fraction), fixed(row.median_gbps, 1));
+  if (slowest < 0 || fraction < slowest) {
+    slowest = fraction;
+    perf.op = what;
+    perf.fraction = fraction;
+    perf.gbps = row.median_gbps;
+    perf.median_us = row.median_us;
+    perf.ceiling_gbps = ceiling;
+    perf.stream_read_gbps = stream;
+    perf.cub_gbps = cub;
+  }
+  return true;
+}
+
 /// The lab's facts from one benchmark process: its rows beside the same run's ceiling and CUB.
 PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
                             const BenchResults& results, const Rubric& rubric, const fs::path& log,
@@ -62,7 +134,8 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
   PerfFacts perf;
   perf.n = timed_size(rubric, seed);
   perf.log = log.string();
-  if (contains(r.output, "no CUDA device")) {
+  // The benchmark's exit status says it found no GPU: no sentence of its output is read.
+  if (r.exited() && r.exit_code == bench::kNoGpuExitCode && results.rows.empty()) {
     perf.problem = "no CUDA device";
     return perf;
   }
@@ -71,74 +144,13 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
   double slowest = -1;
   for (const OpPlan& plan : target.plans) {
     if (plan.bench_op.empty()) continue;
-    // One row per plan, or (a family pattern, lab 17's segment lengths) one per family.
-    std::vector<const BenchRow*> matching;
-    for (const BenchRow& candidate : results.rows)
-      if (candidate.impl == plan.bench_name && candidate.n == perf.n &&
-          (candidate.family.empty() || family_matches(candidate.family, plan.bench_op))) {
-        if (!is_family_pattern(plan.bench_op)) matching.clear();  // the last one, as before
-        matching.push_back(&candidate);
-      }
+    const std::vector<const BenchRow*> matching = plan_rows(plan, results, perf.n);
     if (matching.empty()) {
       perf.problem = missing_row_problem(plan, r, results);
       return perf;
     }
-    for (const BenchRow* row : matching) {
-      const std::string what =
-          is_family_pattern(plan.bench_op) ? plan.op + " (" + row->family + ")" : plan.op;
-      perf.wrong_results += row->wrong_results;
-      if (row->error) {
-        perf.problem =
-            (row->family.empty() ? plan.bench_op : row->family) + ": " + row->error_message;
-        if (row->wrong_results == 0 && starts_with(row->error_message, "WRONG in ")) {
-          // "WRONG in 7 timed runs": at least one, whatever number it prints.
-          const auto runs =
-              parse_count(leading_digits(std::string_view(row->error_message).substr(9)));
-          perf.wrong_results += runs ? static_cast<double>(*runs) : 1;
-        }
-        return perf;
-      }
-      // The stream read is the same kernel whatever the family: the benchmark runs it once.
-      double stream = 0, cub = 0;
-      for (const BenchRow& other : results.rows) {
-        if (other.n != perf.n) continue;
-        if (other.impl == "stream_read" && (stream == 0 || other.family == row->family))
-          stream = other.median_gbps;
-        if (other.impl == "cub" && (other.family.empty() || other.family == row->family))
-          cub = other.median_gbps;
-      }
-      double ceiling = probe ? perf.probe_gbps : stream;
-      if (ceiling <= 0) ceiling = probe ? stream : perf.probe_gbps;
-      if (ceiling <= 0) {
-        perf.problem = "the benchmark measured no ceiling";
-        return perf;
-      }
-      // Faster than the GPU can read is not a fast lab: the work was not done, or not timed.
-      const double tolerance = 1.10;  // noise between the probe's run and the lab's
-      if ((perf.probe_gbps > 0 && row->median_gbps > tolerance * perf.probe_gbps) ||
-          (results.theoretical_gbps > 0 && row->median_gbps > results.theoretical_gbps)) {
-        perf.problem = fmt::format(
-            "physically impossible: {} read at {} GB/s, above what this GPU can read (ceiling "
-            "probe {} GB/s, theoretical peak {} GB/s); no performance points",
-            what, fixed(row->median_gbps, 1), fixed(perf.probe_gbps, 1),
-            fixed(results.theoretical_gbps, 1));
-        perf.impossible = true;
-        return perf;
-      }
-      const double fraction = row->median_gbps / ceiling;
-      perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", what,
-                                 fraction_text(fraction), fixed(row->median_gbps, 1));
-      if (slowest < 0 || fraction < slowest) {
-        slowest = fraction;
-        perf.op = what;
-        perf.fraction = fraction;
-        perf.gbps = row->median_gbps;
-        perf.median_us = row->median_us;
-        perf.ceiling_gbps = ceiling;
-        perf.stream_read_gbps = stream;
-        perf.cub_gbps = cub;
-      }
-    }
+    for (const BenchRow* row : matching)
+      if (!add_row(*row, plan, results, probe, perf, slowest)) return perf;
   }
   if (slowest < 0) {
     perf.problem = "no benchmark for this lab's operations";

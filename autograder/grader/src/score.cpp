@@ -320,7 +320,7 @@ class LabScorer {
   void performance() {
     if (const std::string gate = performance_gate(); !gate.empty()) {
       std::string why = "0 points: " + gate;
-      if (contains(gate, "clocks disagree"))  // a patched timer, work off the stream, or load
+      if (f_.perf.clocks_disagree)  // a patched timer, work off the stream, or load
         why +=
             "; the lab's clock and the grader's agree when all of the lab's work runs on the "
             "stream it is given and nothing else loads the machine: if this one was busy, grade "

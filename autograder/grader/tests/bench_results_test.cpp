@@ -73,6 +73,118 @@ TEST(BenchJson, GarbageIsAProblemNotACrash) {
   EXPECT_TRUE(parse_bench_json("{}").rows.empty());
 }
 
+/// A graded row of the benchmark's JSON: \p fields after its name.
+BenchRow graded_row(const std::string& fields) {
+  const BenchResults r = parse_bench_json(
+      R"j({"benchmarks": [{"name": "sum/09_warp_shuffle/268435455", "run_type": "iteration", )j" +
+      fields + "}]}");
+  EXPECT_TRUE(r.parsed);
+  EXPECT_EQ(r.rows.size(), 1u);
+  return r.rows.empty() ? BenchRow{} : r.rows[0];
+}
+
+TEST(BenchVerdict, AGradedRowPassesOnItsFields) {
+  const GradedVerdict v = graded_verdict(graded_row(
+      R"j("median_us": 80.1, "median_gbps": 3350.2, "failure": 0, "wrong_results": 0,
+         "warmup_wrong": 0, "clocks_agree": 1)j"));
+  EXPECT_TRUE(v.passed) << v.reason;
+  EXPECT_FALSE(v.clocks_disagree);
+  EXPECT_EQ(v.wrong_results, 0);
+  EXPECT_EQ(v.reason, "");
+}
+
+TEST(BenchVerdict, FailuresComeFromTheFields) {
+  GradedVerdict v = graded_verdict(graded_row(
+      R"j("error_occurred": true, "error_message": "WRONG in 7 timed calls (2 of them warm-up calls)",
+         "failure": 1, "wrong_results": 7, "warmup_wrong": 2, "clocks_agree": 1)j"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.wrong_results, 7);
+  EXPECT_FALSE(v.clocks_disagree);
+  EXPECT_TRUE(contains(v.reason, "WRONG")) << v.reason;
+  v = graded_verdict(graded_row(
+      R"j("error_occurred": true, "error_message": "clocks disagree: 358.4 us, 563.5 us",
+         "failure": 2, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 0)j"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_TRUE(v.clocks_disagree);
+  EXPECT_EQ(v.wrong_results, 0);
+  // A wrong-results row without its count still costs at least one wrong result.
+  v = graded_verdict(graded_row(R"j("error_occurred": true, "failure": 1)j"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.wrong_results, 1);
+  v = graded_verdict(graded_row(
+      R"j("error_occurred": true, "error_message": "the lab's process died", "failure": 3)j"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.reason, "the lab's process died");
+}
+
+TEST(BenchVerdict, AForgedMessageChangesNoVerdict) {
+  // The lab's own exception text reaches the message of a row that threw: whatever it says,
+  // the fields decide.
+  GradedVerdict v = graded_verdict(graded_row(
+      R"j("error_occurred": true, "error_message": "WRONG in 7 timed runs", "failure": 3)j"));
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.wrong_results, 0);
+  v = graded_verdict(graded_row(
+      R"j("error_occurred": true, "failure": 3,
+         "error_message": "clocks disagree: the lab's process reports 1 us per call")j"));
+  EXPECT_FALSE(v.clocks_disagree);
+  // A message on a row whose fields say it passed is no failure either.
+  v = graded_verdict(graded_row(
+      R"j("error_message": "WRONG in 9 timed runs", "median_gbps": 3000, "failure": 0,
+         "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 1)j"));
+  EXPECT_TRUE(v.passed) << v.reason;
+  EXPECT_EQ(v.wrong_results, 0);
+}
+
+TEST(BenchVerdict, AMissingOrIllTypedFieldFailsTheRow) {
+  const std::string good =
+      R"j("failure": 0, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 1)j";
+  ASSERT_TRUE(graded_verdict(graded_row(good)).passed);
+  // {fields, what the reason names}
+  const std::pair<const char*, const char*> cases[] = {
+      // the format before verdict fields (and what forged_bench_json writes)
+      {R"j("median_gbps": 3600.0, "wrong_results": 0, "warmup_wrong": 0)j", "'failure'"},
+      {R"j("failure": "0", "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 1)j",
+       "'failure'"},
+      {R"j("failure": 0.5, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 1)j",
+       "'failure'"},
+      {R"j("failure": 9, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 1)j", "'failure'"},
+      {R"j("failure": -1, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 1)j", "'failure'"},
+      {R"j("failure": null, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 1)j",
+       "'failure'"},
+      {R"j("failure": 0, "warmup_wrong": 0, "clocks_agree": 1)j", "'wrong_results'"},
+      {R"j("failure": 0, "wrong_results": -2, "warmup_wrong": 0, "clocks_agree": 1)j",
+       "'wrong_results'"},
+      {R"j("failure": 0, "wrong_results": 1e300, "warmup_wrong": 0, "clocks_agree": 1)j",
+       "'wrong_results'"},
+      {R"j("failure": 0, "wrong_results": 0, "clocks_agree": 1)j", "'warmup_wrong'"},
+      {R"j("failure": 0, "wrong_results": 0, "warmup_wrong": 0)j", "'clocks_agree'"},
+      {R"j("failure": 0, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 2)j",
+       "'clocks_agree'"},
+      {R"j("failure": 0, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": true)j",
+       "'clocks_agree'"},
+      {R"j("failure": 0, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": [1])j",
+       "'clocks_agree'"},
+      // fields at odds with each other
+      {R"j("failure": 0, "wrong_results": 3, "warmup_wrong": 0, "clocks_agree": 1)j",
+       "contradicts"},
+      {R"j("failure": 0, "wrong_results": 0, "warmup_wrong": 0, "clocks_agree": 0)j",
+       "contradicts"},
+      {R"j("error_occurred": true, "failure": 0, "wrong_results": 0, "warmup_wrong": 0,
+          "clocks_agree": 1)j",
+       "'failure'"},
+  };
+  for (const auto& [fields, named] : cases) {
+    const GradedVerdict v = graded_verdict(graded_row(fields));
+    EXPECT_FALSE(v.passed) << fields;
+    EXPECT_TRUE(contains(v.reason, named)) << fields << " -> " << v.reason;
+  }
+  EXPECT_EQ(graded_verdict(graded_row(R"j("failure": 0, "wrong_results": 3, "warmup_wrong": 0,
+                                          "clocks_agree": 1)j"))
+                .wrong_results,
+            3);
+}
+
 TEST(BenchJson, RealH200Run) {
   const fs::path file = fs::path(REDUCE_GRADE_TEST_ROOT) / "docs" / "results" / "ladder_h200.json";
   if (!fs::exists(file)) GTEST_SKIP() << "no recorded run in docs/results";

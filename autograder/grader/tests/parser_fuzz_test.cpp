@@ -416,9 +416,11 @@ const char* const kBenchJson17 = R"({
      "iterations": 410, "real_time": 243.8, "cpu_time": 250.1, "time_unit": "us",
      "median_us": 243.8, "median_gbps": 4403.5, "wrong_results": 0},
     {"name": "sum/04_sequential/268435455/manual_time", "run_type": "iteration",
-     "median_us": 1154.5, "median_gbps": 930.1, "wrong_results": 0},
+     "median_us": 1154.5, "median_gbps": 930.1, "wrong_results": 0, "warmup_wrong": 0,
+     "clocks_agree": 1, "failure": 0},
     {"name": "sum/09_warp_shuffle/2^28/manual_time", "run_type": "iteration",
-     "error_occurred": true, "error_message": "WRONG in 7 timed runs"},
+     "error_occurred": true, "error_message": "WRONG in 7 timed runs", "failure": 1,
+     "wrong_results": 7, "warmup_wrong": 2, "clocks_agree": 1},
     {"name": "sum/cub/268435456_mean", "run_type": "aggregate", "aggregate_name": "mean"}]})";
 
 const char* const kBenchJson18 = R"({"context": {"ceiling_gbps": "3100.0"},
@@ -578,6 +580,10 @@ TEST(ParserFuzz, BenchmarkJson) {
         EXPECT_GE(v, 0);
       }
       EXPECT_LT(row.n, std::size_t{1} << 63);
+      const GradedVerdict verdict = graded_verdict(row);  // never throws, whatever the fields
+      EXPECT_TRUE(std::isfinite(verdict.wrong_results));
+      EXPECT_GE(verdict.wrong_results, 0);
+      EXPECT_TRUE(verdict.passed || !verdict.reason.empty());
     }
     EXPECT_LT(parse_size(text.substr(0, 64)), std::size_t{1} << 63);
   });

@@ -235,12 +235,24 @@ TEST_F(ScoreTest, ClocksThatDisagreeCostThePointsAndSayWhatToDo) {
   f.perf.problem =
       "sum: clocks disagree: the lab's process reports 358.4 us per call, the grader's clock "
       "563.5 us";
+  f.perf.clocks_disagree = true;
   const LabScore s = score_lab(f, lab_, rubric_);
   EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
   const std::string& out = item(s, "performance").output;
   EXPECT_TRUE(contains(out, "clocks disagree")) << out;
   EXPECT_TRUE(contains(out, "if this one was busy, grade again")) << out;
   EXPECT_FALSE(contains(out, "correctness gates performance")) << out;
+}
+
+TEST_F(ScoreTest, ThePhraseClocksDisagreeInAMessageIsNoVerdict) {
+  // A lab's own exception text may say anything: only the benchmark's field sets the flag.
+  LabFacts f = perfect();
+  f.perf.ran = false;
+  f.perf.problem = "sum: the lab threw: clocks disagree: grade again";
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+  EXPECT_FALSE(contains(item(s, "performance").output, "if this one was busy, grade again"))
+      << item(s, "performance").output;
 }
 
 TEST_F(ScoreTest, CustomPointsAndTotals) {

@@ -2,11 +2,23 @@
 /// \brief Reads the JSON of the sum benchmark (Google Benchmark 1.7 and 1.8 formats).
 #pragma once
 
+#include <reduce_bench/row_fields.hpp>
+
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace reduce::grade {
+
+/// A row's verdict fields (reduce_bench/row_fields.hpp), each unset where the row has none or
+/// one of the wrong type: the JSON is the benchmark's, but read as if anyone could have written it.
+struct VerdictFields {
+  std::optional<bench::RowFailure> failure;  ///< "failure": a RowFailure's number
+  std::optional<double> wrong_results;       ///< "wrong_results": a whole number, not negative
+  std::optional<double> warmup_wrong;        ///< "warmup_wrong": a whole number, not negative
+  std::optional<bool> clocks_agree;          ///< "clocks_agree": 1 or 0
+};
 
 /// One benchmark row, `<family>/<impl>/<n>[/...]` (family: sum, maximum, ...).
 struct BenchRow {
@@ -15,10 +27,24 @@ struct BenchRow {
   std::size_t n = 0;          ///< elements
   double median_us = 0;       ///< median time of one call
   double median_gbps = 0;     ///< bandwidth from the median time
-  double wrong_results = 0;   ///< timed runs whose result was wrong
+  double wrong_results = 0;   ///< timed runs whose result was wrong (0 when not a number)
   bool error = false;         ///< the row was skipped with an error (threw or wrong results)
-  std::string error_message;  ///< its message
+  std::string error_message;  ///< its message: for people, never read for a verdict
+  VerdictFields verdict;      ///< what the row says of itself
 };
+
+/// What a graded row (a lab timed through its runner) says of the lab, from its verdict fields
+/// alone: its message is shown, never read.
+struct GradedVerdict {
+  bool passed = false;           ///< a measurement the lab may be graded on
+  bool clocks_disagree = false;  ///< failed: the lab's process and the grader's clock disagree
+  double wrong_results = 0;      ///< wrong results (the warm-ups' included)
+  std::string reason;            ///< why it failed, for people (empty when it passed)
+};
+
+/// The verdict of graded row \p row. A row whose fields are missing, ill-typed or at odds with
+/// each other (a failed row that says it did not fail) fails, and its reason says which.
+GradedVerdict graded_verdict(const BenchRow& row);
 
 /// One benchmark run's results.
 struct BenchResults {

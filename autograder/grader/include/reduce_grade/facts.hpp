@@ -38,21 +38,22 @@ struct BuildFacts {
 
 /// The lab's benchmark measurement.
 struct PerfFacts {
-  bool ran = false;             ///< the benchmark ran and produced this lab's row
-  std::string problem;          ///< why not, or the row's error (else empty)
-  double median_us = 0;         ///< median time of one call at the benchmark size
-  double gbps = 0;              ///< bandwidth of the lab
-  double ceiling_gbps = 0;      ///< the ceiling it is compared with (same run)
-  double probe_gbps = 0;        ///< the run's ceiling probe (context)
-  double stream_read_gbps = 0;  ///< the run's stream_read row at the same size
-  double cub_gbps = 0;          ///< cub::DeviceReduce at the same size
-  double fraction = 0;          ///< gbps / ceiling_gbps
-  double wrong_results = 0;     ///< timed runs with a wrong result
-  bool impossible = false;      ///< faster than the GPU can read: no performance points
-  std::size_t n = 0;            ///< elements
-  std::string op;               ///< the row that set the fraction (the slowest of the lab's ops)
-  std::string detail;           ///< every benchmarked operation's fraction, e.g. "maximum 0.91"
-  std::string log;              ///< log file
+  bool ran = false;              ///< the benchmark ran and produced this lab's row
+  std::string problem;           ///< why not, or the row's error (else empty)
+  double median_us = 0;          ///< median time of one call at the benchmark size
+  double gbps = 0;               ///< bandwidth of the lab
+  double ceiling_gbps = 0;       ///< the ceiling it is compared with (same run)
+  double probe_gbps = 0;         ///< the run's ceiling probe (context)
+  double stream_read_gbps = 0;   ///< the run's stream_read row at the same size
+  double cub_gbps = 0;           ///< cub::DeviceReduce at the same size
+  double fraction = 0;           ///< gbps / ceiling_gbps
+  double wrong_results = 0;      ///< timed runs with a wrong result
+  bool clocks_disagree = false;  ///< the row failed: the lab's events and the grader's clock differ
+  bool impossible = false;       ///< faster than the GPU can read: no performance points
+  std::size_t n = 0;             ///< elements
+  std::string op;                ///< the row that set the fraction (the slowest of the lab's ops)
+  std::string detail;            ///< every benchmarked operation's fraction, e.g. "maximum 0.91"
+  std::string log;               ///< log file
 };
 
 /// Whether one step of a lab's grading (public tests, hidden tests, sanitizer, benchmark) ran,

@@ -1,0 +1,166 @@
+// The two sampling loops (trusted code, a graded lab) and what the graded one needs: inputs made
+// anew before every request, the calls per request, and the verdict of its two clocks.
+#include "measurement.cuh"
+
+#include "text.hpp"
+
+#include <reduce/cuda_check.cuh>
+#include <reduce/generators.hpp>
+#include <reduce/l2_flush.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace reduce::bench {
+namespace {
+
+// Sampling of a graded lab: a request's calls fill about kRequestMs (its own cost, a socket
+// round trip and a copy back, is then a few percent of it); samples stop after kMinSamples and
+// kMinSeconds, or at kMaxSamples, or once a slow lab has had kEnoughSeconds and 3 samples.
+constexpr double kRequestMs = 10.0;
+constexpr int kMinSamples = 5, kMaxSamples = 20;
+constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.0;
+
+}  // namespace
+
+std::uint64_t run_seed() {
+  static const std::uint64_t seed = [] {
+    const char* env = std::getenv("REDUCE_SEED");
+    return env != nullptr ? std::stoull(env, nullptr, 0) : reduce::fresh_seed();
+  }();
+  return seed;
+}
+
+std::mt19937_64& graded_rng() {
+  static std::mt19937_64 rng(run_seed() ^ 0x6A09E667F3BCC909ull);
+  return rng;
+}
+
+double median(std::vector<double> v) {
+  std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+  return v[v.size() / 2];
+}
+
+std::vector<double> sample_trusted(benchmark::State& state, cudaStream_t stream,
+                                   const TrustedStep& prepare, const TrustedStep& call,
+                                   const TrustedStep& check) {
+  reduce::L2Flush l2;
+  reduce::EventTimer timer;
+  call(0);  // warm-up
+  REDUCE_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<double> samples;
+  std::size_t k = 0;
+  for (auto _ : state) {
+    prepare(k);
+    l2.flush(stream);
+    timer.start(stream);
+    call(k);
+    timer.stop(stream);
+    const double ms = timer.elapsed_ms();
+    state.SetIterationTime(ms * 1e-3);
+    samples.push_back(ms);
+    check(k++);
+  }
+  return samples;
+}
+
+void RegenerationCost::add(std::chrono::steady_clock::time_point started, double gpu_ms,
+                           int count) {
+  wall_ms.push_back(
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+          .count());
+  gpu_ms_per_input.push_back(gpu_ms / std::max(count, 1));
+  inputs += count;
+}
+
+RegeneratedInputs::RegeneratedInputs(const Operation& op, std::size_t n, std::vector<float*> arrays)
+    : op_(op),
+      n_(n),
+      arrays_(std::move(arrays)),
+      recipes_(arrays_.size()),
+      expected_(arrays_.size()),
+      tallies_(std::max<std::size_t>(arrays_.size(), 1)) {}
+
+void RegeneratedInputs::regenerate(int count) {
+  const auto started = std::chrono::steady_clock::now();
+  tallies_.fill_bytes(0);
+  timer_.start(nullptr);
+  for (int b = 0; b < count; ++b) {
+    recipes_[b] = reduce::timed::draw_recipe(op_.answer, n_, graded_rng());
+    reduce::timed::regenerate(arrays_[b], recipes_[b], tallies_.data() + b, nullptr);
+  }
+  timer_.stop(nullptr);
+  const std::vector<reduce::timed::Tally> tallies = tallies_.to_host();
+  for (int b = 0; b < count; ++b) {
+    // Lab 18's rounding trap depends on the integers' sum: written once it is known.
+    for (const reduce::timed::Write& w :
+         reduce::timed::finishing_writes(op_.answer, recipes_[b], tallies[b]))
+      write_at(arrays_[b], w.at, w.value);
+    expected_[b] = reduce::timed::expected_result(op_.answer, recipes_[b], tallies[b]);
+  }
+  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+  cost_.add(started, timer_.elapsed_ms(), count);
+}
+
+int timed_input_count(const Runner& runner, std::size_t n) {
+  std::size_t free = 0, total = 0;
+  REDUCE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+  free += runner.timed_input_bytes();
+  const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(float);
+  return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, kMaxRunnerInputs));
+}
+
+int calls_per_request(double one_ms, int count) {
+  return static_cast<int>(
+      std::clamp(std::ceil(kRequestMs / std::max(one_ms, 1e-3)), 1.0, static_cast<double>(count)));
+}
+
+GradedSamples sample_graded(benchmark::State& state, const GradedRequest& request, int calls) {
+  GradedSamples s;
+  s.calls = calls;
+  double seconds = 0;
+  for (auto _ : state) {
+    while (s.host_ms.size() < static_cast<std::size_t>(kMaxSamples)) {
+      const TimedRun t = request(calls);
+      seconds += t.host_ms * 1e-3;
+      s.host_ms.push_back(t.host_ms / calls);
+      s.event_ms.push_back(t.event_ms / calls);
+      const std::size_t k = s.host_ms.size();
+      if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))
+        break;
+    }
+    state.SetIterationTime(median(s.host_ms) * 1e-3);
+  }
+  return s;
+}
+
+void report_regeneration(benchmark::State& state, const RegenerationCost& cost) {
+  state.counters["regenerate_ms"] = median(cost.wall_ms);
+  state.counters["regenerate_gpu_ms_per_input"] = median(cost.gpu_ms_per_input);
+  state.counters["inputs_regenerated"] = static_cast<double>(cost.inputs);
+}
+
+void judge_graded(benchmark::State& state, Row& row, const GradedSamples& samples, double wrong,
+                  double warmup_wrong, const std::string& wrong_message) {
+  const double event_us = median(samples.event_ms) * 1e3;
+  // The runner's events say the calls took far less than this process saw: they were
+  // rewritten, or the work ran outside the stream they time.
+  const bool clocks_agree = !(event_us < 0.8 * row.median_us - 20.0);
+  state.counters["runner_event_us"] = event_us;
+  state.counters["calls_per_sample"] = samples.calls;
+  state.counters["samples"] = static_cast<double>(samples.host_ms.size());
+  state.counters[kWrongResults] = wrong;  // the warm-ups' included
+  state.counters[kWarmupWrong] = warmup_wrong;
+  state.counters[kClocksAgree] = clocks_agree ? 1 : 0;
+  if (wrong > 0)
+    fail_row(state, row, RowFailure::kWrongResults, wrong_message);
+  else if (!clocks_agree)
+    fail_row(state, row, RowFailure::kClocksDisagree,
+             "clocks disagree: the lab's process reports " + fixed(event_us, 1) +
+                 " us per call, the grader's clock " + fixed(row.median_us, 1) + " us");
+  else
+    pass_row(state, row);
+}
+
+}  // namespace reduce::bench

@@ -1,0 +1,77 @@
+/// \file
+/// \brief The operations the benchmark times: one row of kOperations each, with its
+/// cub::DeviceReduce counterpart, its trusted inputs (whose results are known exactly), its
+/// result check and the CPU loop a student would write first.
+#pragma once
+
+#include "result_kinds.hpp"
+#include "timed_inputs.hpp"
+
+#include <reduce/device_buffer.cuh>
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace reduce::bench {
+
+/// What a correct call returns for one input (value, and the compensated sum's tolerance).
+using Expected = reduce::timed::Expected;
+
+/// Input makers run on the device: a 1 GiB input takes milliseconds, not a second of host time.
+inline constexpr unsigned kFillBlocks = 1024, kFillThreads = 256;
+
+/// A cub::DeviceReduce call: with null storage it only sets the bytes it needs. \p extra is
+/// scratch the row keeps for itself in front of CUB's storage (ArgMax's maximum goes there).
+using CubCall = cudaError_t (*)(void* storage, std::size_t& bytes, void* extra, const float* in,
+                                std::size_t n, void* out, cudaStream_t stream);
+
+/// One operation of the course: all the benchmark knows about it. Adding an operation adds a
+/// row to kOperations (operations.cu), and nothing else in the benchmark.
+struct Operation {
+  const char* name;  ///< row family, and the catalogue's entry point
+  float identity;    ///< where the CPU loop starts (argmax: the best value so far)
+  /// Fills x[0, n) on the device, from \p seed, with an input whose result is known exactly
+  /// (the trusted rows' rotating inputs).
+  Expected (*make)(float* x, std::size_t n, std::uint64_t seed);
+  /// What the graded rows' inputs, made anew before every call, hold (timed_inputs.hpp).
+  reduce::timed::Answer answer;
+  /// Whether a result (a float's value, or an index) is the expected one.
+  bool (*check)(double got, const Expected& expected);
+  /// The single-thread CPU loop a student would write first, in float.
+  double (*cpu_loop)(const std::vector<float>& x, float identity);
+  CubCall cub;  ///< the cub::DeviceReduce counterpart
+
+  /// What a call writes (the catalogue's): an int64 index (argmax) or one float.
+  ResultKind kind() const { return catalogue_entry(name).kind; }
+  /// The C function a lab library exports the operation by (the catalogue's).
+  const char* getter() const { return catalogue_entry(name).getter; }
+};
+
+/// Every operation, in the order the benchmark registers their rows.
+const std::vector<Operation>& operations();
+
+/// The operation named \p name, or nullptr.
+const Operation* find_operation(const std::string& name);
+
+/// Writes one float at x[i] on the device (synchronous).
+void write_at(float* x, std::size_t i, float v);
+
+/// Trusted rows' inputs per (operation, size): kRotation of them, with their expected results.
+inline constexpr int kRotation = 4;
+
+/// Rotating inputs for one (operation, size) with their expected results.
+struct Inputs {
+  const Operation* op = nullptr;            ///< whose
+  std::size_t n = 0;                        ///< floats each
+  std::vector<DeviceBuffer<float>> device;  ///< the inputs
+  std::vector<Expected> expected;           ///< their results
+};
+
+/// The rotating inputs of (\p op, \p n), made from \p seed; kept while rows reuse them (the
+/// previous ones are freed first).
+Inputs& inputs_for(const Operation& op, std::size_t n, std::uint64_t seed);
+
+}  // namespace reduce::bench
