@@ -3,6 +3,9 @@
 // compute-sanitizer (checkers over several labs of any operations).
 #include "checks.hpp"
 
+#include "lab_runs.hpp"
+#include "sanitizer_phase.hpp"
+
 #include <reduce_grade/gtest_suite.hpp>
 #include <reduce_grade/pipeline.hpp>
 #include <reduce_grade/sanitizer.hpp>
@@ -16,6 +19,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -63,72 +67,11 @@ bool all_skipped_no_gpu(const std::vector<SuiteRun>& runs) {
   return true;
 }
 
-std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab) {
-  const CourseLab* cl = c.course.find(lab);
-  return cl != nullptr ? plan_ops(c.course, *cl) : std::vector<OpPlan>{};
-}
-
-/// The checker's arguments that name the lab under test (the checker starts its runner) and
-/// select its operation's suites of \p kind.
-std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,
-                                  const OpPlan& plan, SuiteKind kind) {
-  const CourseLab* cl = c.course.find(lab);
-  std::vector<std::string> args = {
-      "--lab=" + c.p.build.manifest.library(lab, plan.op).string(),
-      "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")), "--lab-name=" + lab};
-  for (std::string& arg : c.p.course->manifest.suites(plan.op, kind).args())
-    args.push_back(std::move(arg));
-  return args;
-}
-
-SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
-                           bool hidden) {
-  const Limits& limits = c.rubric.limits;
-  const SuiteKind kind = hidden ? SuiteKind::kHidden : SuiteKind::kPublic;
-  SuiteOptions so;
-  so.binary = c.p.course->manifest.suites(plan.op, kind).checker;
-  so.args = lab_args(c, lab, plan, kind);
-  so.env = c.env;
-  so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
-  so.output_cap = limits.output_cap_bytes;
-  so.max_restarts = limits.max_restarts;
-  so.log_dir = c.logs / lab;
-  so.log_stem = plan.op + (hidden ? "_hidden" : "_tests");
-  return so;
-}
-
-/// The public and hidden suites of \p plan in one checker process (the graded checker).
-SuiteOptions graded_suite_options(const LabRunContext& c, const std::string& lab,
-                                  const OpPlan& plan) {
-  SuiteOptions so = suite_options(c, lab, plan, false);
-  so.binary = c.p.course->manifest.suites(plan.op, SuiteKind::kGraded).checker;
-  so.args = lab_args(c, lab, plan, SuiteKind::kGraded);
-  // The larger limit, not the sum: the hidden suites add seconds to a run, and a lab that hangs
-  // would otherwise hold its slot for both limits.
-  so.timeout_s = std::max(c.rubric.limits.test_timeout_s, c.rubric.limits.hidden_timeout_s);
-  so.log_stem = plan.op + "_graded";
-  return so;
-}
-
-/// \p lab's part of a several-lab checker: its library of \p plan's operation and the filter of
-/// that operation's suites of \p kind.
-PlannedLab planned_part(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
-                        SuiteKind kind) {
-  const CourseLab* cl = c.course.find(lab);
-  const SuiteSelection suites = c.p.course->manifest.suites(plan.op, kind);
-  return {lab,
-          plan.op,
-          cl != nullptr ? cl->order : std::string("tree"),
-          suites.entry,
-          c.p.build.manifest.library(lab, plan.op),
-          {suites.filter}};
-}
-
 /// One process of the tests' phase: a public or hidden suite of one of a lab's operations, or
 /// both at once (kGraded: one CUDA context and one runner start fewer). Its result goes to
 /// LabFacts::tests or hidden at \p slot (kGraded: hidden at \p hidden_slot), so the lists keep
-/// the plans' order however the steps finish. (compute-sanitizer runs after every lab's tests:
-/// sanitize_labs().)
+/// the plans' order however the steps finish. (compute-sanitizer runs beside them:
+/// run_sanitizer_plan().)
 struct CheckStep {
   enum class Kind { kPublic, kHidden, kGraded };
   Kind kind = Kind::kPublic;
@@ -191,7 +134,7 @@ std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunC
         "compute-sanitizer not found on the grading machine (a grading problem)");
     return steps;
   }
-  // Sized here, filled by sanitize_labs() once every lab's tests are done.
+  // Sized here, before any step runs; filled by run_sanitizer_plan(), beside the tests.
   const std::size_t sanitized = static_cast<std::size_t>(
       std::count_if(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
   f.sanitizer.resize(sanitized * c.rubric.sanitizer.tools.size());
@@ -283,156 +226,6 @@ void run_step_safely(const CheckStep& step, LabFacts& f, const LabRunContext& c)
   }
 }
 
-/// Runs \p job(0) ... job(count - 1) on up to \p threads threads; what a job throws is its own
-/// business (jobs catch their exceptions).
-void run_in_parallel(std::size_t count, int threads, const std::function<void(std::size_t)>& job) {
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < count; i = next++) job(i);
-  };
-  std::vector<std::thread> pool;
-  const std::size_t extra =
-      std::min<std::size_t>(count, static_cast<std::size_t>(std::max(1, threads)));
-  for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
-}
-
-/// Splits the indices of \p weights into up to \p count groups of about equal total weight: the
-/// heaviest first, each into the lightest group so far. No group is empty.
-std::vector<std::vector<std::size_t>> balanced_groups(const std::vector<double>& weights,
-                                                      std::size_t count) {
-  std::vector<std::size_t> heaviest(weights.size());
-  for (std::size_t i = 0; i < heaviest.size(); ++i) heaviest[i] = i;
-  std::stable_sort(heaviest.begin(), heaviest.end(),
-                   [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
-  std::vector<std::vector<std::size_t>> groups(
-      std::min(std::max<std::size_t>(count, 1), weights.size()));
-  std::vector<double> load(groups.size(), 0.0);
-  for (std::size_t i : heaviest) {
-    const std::size_t g =
-        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
-    groups[g].push_back(i);
-    load[g] += weights[i];
-  }
-  return groups;
-}
-
-/// One lab's operation under compute-sanitizer: where its runs go in LabFacts::sanitizer.
-struct SanitizedMember {
-  std::size_t lab;        ///< index into PreparedSubmission::labs
-  OpPlan plan;            ///< the operation
-  std::size_t slot;       ///< its place among the lab's sanitized operations
-  std::size_t sanitized;  ///< the lab's sanitized operations (a tool's runs are that far apart)
-};
-
-/// The sanitizer group of \p members (labs of any operations) for run_sanitizer_group(): its
-/// checker's log logs/sanitizer/<name>.log; each part runs its operation's public tests at the
-/// rubric's sizes for that operation; each lab's own spec (for a run alone) has the log it
-/// always had.
-SanitizerGroupSpec sanitizer_group_spec(const PreparedSubmission& p, const std::string& name,
-                                        const std::vector<SanitizedMember>& members,
-                                        const LabRunContext& c) {
-  const Limits& limits = c.rubric.limits;
-  SanitizerGroupSpec spec;
-  SanitizerSpec& common = spec.common;
-  common.sanitizer = c.sanitizer;
-  common.tools = c.rubric.sanitizer.tools;
-  common.checker = c.p.course->manifest.public_checker;
-  common.env = c.env;
-  common.runner_prefix = c.sandbox;
-  common.timeout_s = limits.sanitizer_timeout_s;
-  common.output_cap = limits.output_cap_bytes;
-  common.log_file = c.logs / "sanitizer" / (name + ".log");
-  for (const SanitizedMember& m : members) {
-    const LabFacts& f = p.labs[m.lab];
-    const std::string& op = m.plan.op;
-    SanitizedLab lab;
-    lab.part = planned_part(c, f.lab, m.plan, SuiteKind::kPublic);
-    lab.part.filters.push_back(c.rubric.sanitizer.filter_for(op));
-    lab.alone = common;
-    lab.alone.checker = c.p.course->manifest.suites(op, SuiteKind::kPublic).checker;
-    lab.alone.args = lab_args(c, f.lab, m.plan, SuiteKind::kPublic);
-    lab.alone.filter = c.rubric.sanitizer.filter_for(op);
-    lab.alone.log_file =
-        c.logs / f.lab / (m.sanitized > 1 ? op + "_sanitizer.log" : std::string("sanitizer.log"));
-    spec.labs.push_back(std::move(lab));
-  }
-  return spec;
-}
-
-/// Stores the runs of \p members (one list per member, one run per tool, or \p problem where
-/// the group gave none) in their labs' facts.
-void store_sanitizer_runs(PreparedSubmission& p, const std::vector<SanitizedMember>& members,
-                          std::vector<std::vector<SanitizerRun>>& runs, const std::string& problem,
-                          const LabRunContext& c) {
-  const std::vector<std::string>& tools = c.rubric.sanitizer.tools;
-  for (std::size_t k = 0; k < members.size(); ++k) {
-    const SanitizedMember& m = members[k];
-    LabFacts& f = p.labs[m.lab];
-    for (std::size_t t = 0; t < tools.size(); ++t) {
-      SanitizerRun run;
-      if (k < runs.size() && t < runs[k].size()) run = std::move(runs[k][t]);
-      if (run.tool.empty()) {
-        run.tool = tools[t];
-        run.problem = problem.empty() ? "the sanitizer's run gave no result" : problem;
-      }
-      if (m.sanitized > 1) run.op = m.plan.op;
-      c.progress.line(fmt::format("{}{}: {}{} ({:.1f} s){}", c.tag, f.lab, run.describe(),
-                                  run.clean() ? " - clean" : "", run.seconds,
-                                  run.unconfined.empty() ? "" : "; " + run.unconfined));
-      f.sanitizer[t * m.sanitized + m.slot] = std::move(run);
-    }
-  }
-}
-
-/// The compute-sanitizer step of every lab of \p labs that still has one (drop_after_hang()):
-/// every (lab, operation) with public tests, of any operation, split into up to
-/// limits.sanitizer_checkers groups; each group is one checker (run_sanitizer_group(): for each
-/// tool one lab process serves the whole group, and a lab runs alone only where the group's
-/// reports cannot say whose a finding is).
-void sanitize_labs(PreparedSubmission& p, const std::vector<std::size_t>& labs,
-                   const LabRunContext& c) {
-  if (c.sanitizer.empty()) return;
-  std::vector<SanitizedMember> members;
-  for (std::size_t i : labs) {
-    const LabFacts& f = p.labs[i];
-    if (f.sanitizer.empty()) continue;
-    const std::vector<OpPlan> plans = lab_plans(c, f.lab);
-    const std::size_t sanitized = static_cast<std::size_t>(std::count_if(
-        plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
-    std::size_t slot = 0;
-    for (const OpPlan& plan : plans)
-      if (plan.public_tests) members.push_back({i, plan, slot++, sanitized});
-  }
-  const Limits& limits = c.rubric.limits;
-  const auto groups = balanced_groups(std::vector<double>(members.size(), 1.0),
-                                      static_cast<std::size_t>(limits.sanitizer_checkers));
-  std::mutex facts;  // the labs' facts, written by several groups
-  run_in_parallel(groups.size(), limits.parallel_checks, [&](std::size_t g) {
-    std::vector<SanitizedMember> group;
-    std::vector<std::string> names;
-    for (std::size_t k : groups[g]) {
-      group.push_back(members[k]);
-      names.push_back(fmt::format("{} ({})", p.labs[members[k].lab].lab, members[k].plan.op));
-    }
-    const SanitizerGroupSpec spec = sanitizer_group_spec(p, fmt::format("group_{}", g), group, c);
-    c.progress.line(fmt::format("{}compute-sanitizer --tool {}: {}", c.tag,
-                                join(c.rubric.sanitizer.tools, ", then "), join(names, ", ")));
-    std::vector<std::vector<SanitizerRun>> runs;
-    std::string problem;
-    try {
-      runs = run_sanitizer_group(spec);
-    } catch (const std::exception& e) {
-      problem = internal_error_message(e.what());
-    } catch (...) {
-      problem = internal_error_message("an exception that is not a std::exception");
-    }
-    const std::lock_guard<std::mutex> lock(facts);
-    store_sanitizer_runs(p, group, runs, problem, c);
-  });
-}
-
 /// One part of the tests' several-lab checkers: a lab's suites of one operation.
 struct TestMember {
   std::size_t lab;  ///< index into PreparedSubmission::labs
@@ -441,12 +234,13 @@ struct TestMember {
 };
 
 /// The tests' several-lab checkers: every (lab, operation) with public tests, of any operation,
-/// in up to parallel_checks checkers of about equal numbers of tests (run_gtest_suite_labs():
+/// in up to \p checkers checkers of about equal numbers of tests (run_gtest_suite_labs():
 /// one checker and one lab process per group instead of one of each per lab and operation).
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run.
 std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
-    const PreparedSubmission& p, const std::vector<std::size_t>& order, const LabRunContext& c) {
+    const PreparedSubmission& p, const std::vector<std::size_t>& order, int checkers,
+    const LabRunContext& c) {
   std::vector<TestMember> members;
   std::vector<PlannedLab> parts;
   for (std::size_t i : order)
@@ -470,10 +264,9 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
   }
   std::vector<double> weights;
   for (const std::vector<std::string>& t : tests) weights.push_back(static_cast<double>(t.size()));
-  const auto groups =
-      balanced_groups(weights, static_cast<std::size_t>(c.rubric.limits.parallel_checks));
+  const auto groups = balanced_groups(weights, static_cast<std::size_t>(checkers));
   std::mutex mutex;
-  run_in_parallel(groups.size(), c.rubric.limits.parallel_checks, [&](std::size_t g) {
+  run_in_parallel(groups.size(), checkers, [&](std::size_t g) {
     std::vector<PlannedLab> group;
     std::vector<std::vector<std::string>> group_tests;
     std::vector<std::string> names;
@@ -505,9 +298,8 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
   return results;
 }
 
-/// Every step of the labs \p order, public suites first, queued to run alone but for those whose
-/// part passed in the several-lab checkers (run_test_groups(), which run first: their results go
-/// to the labs' facts). \p public_left counts each lab's public steps left in the queue.
+/// Every step of the labs \p order, public suites first, queued to run alone. \p public_left
+/// counts each lab's public steps left in the queue.
 std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::size_t>& order,
                                   std::map<std::size_t, std::size_t>& public_left,
                                   const LabRunContext& c) {
@@ -519,7 +311,15 @@ std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::
   }
   for (std::size_t i : order)
     for (CheckStep& s : other_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
-  const auto grouped = run_test_groups(p, order, c);
+  return queue;
+}
+
+/// Takes out of \p queue the steps whose part passed in the several-lab checkers
+/// (run_test_groups(): \p grouped), their results stored in the labs' facts.
+void take_grouped(std::deque<CheckStep>& queue,
+                  const std::map<std::pair<std::size_t, std::string>, SuiteRun>& grouped,
+                  PreparedSubmission& p, std::map<std::size_t, std::size_t>& public_left,
+                  const LabRunContext& c) {
   for (auto it = queue.begin(); it != queue.end();) {
     const auto found = it->is_public() ? grouped.find({it->lab, it->plan.op}) : grouped.end();
     if (found == grouped.end()) {
@@ -530,7 +330,6 @@ std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::
     --public_left[it->lab];
     it = queue.erase(it);
   }
-  return queue;
 }
 
 }  // namespace
@@ -541,8 +340,12 @@ std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::
 /// first in several-lab checkers (run_test_groups()); every step they did not pass is queued,
 /// the public suites first (labs with more operations, then serial-order labs, since their
 /// suites take longest), then hidden suites that run apart, and runs alone. A lab whose public
-/// suite hangs loses its queued steps. Then compute-sanitizer (sanitize_labs()). Returns false
-/// when the tests say there is no CUDA device after all.
+/// suite hangs loses its queued steps. compute-sanitizer runs beside all of them, in
+/// limits.sanitizer_checkers of the parallel_checks processes (SanitizerPlan): a lab that hangs
+/// in its tests stops its sanitizer group and loses its sanitizer result (drop_after_hang()),
+/// the other labs of that group run again afterwards, and the whole phase is dropped when the
+/// tests find no CUDA device. Returns false when the tests say there is no CUDA
+/// device after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
                 const LabRunContext& c) {
   std::vector<std::size_t> order = runnable;
@@ -556,6 +359,11 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   std::map<std::size_t, std::size_t> public_left;
   std::deque<CheckStep> queue = queue_steps(p, order, public_left, c);
   const Limits& limits = c.rubric.limits;
+  const int sanitizer_checkers = c.sanitizer.empty() ? 0 : std::max(1, limits.sanitizer_checkers);
+  const int checkers = std::max(1, limits.parallel_checks - sanitizer_checkers);
+  SanitizerPlan sanitizing(p, order, c);
+  SanitizerBeside sanitizer(p, sanitizing, c);
+  take_grouped(queue, run_test_groups(p, order, checkers, c), p, public_left, c);
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t active = 0;
@@ -581,10 +389,12 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
       LabFacts& f = p.labs[step.lab];
       if (is_public) {
         if (--public_left[step.lab] == 0 && all_skipped_no_gpu(f.tests)) no_cuda = true;
-        if (assess(f).hung)  // its other steps would hang as well: not started
+        if (assess(f).hung) {  // its other steps would hang as well: not started, or stopped
           queue.erase(std::remove_if(queue.begin(), queue.end(),
                                      [&](const CheckStep& s) { return s.lab == step.lab; }),
                       queue.end());
+          sanitizing.stop_lab(step.lab);
+        }
       }
       changed.notify_all();
     }
@@ -607,15 +417,19 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
     changed.notify_all();
   };
   const std::size_t threads = std::max<std::size_t>(
-      1, std::min<std::size_t>(static_cast<std::size_t>(std::max(1, limits.parallel_checks)),
-                               queue.size()));
+      1, std::min<std::size_t>(static_cast<std::size_t>(checkers), queue.size()));
   std::vector<std::thread> pool;
   for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
   worker();
   for (std::thread& t : pool) t.join();
+  sanitizer.finish();
   if (!failure.empty()) throw std::runtime_error(failure);
   for (std::size_t i : order) drop_after_hang(p.labs[i]);
-  if (!no_cuda) sanitize_labs(p, order, c);
+  // The labs that shared a stopped group with a lab that hung get their own run now.
+  std::vector<std::size_t> again;
+  for (std::size_t i : sanitizing.stopped_labs())
+    if (!p.labs[i].sanitizer.empty()) again.push_back(i);
+  if (!no_cuda && !again.empty()) run_sanitizer_plan(p, SanitizerPlan(p, again, c), c);
   return !no_cuda;
 }
 

@@ -91,6 +91,7 @@ std::string signal_description(int signal) {
 std::string ProcessResult::describe() const {
   if (!started) return "not started: " + start_error;
   if (timed_out) return fmt::format("timed out after {} s (killed)", points_text(timeout_s));
+  if (cancelled) return "cancelled: its result was no longer wanted (killed)";
   if (output_flood)
     return fmt::format("output flood: more than {} of output (killed)", byte_size_text(output_cap));
   if (signal != 0) return "killed by " + signal_description(signal);
@@ -330,6 +331,10 @@ void wait_for(Child& child, const ProcessSpec& spec, double start, ProcessResult
       result.timed_out = true;
       break;
     }
+    if (!reaped && spec.cancel != nullptr && spec.cancel->load()) {
+      result.cancelled = true;
+      break;
+    }
   }
   kill_group(child.pid);  // the child's leftovers, or the child itself on timeout or flood
   ::close(child.output);
@@ -337,7 +342,7 @@ void wait_for(Child& child, const ProcessSpec& spec, double start, ProcessResult
     while (::waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
     }
   }
-  if (result.timed_out || result.output_flood || lost) {
+  if (result.timed_out || result.output_flood || result.cancelled || lost) {
     result.exit_code = -1;
   } else if (WIFEXITED(status)) {
     result.exit_code = WEXITSTATUS(status);

@@ -248,6 +248,7 @@ ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::
   ps.timeout_s = spec.timeout_s * static_cast<double>(std::max<std::size_t>(1, spec.tools.size()));
   ps.output_cap = spec.output_cap;
   ps.log_file = spec.log_file;
+  ps.cancel = spec.cancel;
   return ps;
 }
 

@@ -53,6 +53,43 @@ TEST(Process, TimeoutKillsSleep) {
   EXPECT_TRUE(contains(r.describe(), "timed out after 1 s"));
 }
 
+TEST(Process, CancelKillsTheGroupWellBeforeItsLimit) {
+  // The shell starts a grandchild and waits; turning the flag kills both, long before 100 s.
+  std::atomic<bool> cancel{false};
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "sleep 100 & echo $!; wait"};
+  spec.timeout_s = 100;
+  spec.cancel = &cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const double start = now_seconds();
+  const ProcessResult r = run_process(spec);
+  stopper.join();
+  EXPECT_LT(now_seconds() - start, 10);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.timed_out);
+  EXPECT_FALSE(r.succeeded());
+  EXPECT_EQ(r.exit_code, -1);
+  EXPECT_TRUE(contains(r.describe(), "cancelled"));
+  const int grandchild = std::stoi(trim(r.output));
+  for (int i = 0; i < 50 && alive(grandchild); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(alive(grandchild));
+}
+
+TEST(Process, AFlagNeverTurnedChangesNothing) {
+  std::atomic<bool> cancel{false};
+  ProcessSpec spec;
+  spec.argv = {"sh", "-c", "echo done"};
+  spec.cancel = &cancel;
+  const ProcessResult r = run_process(spec);
+  EXPECT_FALSE(r.cancelled);
+  EXPECT_TRUE(r.succeeded());
+  EXPECT_TRUE(contains(r.output, "done"));
+}
+
 TEST(Process, TimeoutKillsTheWholeProcessGroup) {
   // The shell starts a grandchild and waits; the limit must kill both.
   const ProcessResult r = sh("sleep 100 & echo $!; wait", 1);

@@ -7,6 +7,7 @@
 /// survives. Nothing the child does makes run_process() throw.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <optional>
@@ -33,6 +34,9 @@ struct ProcessSpec {
   /// Address-space limit of the child and everything it starts (RLIMIT_AS; 0: none). A compiler
   /// told to `#include "/dev/zero"` then fails at once instead of filling the host's memory.
   std::size_t memory_limit_bytes = 0;
+  /// When set and it turns true, the process group is killed (ProcessResult::cancelled): its
+  /// result is no longer wanted.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// What happened to the child.
@@ -43,6 +47,7 @@ struct ProcessResult {
   int signal = 0;              ///< the signal that ended it (0 if none)
   bool timed_out = false;      ///< killed at the wall-clock limit
   bool output_flood = false;   ///< killed for exceeding the output cap
+  bool cancelled = false;      ///< killed when ProcessSpec::cancel turned true
   std::string output;          ///< stdout and stderr interleaved, at most output_cap bytes
   double seconds = 0;          ///< wall-clock run time
   double timeout_s = 0;        ///< the limit it ran under (for messages)

@@ -8,6 +8,7 @@
 
 #include <reduce_grade/gtest_suite.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -68,6 +69,8 @@ struct SanitizerSpec {
   double timeout_s = 300;                         ///< wall-clock limit per tool
   std::size_t output_cap = std::size_t{4} << 20;  ///< output cap of the checker
   std::filesystem::path log_file;  ///< the checker's log; the sanitizer's go to `STEM.<tool>/`
+  /// When set and it turns true, the run stops (its checker killed; see ProcessSpec::cancel).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// Runs the checker once with its tests repeated for each tool of \p spec, the lab runner of

@@ -1,0 +1,107 @@
+// What the correctness phase's steps share (lab_runs.hpp).
+#include "lab_runs.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+#include <utility>
+
+namespace reduce::grade {
+
+std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab) {
+  const CourseLab* cl = c.course.find(lab);
+  return cl != nullptr ? plan_ops(c.course, *cl) : std::vector<OpPlan>{};
+}
+
+/// The checker's arguments that name the lab under test (the checker starts its runner) and
+/// select its operation's suites of \p kind.
+std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,
+                                  const OpPlan& plan, SuiteKind kind) {
+  const CourseLab* cl = c.course.find(lab);
+  std::vector<std::string> args = {
+      "--lab=" + c.p.build.manifest.library(lab, plan.op).string(),
+      "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")), "--lab-name=" + lab};
+  for (std::string& arg : c.p.course->manifest.suites(plan.op, kind).args())
+    args.push_back(std::move(arg));
+  return args;
+}
+
+SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
+                           bool hidden) {
+  const Limits& limits = c.rubric.limits;
+  const SuiteKind kind = hidden ? SuiteKind::kHidden : SuiteKind::kPublic;
+  SuiteOptions so;
+  so.binary = c.p.course->manifest.suites(plan.op, kind).checker;
+  so.args = lab_args(c, lab, plan, kind);
+  so.env = c.env;
+  so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
+  so.output_cap = limits.output_cap_bytes;
+  so.max_restarts = limits.max_restarts;
+  so.log_dir = c.logs / lab;
+  so.log_stem = plan.op + (hidden ? "_hidden" : "_tests");
+  return so;
+}
+
+/// The public and hidden suites of \p plan in one checker process (the graded checker).
+SuiteOptions graded_suite_options(const LabRunContext& c, const std::string& lab,
+                                  const OpPlan& plan) {
+  SuiteOptions so = suite_options(c, lab, plan, false);
+  so.binary = c.p.course->manifest.suites(plan.op, SuiteKind::kGraded).checker;
+  so.args = lab_args(c, lab, plan, SuiteKind::kGraded);
+  // The larger limit, not the sum: the hidden suites add seconds to a run, and a lab that hangs
+  // would otherwise hold its slot for both limits.
+  so.timeout_s = std::max(c.rubric.limits.test_timeout_s, c.rubric.limits.hidden_timeout_s);
+  so.log_stem = plan.op + "_graded";
+  return so;
+}
+
+/// \p lab's part of a several-lab checker: its library of \p plan's operation and the filter of
+/// that operation's suites of \p kind.
+PlannedLab planned_part(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
+                        SuiteKind kind) {
+  const CourseLab* cl = c.course.find(lab);
+  const SuiteSelection suites = c.p.course->manifest.suites(plan.op, kind);
+  return {lab,
+          plan.op,
+          cl != nullptr ? cl->order : std::string("tree"),
+          suites.entry,
+          c.p.build.manifest.library(lab, plan.op),
+          {suites.filter}};
+}
+
+/// Runs \p job(0) ... job(count - 1) on up to \p threads threads; what a job throws is its own
+/// business (jobs catch their exceptions).
+void run_in_parallel(std::size_t count, int threads, const std::function<void(std::size_t)>& job) {
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i = next++; i < count; i = next++) job(i);
+  };
+  std::vector<std::thread> pool;
+  const std::size_t extra =
+      std::min<std::size_t>(count, static_cast<std::size_t>(std::max(1, threads)));
+  for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+}
+
+/// Splits the indices of \p weights into up to \p count groups of about equal total weight: the
+/// heaviest first, each into the lightest group so far. No group is empty.
+std::vector<std::vector<std::size_t>> balanced_groups(const std::vector<double>& weights,
+                                                      std::size_t count) {
+  std::vector<std::size_t> heaviest(weights.size());
+  for (std::size_t i = 0; i < heaviest.size(); ++i) heaviest[i] = i;
+  std::stable_sort(heaviest.begin(), heaviest.end(),
+                   [&](std::size_t a, std::size_t b) { return weights[a] > weights[b]; });
+  std::vector<std::vector<std::size_t>> groups(
+      std::min(std::max<std::size_t>(count, 1), weights.size()));
+  std::vector<double> load(groups.size(), 0.0);
+  for (std::size_t i : heaviest) {
+    const std::size_t g =
+        static_cast<std::size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+    groups[g].push_back(i);
+    load[g] += weights[i];
+  }
+  return groups;
+}
+
+}  // namespace reduce::grade
