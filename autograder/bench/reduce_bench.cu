@@ -8,7 +8,7 @@
 //   REDUCE_LABS_FILE=<build>/<tree>/labs.txt  trusted labs loaded into this process (the ladder:
 //                                    lines "04_sequential=/path/lib04_sequential_sum.so")
 //   REDUCE_LABS="name=path,..."      the same, inline
-//   REDUCE_REMOTE_LABS="name=op:path,..."  labs being graded: each runs in a lab runner process
+//   REDUCE_RUNNER_LABS="name=op:path,..."  labs being graded: each runs in a lab runner process
 //   REDUCE_BENCH_SIZES="2^26,2^28"  sizes (default 2^10, 2^12, ..., 2^30)
 //   REDUCE_SEED=n                    inputs from this seed (default: fresh each run)
 //   REDUCE_BENCH_KEEP_WRONG=1        trusted rows with wrong results keep their numbers
@@ -38,7 +38,7 @@
 #include <reduce/lab_entry_points.cuh>
 #include <reduce/reference.hpp>
 
-#include <reduce_remote/remote_lab.hpp>
+#include <reduce_runner/lab_runner.hpp>
 
 #include "cub_fixed_rows.hpp"
 #include "softmax_pair.cuh"
@@ -384,7 +384,7 @@ struct Impl {
   RunFn run;
   bool checks_result = true;  // false for the probe, whose output is no result
   bool on_host = false;
-  std::shared_ptr<reduce::remote::RemoteLab> remote;  // a graded lab: calls go to its runner
+  std::shared_ptr<reduce::runner::LabRunner> remote;  // a graded lab: calls go to its runner
   std::size_t library = 0;  // a graded lab: its library among the runner's (graded_library())
 };
 
@@ -593,12 +593,12 @@ void bench_device(benchmark::State& state, const Impl& impl, std::size_t n) {
 /// How many distinct n-float inputs \p remote's runner may hold for timing: up to kMaxInputs,
 /// within half the device memory free now (its current inputs, which the next allocation frees,
 /// counted as free).
-int timed_input_count(const reduce::remote::RemoteLab& remote, std::size_t n) {
+int timed_input_count(const reduce::runner::LabRunner& remote, std::size_t n) {
   std::size_t free = 0, total = 0;
   REDUCE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   free += remote.timed_input_bytes();
   const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(float);
-  return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, reduce::remote::kMaxInputs));
+  return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, reduce::runner::kMaxInputs));
 }
 
 /// Sampling of a graded lab: a request's calls fill about kRequestMs (its own cost, a socket
@@ -639,7 +639,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     const auto request = [&](int calls) {
       capture.fill_bytes(0xFF);  // no earlier request's result can stand for this one's
       inputs.regenerate(calls);
-      const reduce::remote::TimedRun t =
+      const reduce::runner::TimedRun t =
           impl.remote->run_timed(entry, calls, n, calls, capture.data());
       std::vector<unsigned char> got(rb * calls);
       REDUCE_CUDA_CHECK(cudaMemcpy(got.data(), capture.data(), got.size(), cudaMemcpyDeviceToHost));
@@ -664,7 +664,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     const auto sampling = std::chrono::steady_clock::now();
     for (auto _ : state) {
       while (samples.size() < static_cast<std::size_t>(kMaxSamples)) {
-        const reduce::remote::TimedRun t = request(calls);
+        const reduce::runner::TimedRun t = request(calls);
         seconds += t.host_ms * 1e-3;
         samples.push_back(t.host_ms / calls);
         events.push_back(t.event_ms / calls);
@@ -701,7 +701,7 @@ void bench_remote(benchmark::State& state, const Impl& impl, std::size_t n) {
     state.counters["wrong_results"] = wrong;  // the warm-ups' included
     state.counters["warmup_wrong"] = warmup_wrong;
     state.counters["runner_starts"] = impl.remote->starts();
-    state.counters["lab_process_starts"] = reduce::remote::RemoteLab::process_starts();
+    state.counters["lab_process_starts"] = reduce::runner::LabRunner::process_starts();
     if (wrong > 0) {
       row.status = "WRONG in " + std::to_string(wrong) + " timed calls (" +
                    std::to_string(warmup_wrong) + " of them warm-up calls; results captured in " +
@@ -810,10 +810,10 @@ std::vector<Impl> load_labs() {
 struct SegmentedOp;
 const SegmentedOp* find_segmented_op(const std::string& name);
 
-/// The libraries of REDUCE_REMOTE_LABS ("name=op:path,..."), each once, in order.
+/// The libraries of REDUCE_RUNNER_LABS ("name=op:path,..."), each once, in order.
 std::vector<std::string> graded_libraries() {
   std::vector<std::string> paths;
-  if (const char* env = std::getenv("REDUCE_REMOTE_LABS"))
+  if (const char* env = std::getenv("REDUCE_RUNNER_LABS"))
     for (const std::string& entry : split(env, ',')) {
       const auto colon = entry.find(':', entry.find('='));
       if (colon == std::string::npos) continue;
@@ -823,16 +823,16 @@ std::vector<std::string> graded_libraries() {
   return paths;
 }
 
-/// The one lab process of every graded row: it holds every library of REDUCE_REMOTE_LABS, each
+/// The one lab process of every graded row: it holds every library of REDUCE_RUNNER_LABS, each
 /// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,
 /// hung or poisoned its context (the row's exception stops it). So no other lab process is
 /// alive while a row is timed, and a submission's benchmark makes one lab process, not one per
 /// row. It starts with the first graded row, after the probe and the first CUB rows.
-std::shared_ptr<reduce::remote::RemoteLab> graded_runner() {
-  static const std::shared_ptr<reduce::remote::RemoteLab> runner = [] {
-    reduce::remote::RunnerOptions options = reduce::remote::RunnerOptions::from_environment();
+std::shared_ptr<reduce::runner::LabRunner> graded_runner() {
+  static const std::shared_ptr<reduce::runner::LabRunner> runner = [] {
+    reduce::runner::RunnerOptions options = reduce::runner::RunnerOptions::from_environment();
     options.libraries = graded_libraries();
-    return std::make_shared<reduce::remote::RemoteLab>(std::move(options));
+    return std::make_shared<reduce::runner::LabRunner>(std::move(options));
   }();
   return runner;
 }
@@ -843,23 +843,23 @@ std::size_t graded_library(const std::string& path) {
   return static_cast<std::size_t>(std::find(paths.begin(), paths.end(), path) - paths.begin());
 }
 
-/// Labs being graded (REDUCE_REMOTE_LABS="name=op:path,..."): never loaded here; their calls go
+/// Labs being graded (REDUCE_RUNNER_LABS="name=op:path,..."): never loaded here; their calls go
 /// to graded_runner().
 std::vector<Impl> remote_labs() {
   std::vector<Impl> labs;
-  const char* env = std::getenv("REDUCE_REMOTE_LABS");
+  const char* env = std::getenv("REDUCE_RUNNER_LABS");
   if (env == nullptr) return labs;
   for (const std::string& entry : split(env, ',')) {
     const auto eq = entry.find('=');
     const auto colon = entry.find(':', eq);
     if (eq == std::string::npos || colon == std::string::npos) {
-      std::fprintf(stderr, "REDUCE_REMOTE_LABS: expected name=op:path, got %s\n", entry.c_str());
+      std::fprintf(stderr, "REDUCE_RUNNER_LABS: expected name=op:path, got %s\n", entry.c_str());
       continue;
     }
     if (find_segmented_op(entry.substr(eq + 1, colon - eq - 1)) != nullptr) continue;  // own rows
     const Operation* op = find_operation(entry.substr(eq + 1, colon - eq - 1));
     if (op == nullptr) {
-      std::fprintf(stderr, "REDUCE_REMOTE_LABS: no operation in %s\n", entry.c_str());
+      std::fprintf(stderr, "REDUCE_RUNNER_LABS: no operation in %s\n", entry.c_str());
       continue;
     }
     Impl impl{op, entry.substr(0, eq), nullptr, nullptr};
@@ -1080,7 +1080,7 @@ void report_segmented(benchmark::State& state, Row& row, const Segmentation& seg
   state.counters["elements"] = static_cast<double>(seg.elements);  // n rounded down
   state.counters["elements_left_out"] = static_cast<double>(seg.n - seg.elements);
   state.counters["bytes_per_call"] = read_bytes;
-  state.counters["lab_process_starts"] = reduce::remote::RemoteLab::process_starts();
+  state.counters["lab_process_starts"] = reduce::runner::LabRunner::process_starts();
   if (seg.shape.ragged) {
     state.counters["min_length"] = static_cast<double>(seg.min_length);
     state.counters["max_length"] = static_cast<double>(seg.max_length);
@@ -1286,14 +1286,14 @@ void bench_segmented(benchmark::State& state, const SegmentedImpl& impl, std::si
 struct RemoteSegmented {
   const SegmentedOp* op = nullptr;
   std::string name;
-  std::shared_ptr<reduce::remote::RemoteLab> remote;  // graded_runner()
+  std::shared_ptr<reduce::runner::LabRunner> remote;  // graded_runner()
   std::size_t library = 0;                            // its library there
 };
 
-/// The segmented entries of REDUCE_REMOTE_LABS ("name=segmented_sum:path").
+/// The segmented entries of REDUCE_RUNNER_LABS ("name=segmented_sum:path").
 std::vector<RemoteSegmented> remote_segmented_labs() {
   std::vector<RemoteSegmented> labs;
-  const char* env = std::getenv("REDUCE_REMOTE_LABS");
+  const char* env = std::getenv("REDUCE_RUNNER_LABS");
   if (env == nullptr) return labs;
   for (const std::string& entry : split(env, ',')) {
     const auto eq = entry.find('=');
@@ -1358,7 +1358,7 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
       capture.fill_bytes(0xFF);  // no earlier request's results can stand for this one's
       REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
       cost.add(regeneration, timer.elapsed_ms(), calls);
-      const reduce::remote::TimedRun t =
+      const reduce::runner::TimedRun t =
           impl.remote->run_timed(op.name, calls, elements, calls, capture.data(), segments);
       for (int b = 0; b < calls; ++b)
         count_segment_mismatches(op, capture.data() + b * results, expected[b].data(), segments,
@@ -1376,7 +1376,7 @@ void bench_remote_segmented(benchmark::State& state, const RemoteSegmented& impl
     double seconds = 0;
     for (auto _ : state) {
       while (samples.size() < static_cast<std::size_t>(kMaxSamples)) {
-        const reduce::remote::TimedRun t = request(calls);
+        const reduce::runner::TimedRun t = request(calls);
         seconds += t.host_ms * 1e-3;
         samples.push_back(t.host_ms / calls);
         events.push_back(t.event_ms / calls);

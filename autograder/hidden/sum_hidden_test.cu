@@ -16,7 +16,7 @@
 #include <reduce/generators.hpp>
 #include <reduce/lab_entry_points.cuh>
 #include <reduce/reference.hpp>
-#include <reduce_remote/remote_lab.hpp>
+#include <reduce_runner/lab_runner.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -220,7 +220,7 @@ TEST_F(HiddenSum, QueuesOnTheGivenStream) {
   const std::size_t n = std::size_t{1} << 24;
   const std::vector<float> host = exact_integers(n, test_seed() + 0x57AE);
   const DeviceBuffer<float> in(host);
-  remote::RemoteLab& lab = remote::RemoteLab::from_environment();
+  runner::LabRunner& lab = runner::LabRunner::from_environment();
   lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round) {
     expect_exact(run(in.data(), n), reference_sum(host),

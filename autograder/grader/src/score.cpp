@@ -1,6 +1,6 @@
 #include <reduce_grade/score.hpp>
 #include <reduce_grade/util.hpp>
-#include <reduce_remote/channels.hpp>
+#include <reduce_runner/channels.hpp>
 
 #include <fmt/format.h>
 
@@ -366,7 +366,7 @@ class LabScorer {
 
 std::string review_reason(const LabFacts& f) {
   const auto found = [](const std::string& text) {
-    return contains(text, remote::kForbiddenCallMark);
+    return contains(text, runner::kForbiddenCallMark);
   };
   for (const std::vector<SuiteRun>* runs : {&f.tests, &f.hidden})
     for (const SuiteRun& run : *runs) {

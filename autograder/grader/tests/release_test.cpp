@@ -36,7 +36,7 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
                            "cmake/ReduceLab.cmake",
                            "cmake/CourseLabs.cmake",
                            "course.json",
-                           "autograder/remote/src/runner_main.cpp",
+                           "autograder/runner/src/runner_main.cpp",
                            "autograder/tests/sum_test.cu",
                            "autograder/tests/gpu_test.hpp",
                            "autograder/tests/CMakeLists.txt",

@@ -8,8 +8,8 @@
 // that stream, synchronise, reply. It decides nothing and reports no verdict; whatever the lab
 // does to this process, the checker judges only the bytes in its own buffers and its own clock.
 #include <reduce/lab_entry_points.cuh>
-#include <reduce_remote/protocol.hpp>
-#include <reduce_remote/walls.hpp>
+#include <reduce_runner/protocol.hpp>
+#include <reduce_runner/walls.hpp>
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -32,7 +32,7 @@
 
 namespace {
 
-using namespace reduce::remote;
+using namespace reduce::runner;
 
 bool read_all(int fd, void* data, std::size_t bytes) {
   auto* p = static_cast<char*>(data);

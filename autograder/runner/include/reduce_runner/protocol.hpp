@@ -10,7 +10,7 @@
 /// says what happened.
 #pragma once
 
-#include <reduce_remote/channels.hpp>
+#include <reduce_runner/channels.hpp>
 
 #include <cuda_runtime.h>
 
@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace reduce::remote {
+namespace reduce::runner {
 
 /// Version of the records below; both sides refuse a mismatch.
 inline constexpr std::uint32_t kProtocolVersion = 8;
@@ -170,4 +170,4 @@ inline constexpr const char* kRunnerEnvironment[] = {
     "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "HOME", "TMPDIR",
     "LANG"};
 
-}  // namespace reduce::remote
+}  // namespace reduce::runner

@@ -1,5 +1,5 @@
-#include <reduce_remote/remote_lab.hpp>
-#include <reduce_remote/walls.hpp>
+#include <reduce_runner/lab_runner.hpp>
+#include <reduce_runner/walls.hpp>
 
 #include <cuda.h>
 #include <fcntl.h>
@@ -27,11 +27,11 @@
 #define REDUCE_DEFAULT_RUNNER "reduce_lab_runner"
 #endif
 
-namespace reduce::remote {
+namespace reduce::runner {
 
 namespace {
 
-std::atomic<int> g_process_starts{0};  // runners started by every RemoteLab of this process
+std::atomic<int> g_process_starts{0};  // runners started by every LabRunner of this process
 
 constexpr unsigned char kGuardByte = 0xA5;
 constexpr std::size_t kFrontGuard = 256;  // before the result slot; keeps it 256-byte aligned
@@ -70,7 +70,7 @@ std::string describe_status(int status) {
 
 /// A checker-owned allocation: [front guard][the lab's bytes][guard]. Guards are armed before a
 /// request and compared afterwards.
-struct RemoteLab::Guarded {
+struct LabRunner::Guarded {
   char* base = nullptr;
   std::size_t capacity = 0;
   std::size_t front = 0;   // guard bytes before the lab's pointer
@@ -113,7 +113,7 @@ struct RemoteLab::Guarded {
 
 /// Drains the runner's stdout and stderr: keeps the last bytes for messages, and kills the
 /// runner's process group when it prints more than the cap.
-struct RemoteLab::Output {
+struct LabRunner::Output {
   int fd = -1;
   pid_t group = -1;
   std::size_t cap = 0;
@@ -163,7 +163,7 @@ struct RemoteLab::Output {
 /// Drains a sanitizer's report pipe (kSanitizerLogFd in the runner's sandbox) into a log file
 /// of the grader's, which no process of the lab's sandbox can see. Ends at end-of-file: when
 /// the sanitizer in front of the runner has written its summary and exited.
-struct RemoteLab::ReportDrain {
+struct LabRunner::ReportDrain {
   int fd = -1;
   std::thread thread;
 
@@ -238,14 +238,14 @@ RunnerOptions RunnerOptions::from_environment() {
 
 // ---- the runner process ---------------------------------------------------------------------
 
-RemoteLab::RemoteLab(RunnerOptions options) : options_(std::move(options)) {
+LabRunner::LabRunner(RunnerOptions options) : options_(std::move(options)) {
   // No process of the same user may read or write this one's memory (ptrace, /proc/pid/mem):
   // the lab's process cannot reach the expected values, the clock or the verdicts here.
   prctl(PR_SET_DUMPABLE, 0);
 }
 
 /// A runner told to exit, with what it may still map, until it is gone.
-struct RemoteLab::Exiting {
+struct LabRunner::Exiting {
   pid_t pid = -1;
   double deadline_ms = 0;  // then its group is killed
   std::unique_ptr<Output> output;
@@ -253,19 +253,19 @@ struct RemoteLab::Exiting {
   std::vector<std::unique_ptr<Guarded>> retired;
 };
 
-RemoteLab::~RemoteLab() {
+LabRunner::~LabRunner() {
   try {
     stop();
   } catch (...) {
   }
 }
 
-RemoteLab& RemoteLab::from_environment() {
-  static RemoteLab lab(RunnerOptions::from_environment());
+LabRunner& LabRunner::from_environment() {
+  static LabRunner lab(RunnerOptions::from_environment());
   return lab;
 }
 
-void RemoteLab::start() {
+void LabRunner::start() {
   if (options_.libraries.empty())
     throw RunnerError("checker: no lab library given (set REDUCE_LAB_LIBRARY)");
   int sv[2], out[2];
@@ -343,30 +343,30 @@ void RemoteLab::start() {
   first_reply_due_ = true;
 }
 
-int RemoteLab::process_starts() {
+int LabRunner::process_starts() {
   return g_process_starts;
 }
 
-void RemoteLab::use_library(std::size_t index) {
+void LabRunner::use_library(std::size_t index) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (index >= options_.libraries.size())
     throw RunnerError("checker: no lab library " + std::to_string(index));
   library_ = static_cast<std::uint32_t>(index);
 }
 
-void RemoteLab::start_early() {
+void LabRunner::start_early() {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (pid_ < 0) start();
 }
 
-void RemoteLab::begin_repetition(int repetition) {
+void LabRunner::begin_repetition(int repetition) {
   const std::lock_guard<std::mutex> lock(mutex_);
   if (repetition == repetition_) return;
   park_runner();  // its exit (a sanitizer writing its report) overlaps the next runner's start
   repetition_ = repetition;
 }
 
-void RemoteLab::park_runner() {
+void LabRunner::park_runner() {
   begin_stop();
   if (pid_ < 0) return;
   auto exiting = std::make_unique<Exiting>();
@@ -381,7 +381,7 @@ void RemoteLab::park_runner() {
   pid_ = -1;
 }
 
-void RemoteLab::begin_stop() {
+void LabRunner::begin_stop() {
   for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
   timed_inputs_.clear();
   timed_bytes_ = 0;  // the runner's memory goes with it
@@ -393,7 +393,7 @@ void RemoteLab::begin_stop() {
   stop_begun_ms_ = now_ms();
 }
 
-void RemoteLab::stop() {
+void LabRunner::stop() {
   park_runner();
   for (const std::unique_ptr<Exiting>& e : exiting_) {
     int status = 0;
@@ -406,7 +406,7 @@ void RemoteLab::stop() {
   retired_.clear();
 }
 
-void RemoteLab::fail(const std::string& what) {
+void LabRunner::fail(const std::string& what) {
   std::string text = what;
   const std::string printed = output_ ? output_->last_lines() : std::string();
   stop();
@@ -414,7 +414,7 @@ void RemoteLab::fail(const std::string& what) {
   throw RunnerError(text);
 }
 
-Reply RemoteLab::request(Request& rq) {
+Reply LabRunner::request(Request& rq) {
   // This process's copies and memsets (inputs, staged outputs, armed guards) may still be
   // queued on the GPU: the lab's process must not start before they land.
   cuda(cudaDeviceSynchronize(), "finishing the checker's own work before the call");
@@ -488,13 +488,13 @@ Reply RemoteLab::request(Request& rq) {
 
 // ---- calls ------------------------------------------------------------------------------------
 
-int RemoteLab::op_index(const std::string& op) const {
+int LabRunner::op_index(const std::string& op) const {
   const int index = find_operation(op);
   if (index < 0) throw RunnerError("checker: unknown operation " + op);
   return index;
 }
 
-BufferRef RemoteLab::ref(const void* device_ptr, std::size_t bytes, bool persistent) const {
+BufferRef LabRunner::ref(const void* device_ptr, std::size_t bytes, bool persistent) const {
   BufferRef r;
   if (device_ptr == nullptr) return r;
   // The driver's cuMemGetAddressRange, found through the runtime: linking libcuda itself would
@@ -543,11 +543,11 @@ void rethrow(const Reply& reply) {
 
 }  // namespace
 
-std::size_t RemoteLab::workspace_bytes(const std::string& op, std::size_t n) {
+std::size_t LabRunner::workspace_bytes(const std::string& op, std::size_t n) {
   return workspace_bytes(op, n, 0);
 }
 
-std::size_t RemoteLab::workspace_bytes(const std::string& op, std::size_t n, std::size_t segments) {
+std::size_t LabRunner::workspace_bytes(const std::string& op, std::size_t n, std::size_t segments) {
   std::lock_guard<std::mutex> lock(mutex_);
   Request rq;
   rq.command = Command::kWorkspaceBytes;
@@ -562,7 +562,7 @@ std::size_t RemoteLab::workspace_bytes(const std::string& op, std::size_t n, std
   return reply.value;
 }
 
-void RemoteLab::check_guards(const std::string& op, std::size_t n) {
+void LabRunner::check_guards(const std::string& op, std::size_t n) {
   bool before = false;
   if (const long long at = out_->first_change(before)) {
     throw RunnerError("the lab wrote " + std::string(before ? "before" : "past") + " its " +
@@ -584,31 +584,31 @@ void RemoteLab::check_guards(const std::string& op, std::size_t n) {
 /// process maps is undefined, and a new allocation could get the old one's handle): the next
 /// request tells the runner to unmap what it keeps, and the old workspace is freed once it
 /// answers. The runner keeps running, with the timed inputs it holds.
-void RemoteLab::ensure_workspace(std::size_t bytes) {
+void LabRunner::ensure_workspace(std::size_t bytes) {
   if (workspace_ && workspace_->fits(bytes)) return;
   if (workspace_ && pid_ >= 0) retired_.push_back(std::move(workspace_));
   workspace_ = std::make_unique<Guarded>(bytes, 0);
 }
 
-void RemoteLab::ensure_buffer(std::unique_ptr<Guarded>& slot, std::size_t bytes,
+void LabRunner::ensure_buffer(std::unique_ptr<Guarded>& slot, std::size_t bytes,
                               std::size_t front_guard) {
   if (slot && slot->fits(bytes)) return;
   if (slot && pid_ >= 0) retired_.push_back(std::move(slot));  // as ensure_workspace() says
   slot = std::make_unique<Guarded>(bytes, front_guard);
 }
 
-void RemoteLab::reduce_segments(const std::string& op, const float* in, std::size_t n,
+void LabRunner::reduce_segments(const std::string& op, const float* in, std::size_t n,
                                 const std::int64_t* offsets, std::size_t segments, float* out,
                                 cudaStream_t stream) {
   call_once(op, in, n, offsets, segments, out, stream);
 }
 
-void RemoteLab::reduce(const std::string& op, const float* in, std::size_t n, void* out,
+void LabRunner::reduce(const std::string& op, const float* in, std::size_t n, void* out,
                        cudaStream_t stream) {
   call_once(op, in, n, nullptr, 0, out, stream);
 }
 
-void RemoteLab::call_once(const std::string& op, const float* in, std::size_t n,
+void LabRunner::call_once(const std::string& op, const float* in, std::size_t n,
                           const std::int64_t* offsets, std::size_t segments, void* out,
                           cudaStream_t stream) {
   const int index = op_index(op);
@@ -651,7 +651,7 @@ void RemoteLab::call_once(const std::string& op, const float* in, std::size_t n,
          "copying the results");
 }
 
-void RemoteLab::atomic_max_apply(const float* values, std::size_t n, float* address,
+void LabRunner::atomic_max_apply(const float* values, std::size_t n, float* address,
                                  float* old_values, cudaStream_t stream) {
   std::lock_guard<std::mutex> lock(mutex_);
   cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
@@ -696,11 +696,11 @@ void RemoteLab::atomic_max_apply(const float* values, std::size_t n, float* addr
          "returning old_values");
 }
 
-std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count) {
+std::vector<float*> LabRunner::allocate_timed_inputs(std::size_t n, int count) {
   return allocate_timed_inputs(n, count, 0);
 }
 
-std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count,
+std::vector<float*> LabRunner::allocate_timed_inputs(std::size_t n, int count,
                                                      std::size_t segments) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (count < 1 || count > kMaxInputs) throw RunnerError("checker: bad number of timed inputs");
@@ -738,12 +738,12 @@ std::vector<float*> RemoteLab::allocate_timed_inputs(std::size_t n, int count,
   return mapped;
 }
 
-TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, int calls,
+TimedRun LabRunner::run_timed(const std::string& op, int count, std::size_t n, int calls,
                               void* capture) {
   return run_timed(op, count, n, calls, capture, 0);
 }
 
-TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, int calls,
+TimedRun LabRunner::run_timed(const std::string& op, int count, std::size_t n, int calls,
                               void* capture, std::size_t segments) {
   const int index = op_index(op);
   if (count < 1 || count > kMaxInputs || calls < 1 || pid_ < 0)
@@ -814,4 +814,4 @@ TimedRun RemoteLab::run_timed(const std::string& op, int count, std::size_t n, i
   return TimedRun{t1 - t0, reply.event_ms};
 }
 
-}  // namespace reduce::remote
+}  // namespace reduce::runner
