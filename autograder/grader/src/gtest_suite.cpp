@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <set>
 #include <system_error>
 
 namespace reduce::grade {

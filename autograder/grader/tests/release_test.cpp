@@ -258,7 +258,7 @@ TEST_F(GitReleaseTest, GradescopeZipIsTheCommitWithItsEntryPointsOnTop) {
   ASSERT_TRUE(run_process(unzip).succeeded());
   for (const char* path : {"setup.sh", "run_autograder", "CMakeLists.txt", "README.md",
                            "docs/CMakeLists.txt", "autograder/hidden/sum_hidden_test.cu",
-                           "autograder/grader/src/main.cpp", "labs/04_sequential/sum.cu"})
+                           "autograder/grader/cli/main.cpp", "labs/04_sequential/sum.cu"})
     EXPECT_TRUE(fs::is_regular_file(unpacked / path)) << path;
   EXPECT_EQ(read_file(unpacked / "run_autograder"),
             read_file(course() / "autograder" / "gradescope" / "run_autograder"));
