@@ -79,10 +79,10 @@ class LabRunner {
   /// The lab of this checker process, configured from the environment (from_environment()).
   static LabRunner& from_environment();
 
-  /// <op>_workspace_bytes(n) of the lab.
+  /// The lab's `<op>_workspace_bytes(n)`.
   std::size_t workspace_bytes(const std::string& op, std::size_t n);
 
-  /// <op>_workspace_bytes(n, segments) of a segmented reduction (lab 17).
+  /// The lab's `<op>_workspace_bytes(n, segments)` of a segmented reduction (lab 17).
   std::size_t workspace_bytes(const std::string& op, std::size_t n, std::size_t segments);
 
   /// Calls the segmented reduction \p op once: segment s of \p in is [offsets[s],
