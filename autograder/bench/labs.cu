@@ -187,7 +187,7 @@ std::vector<Impl> graded_labs() {
     if (known != nullptr && per_segment(known->kind)) continue;  // rows of their own
     const Operation* op = find_operation(entry.op);
     if (op == nullptr) {
-      std::fprintf(stderr, "REDUCE_REMOTE_LABS: no operation in %s=%s:%s\n", entry.name.c_str(),
+      std::fprintf(stderr, "REDUCE_RUNNER_LABS: no operation in %s=%s:%s\n", entry.name.c_str(),
                    entry.op.c_str(), entry.path.c_str());
       continue;
     }
@@ -207,7 +207,7 @@ Impl probe_impl(const Operation& op) {
           /*checks_result=*/false};
 }
 
-/// The libraries of REDUCE_REMOTE_LABS, each once, in order.
+/// The libraries of REDUCE_RUNNER_LABS, each once, in order.
 std::vector<std::string> graded_library_paths() {
   std::vector<std::string> paths;
   for (const GradedEntry& entry : graded_entries())
@@ -269,13 +269,13 @@ const std::vector<TrustedLibrary>& trusted_libraries() {
 const std::vector<GradedEntry>& graded_entries() {
   static const std::vector<GradedEntry> entries = [] {
     std::vector<GradedEntry> parsed;
-    const char* env = std::getenv("REDUCE_REMOTE_LABS");
+    const char* env = std::getenv("REDUCE_RUNNER_LABS");
     if (env == nullptr) return parsed;
     for (const std::string& entry : split(env, ',')) {
       const auto eq = entry.find('=');
       const auto colon = entry.find(':', eq);
       if (eq == std::string::npos || colon == std::string::npos) {
-        std::fprintf(stderr, "REDUCE_REMOTE_LABS: expected name=op:path, got %s\n", entry.c_str());
+        std::fprintf(stderr, "REDUCE_RUNNER_LABS: expected name=op:path, got %s\n", entry.c_str());
         continue;
       }
       parsed.push_back(

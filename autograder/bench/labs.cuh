@@ -49,18 +49,18 @@ struct TrustedLibrary {
 /// stderr and left out.
 const std::vector<TrustedLibrary>& trusted_libraries();
 
-/// A lab being graded: an entry "name=op:path" of REDUCE_REMOTE_LABS.
+/// A lab being graded: an entry "name=op:path" of REDUCE_RUNNER_LABS.
 struct GradedEntry {
   std::string name;  ///< the rows' middle part
   std::string op;    ///< the operation (or segmented operation) it is timed on
   std::string path;  ///< its library
 };
 
-/// Every well-formed entry of REDUCE_REMOTE_LABS, in order (a malformed one is reported on
+/// Every well-formed entry of REDUCE_RUNNER_LABS, in order (a malformed one is reported on
 /// stderr once and left out).
 const std::vector<GradedEntry>& graded_entries();
 
-/// The one lab process of every graded row: it holds every library of REDUCE_REMOTE_LABS, each
+/// The one lab process of every graded row: it holds every library of REDUCE_RUNNER_LABS, each
 /// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,
 /// hung or poisoned its context (the row's exception stops it). So no other lab process is
 /// alive while a row is timed, and a submission's benchmark makes one lab process, not one per

@@ -8,7 +8,7 @@
 //   REDUCE_LABS_FILE=<build>/<tree>/labs.txt  trusted labs loaded into this process (the ladder:
 //                                    lines "04_sequential=/path/lib04_sequential_sum.so")
 //   REDUCE_LABS="name=path,..."      the same, inline
-//   REDUCE_REMOTE_LABS="name=op:path,..."  labs being graded: each runs in a lab runner process
+//   REDUCE_RUNNER_LABS="name=op:path,..."  labs being graded: each runs in a lab runner process
 //   REDUCE_BENCH_SIZES="2^26,2^28"  sizes (default 2^10, 2^12, ..., 2^30)
 //   REDUCE_SEED=n                    inputs from this seed (default: fresh each run)
 //   REDUCE_BENCH_KEEP_WRONG=1        trusted rows with wrong results keep their numbers

@@ -3,8 +3,8 @@
 /// runner's library (its process, its protocol and the catalogue's table of entry points).
 #pragma once
 
-#include <reduce_remote/protocol.hpp>
-#include <reduce_remote/remote_lab.hpp>
+#include <reduce_runner/lab_runner.hpp>
+#include <reduce_runner/protocol.hpp>
 
 #include <stdexcept>
 #include <string_view>
@@ -12,29 +12,29 @@
 namespace reduce::bench {
 
 /// A graded lab's process: the benchmark never loads a graded lab, it calls it through this.
-using Runner = remote::RemoteLab;
+using Runner = runner::LabRunner;
 /// How a Runner starts (the environment's limits, the libraries it holds).
-using RunnerOptions = remote::RunnerOptions;
+using RunnerOptions = runner::RunnerOptions;
 /// What one timed request took: the benchmark's clock and the runner's CUDA events.
-using TimedRun = remote::TimedRun;
+using TimedRun = runner::TimedRun;
 /// What an entry point writes: float, index, apply, segments, segment pairs.
-using ResultKind = remote::ResultKind;
+using ResultKind = runner::ResultKind;
 /// One entry point of the catalogue (name, getter, result kind).
-using CatalogueEntry = remote::Operation;
+using CatalogueEntry = runner::Operation;
 
 /// Whether a kind writes one result per segment (the protocol's).
-using remote::per_segment;
+using runner::per_segment;
 /// Bytes of one result of a kind in a capture buffer (the protocol's).
-using remote::result_bytes;
+using runner::result_bytes;
 
 /// Most distinct inputs one request of a runner reads.
-inline constexpr int kMaxRunnerInputs = remote::kMaxInputs;
+inline constexpr int kMaxRunnerInputs = runner::kMaxInputs;
 
 /// The catalogue's entry point \p name (course.json, through the runner's protocol table), or
 /// nullptr.
 constexpr const CatalogueEntry* find_catalogue_entry(std::string_view name) {
-  const int at = remote::find_operation(name);
-  return at >= 0 ? &remote::kOperations[at] : nullptr;
+  const int at = runner::find_operation(name);
+  return at >= 0 ? &runner::kOperations[at] : nullptr;
 }
 
 /// The catalogue's entry point \p name; throws std::logic_error when it has none.

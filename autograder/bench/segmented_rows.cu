@@ -269,7 +269,7 @@ void bench_graded_segmented(benchmark::State& state, Rows& rows, const RowId& id
   }
 }
 
-/// The segmented entries of REDUCE_REMOTE_LABS ("name=segmented_sum:path").
+/// The segmented entries of REDUCE_RUNNER_LABS ("name=segmented_sum:path").
 std::vector<GradedSegmented> graded_segmented_labs() {
   std::vector<GradedSegmented> labs;
   for (const GradedEntry& entry : graded_entries())

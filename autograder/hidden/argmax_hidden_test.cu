@@ -1,10 +1,10 @@
-// Hidden tests of the argmax contract: built and run by the grader for every lab that implements
-// reduce::argmax (lab 13), never shipped in the student release. They check what the public suite
-// (autograder/tests/argmax_test.cu) leaves to chance: prime and 3 x 2^k +- 1 sizes with the
-// answer in the tail (beyond the unrolled part of a grid-stride loop), windows of one allocation
-// whose neighbours would win (an index relative to anything but the window's first float, or a
-// float read outside it, shows), a first NaN with its sign bit set or signalling, and ties at
-// places drawn from the seed whose value changes while the buffer's ends stay the same.
+// Hidden tests of the argmax contract: run by the grader (course_graded_test) on every lab that
+// implements reduce::argmax (lab 13), never shipped in the student release. They check what the
+// public suite (autograder/tests/argmax_test.cu) leaves to chance: prime and 3 x 2^k +- 1 sizes
+// with the answer in the tail (beyond the unrolled part of a grid-stride loop), windows of one
+// allocation whose neighbours would win (an index relative to anything but the window's first
+// float, or a float read outside it, shows), a first NaN with its sign bit set or signalling, and
+// ties at places drawn from the seed whose value changes while the buffer's ends stay the same.
 //
 // Semantics as numpy/torch: the first index of the largest element, +0.0 and -0.0 tie, the
 // first NaN's index if any element is NaN. Every expected index is exact.

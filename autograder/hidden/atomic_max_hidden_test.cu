@@ -1,12 +1,12 @@
-// Hidden tests of lab 14's atomic_max (reduce::atomic_max_apply): built and run by the grader,
-// never shipped in the student release. They check what the public suite
-// (autograder/tests/atomic_max_test.cu) leaves to chance: threads beyond the n values (the
-// floats after them are +inf and NaN, so a launch without its bounds check changes the result
-// and writes old_values[n]), values that start 1-3 floats into an allocation, long sequential
-// walks from start values the public table does not use, and the order of the updates under
-// contention: every call that raised the address must have seen the value the previous raise
-// left, so a read-compare-store that is not one atomic operation (two threads raise the same
-// old value) fails even when the final value happens to be right.
+// Hidden tests of lab 14's atomic_max (reduce::atomic_max_apply): run by the grader
+// (course_graded_test), never shipped in the student release. They check what the public suite
+// (autograder/tests/atomic_max_test.cu) leaves to chance: threads beyond the n values (the floats
+// after them are +inf and NaN, so a launch without its bounds check changes the result and writes
+// old_values[n]), values that start 1-3 floats into an allocation, long sequential walks from start
+// values the public table does not use, and the order of the updates under contention: every call
+// that raised the address must have seen the value the previous raise left, so a read-compare-store
+// that is not one atomic operation (two threads raise the same old value) fails even when the final
+// value happens to be right.
 #include "atomic_max_checks.hpp"
 #include "gpu_test.hpp"
 

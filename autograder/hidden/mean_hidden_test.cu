@@ -1,8 +1,8 @@
-// Hidden tests of the mean contract: built and run by the grader for every lab that implements
-// reduce::mean (lab 12), never shipped in the student release. They check what the public suite
-// (autograder/tests/mean_test.cu) leaves to chance: prime and 3 x 2^k +- 1 sizes; long inputs
-// whose n is not a float (every size of the public exact tests is one), so that dividing by n
-// converted to float gives another answer than the exact mean rounded once; infinities and NaN
+// Hidden tests of the mean contract: run by the grader (course_graded_test) on every lab that
+// implements reduce::mean (lab 12), never shipped in the student release. They check what the
+// public suite (autograder/tests/mean_test.cu) leaves to chance: prime and 3 x 2^k +- 1 sizes; long
+// inputs whose n is not a float (every size of the public exact tests is one), so that dividing by
+// n converted to float gives another answer than the exact mean rounded once; infinities and NaN
 // (numpy: a lone inf gives inf, inf and -inf give NaN); windows of one allocation with huge
 // neighbours; and a value that moves and changes while the buffer's ends stay the same.
 //

@@ -1,9 +1,9 @@
-// Hidden tests of the product contract: built and run by the grader for every lab that implements
-// reduce::product (lab 11), never shipped in the student release. They check what the public
-// suite (autograder/tests/product_test.cu) leaves to chance: prime and 3 x 2^k +- 1 sizes with a
-// factor that matters in the tail, odd factors (3, 5, 7) whose product is exact but not a power
-// of two (a product taken as exp(sum of logs) is not), the exact edges of float's range (2^127
-// and FLT_MAX stay finite, one factor 2 more overflows; 2^-149 stays, one factor 1/2 more is
+// Hidden tests of the product contract: run by the grader (course_graded_test) on every lab that
+// implements reduce::product (lab 11), never shipped in the student release. They check what the
+// public suite (autograder/tests/product_test.cu) leaves to chance: prime and 3 x 2^k +- 1 sizes
+// with a factor that matters in the tail, odd factors (3, 5, 7) whose product is exact but not a
+// power of two (a product taken as exp(sum of logs) is not), the exact edges of float's range
+// (2^127 and FLT_MAX stay finite, one factor 2 more overflows; 2^-149 stays, one factor 1/2 more is
 // zero), 0 meeting inf across the whole input, windows of one allocation with 0 and inf next to
 // them, and factors that move and change while the buffer's ends stay the same.
 //

@@ -4,7 +4,7 @@
 // rows, and work on the caller's stream only. Elements before and after the segments are NaN.
 #include "segmented.hpp"
 
-#include <reduce_remote/remote_lab.hpp>
+#include <reduce_runner/lab_runner.hpp>
 
 #include <cstdint>
 #include <string>
@@ -58,7 +58,7 @@ TEST_F(HiddenSegmentedSoftmax, QueuesOnTheGivenStream) {
   std::vector<float> host(offsets.back());
   for (std::size_t i = 0; i < host.size(); ++i)
     host[i] = static_cast<float>(mix(test_seed() ^ 5, i) % 50) / 5.0f;
-  remote::RemoteLab& lab = remote::RemoteLab::from_environment();
+  runner::LabRunner& lab = runner::LabRunner::from_environment();
   lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round)
     check(host, offsets,

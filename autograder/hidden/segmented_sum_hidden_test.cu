@@ -7,7 +7,7 @@
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
 #include <reduce/lab_entry_points.cuh>
-#include <reduce_remote/remote_lab.hpp>
+#include <reduce_runner/lab_runner.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -82,7 +82,7 @@ TEST_F(HiddenSegmentedSum, QueuesOnTheGivenStream) {
   std::vector<float> host(offsets.back());
   for (std::size_t i = 0; i < host.size(); ++i)
     host[i] = static_cast<float>(1 + mix(test_seed() ^ 5, i) % 3);
-  remote::RemoteLab& lab = remote::RemoteLab::from_environment();
+  runner::LabRunner& lab = runner::LabRunner::from_environment();
   lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round)
     expect_exact(host, offsets,

@@ -1,8 +1,8 @@
-// Hidden tests of the sum contract: built and run by the grader (reduce-grade) for every lab that
-// implements reduce::sum, and on their own entry points for lab 18's sums (HiddenSum,
-// sum_hidden_suite.hpp), never shipped in the student release. They check what the public suite
-// (autograder/tests/sum_test.cu) leaves to chance: sizes the student cannot know in advance
-// (drawn from REDUCE_SEED, which the grader sets fresh for every run), inputs that are not
+// Hidden tests of the sum contract: run by the grader (reduce-grade, in course_graded_test) on
+// every lab that implements reduce::sum, and on their own entry points for lab 18's sums
+// (HiddenSum, sum_hidden_suite.hpp), never shipped in the student release. They check what the
+// public suite (autograder/tests/sum_test.cu) leaves to chance: sizes the student cannot know in
+// advance (drawn from REDUCE_SEED, which the grader sets fresh for every run), inputs that are not
 // 16-byte aligned, a workspace reused across sizes, calls on the same buffer with new contents,
 // results that must not accumulate across calls, work queued on the caller's stream only, and
 // inputs whose only non-zero elements sit in the tail.
@@ -16,7 +16,7 @@
 #include <reduce/generators.hpp>
 #include <reduce/lab_entry_points.cuh>
 #include <reduce/reference.hpp>
-#include <reduce_remote/remote_lab.hpp>
+#include <reduce_runner/lab_runner.hpp>
 
 #include <algorithm>
 #include <cstdint>
@@ -220,7 +220,7 @@ TEST_F(HiddenSum, QueuesOnTheGivenStream) {
   const std::size_t n = std::size_t{1} << 24;
   const std::vector<float> host = exact_integers(n, test_seed() + 0x57AE);
   const DeviceBuffer<float> in(host);
-  remote::RemoteLab& lab = remote::RemoteLab::from_environment();
+  runner::LabRunner& lab = runner::LabRunner::from_environment();
   lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round) {
     expect_exact(run(in.data(), n), reference_sum(host),

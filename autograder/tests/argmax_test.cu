@@ -1,10 +1,10 @@
-// The argmax suite: linked with every lab that implements reduce::argmax (lab 13). The answer
-// is an index, so every check is exact. Semantics as numpy/torch: the first index of the
-// largest element; +0.0 and -0.0 tie; the first NaN's index if any element is NaN; n == 0 has
-// no answer and must throw std::invalid_argument before anything is queued. Ties placed across
-// warps and blocks catch a tie-break that depends on which block finishes first; the largest
-// element at warp and block boundaries and in the tail catches index bugs; an input longer than
-// 2^31 with its maximum above index 2^31 catches a 32-bit index.
+// The argmax suite: run on every lab that implements reduce::argmax (lab 13). The answer is an
+// index, so every check is exact. Semantics as numpy/torch: the first index of the largest element;
+// +0.0 and -0.0 tie; the first NaN's index if any element is NaN; n == 0 has no answer and must
+// throw std::invalid_argument before anything is queued. Ties placed across warps and blocks catch
+// a tie-break that depends on which block finishes first; the largest element at warp and block
+// boundaries and in the tail catches index bugs; an input longer than 2^31 with its maximum above
+// index 2^31 catches a 32-bit index.
 #include "argmax_checks.hpp"
 #include "gpu_test.hpp"
 

@@ -1,6 +1,6 @@
-// The atomic_max suite: linked with lab 14's atomic_max.cu, which applies the lab's device
-// function atomic_max(address, value) once per value (reduce::atomic_max_apply) and records
-// what each call returned.
+// The atomic_max suite: run on lab 14's atomic_max.cu, which applies the lab's device function
+// atomic_max(address, value) once per value (reduce::atomic_max_apply) and records what each call
+// returned.
 //
 // The contract (labs/14_atomic_max/README.md): like atomicMax, atomic_max returns the value the
 // address held before the call and leaves max(old, value) there, in the order

@@ -13,7 +13,7 @@
 // labs, of any operations, in turn (PLAN: one line per lab and operation,
 // "name<TAB>op<TAB>order<TAB>entry<TAB>library<TAB>filter[<TAB>filter...]"), all through one
 // runner that holds every library; see run_labs().
-#include <reduce_remote/remote_lab.hpp>
+#include <reduce_runner/lab_runner.hpp>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -167,18 +167,18 @@ int run_labs(const std::vector<PlannedLab>& labs, const std::string& mark,
   ::testing::GTEST_FLAG(repeat) = 1;
   const std::string output = ::testing::GTEST_FLAG(output);
   const std::string json = output.rfind("json:", 0) == 0 ? output.substr(5) : std::string();
-  reduce::remote::RemoteLab& remote = reduce::remote::RemoteLab::from_environment();
+  reduce::runner::LabRunner& runner = reduce::runner::LabRunner::from_environment();
   int failed = 0;
   for (int repetition = 0; repetition < repetitions; ++repetition) {
-    remote.begin_repetition(repetition);
+    runner.begin_repetition(repetition);
     for (std::size_t i = 0; i < labs.size(); ++i) {
       enter_lab(labs[i], base);
-      remote.use_library(i);
+      runner.use_library(i);
       open_part(mark, repetition, labs[i]);
       const bool passed = RUN_ALL_TESTS() == 0;
       if (!passed) {
         ++failed;
-        remote.stop();
+        runner.stop();
       }
       std::fflush(stdout);
       if (!json.empty()) {
@@ -240,12 +240,12 @@ std::vector<PlannedLab> take_plan() {
 /// apart from the first test (without a GPU the tests say so themselves).
 void start_contexts() {
   try {
-    reduce::remote::RemoteLab::from_environment().start_early();
+    reduce::runner::LabRunner::from_environment().start_early();
   } catch (const std::exception&) {
   }
   const auto start = std::chrono::steady_clock::now();
   if (cudaFree(nullptr) == cudaSuccess)
-    std::fprintf(stderr, "%s%.2f s\n", reduce::remote::kCheckerContextLine,
+    std::fprintf(stderr, "%s%.2f s\n", reduce::runner::kCheckerContextLine,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
@@ -268,7 +268,7 @@ int main(int argc, char** argv) {
   // (REDUCE_RUNNER_REPETITION_PREFIXES): one checker process, one runner per tool.
   struct RepetitionListener : ::testing::EmptyTestEventListener {
     void OnTestIterationStart(const ::testing::UnitTest&, int iteration) override {
-      reduce::remote::RemoteLab::from_environment().begin_repetition(iteration);
+      reduce::runner::LabRunner::from_environment().begin_repetition(iteration);
     }
   };
   if (one_lab && std::getenv("REDUCE_RUNNER_REPETITION_PREFIXES") != nullptr)

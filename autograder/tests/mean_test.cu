@@ -1,4 +1,4 @@
-// The mean suite: linked with every lab that implements reduce::mean (lab 12).
+// The mean suite: run on every lab that implements reduce::mean (lab 12).
 //
 // Exact by construction: small integers whose every partial sum is exact in float give an
 // exact sum in any order; the mean is then that sum divided by n and rounded once to float,

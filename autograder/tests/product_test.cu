@@ -1,4 +1,4 @@
-// The product suite: linked with every lab that implements reduce::product (lab 11).
+// The product suite: run on every lab that implements reduce::product (lab 11).
 //
 // Exact by construction: factors +-1, +-2 and +-0.5 whose partial products all stay within
 // 2^+-60 give the same, exact product in any order, so those results are compared bitwise, and

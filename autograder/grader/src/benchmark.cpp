@@ -195,7 +195,7 @@ std::map<std::string, PerfFacts> run_benchmarks(
                    "/stream_read/",
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
   spec.env = isolation.runner_env();
-  spec.env.insert(spec.env.end(), {{"REDUCE_REMOTE_LABS", libs},
+  spec.env.insert(spec.env.end(), {{"REDUCE_RUNNER_LABS", libs},
                                    {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, seed))},
                                    {"REDUCE_SEED", std::to_string(seed)},
                                    {"REDUCE_CALL_TIMEOUT_S", "60"}});

@@ -15,20 +15,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <condition_variable>
 #include <cstdio>
-#include <cstdlib>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
 #include <stdexcept>
-#include <string_view>
 #include <system_error>
-#include <thread>
 
 namespace reduce::grade {
 namespace {

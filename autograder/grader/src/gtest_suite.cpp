@@ -1,7 +1,7 @@
 #include <reduce_grade/gtest_suite.hpp>
 #include <reduce_grade/parse.hpp>
 #include <reduce_grade/util.hpp>
-#include <reduce_remote/channels.hpp>
+#include <reduce_runner/channels.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <fstream>
 #include <map>
-#include <set>
 #include <system_error>
 
 namespace reduce::grade {
@@ -359,8 +358,8 @@ bool is_hidden_test(const std::string& full_name) {
 CheckerStartups checker_startups(const std::string& output) {
   CheckerStartups counted;
   for (const std::string& line : split_lines(output)) {
-    if (starts_with(line, remote::kCheckerContextLine)) ++counted.contexts;
-    if (starts_with(line, remote::kLabProcessLine)) ++counted.lab_processes;
+    if (starts_with(line, runner::kCheckerContextLine)) ++counted.contexts;
+    if (starts_with(line, runner::kLabProcessLine)) ++counted.lab_processes;
   }
   return counted;
 }

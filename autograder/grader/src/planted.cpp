@@ -8,7 +8,6 @@
 #include <fnmatch.h>
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <system_error>
 
 namespace reduce::grade {

@@ -3,7 +3,7 @@
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/sanitizer.hpp>
 #include <reduce_grade/util.hpp>
-#include <reduce_remote/channels.hpp>
+#include <reduce_runner/channels.hpp>
 
 #include <fmt/format.h>
 
@@ -223,7 +223,7 @@ ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::
     std::error_code ec;
     fs::remove_all(logs, ec);
     fs::create_directories(logs, ec);
-    const std::string log_path = "/dev/fd/" + std::to_string(remote::kSanitizerLogFd);
+    const std::string log_path = "/dev/fd/" + std::to_string(runner::kSanitizerLogFd);
     const std::vector<std::string> words = {
         spec.sanitizer.string(), "--tool", tool, "--print-limit", "5", "--log-file", log_path};
     if (!repetitions.empty()) repetitions += '\x1e';

@@ -1,12 +1,11 @@
 #include <reduce_grade/score.hpp>
 #include <reduce_grade/util.hpp>
-#include <reduce_remote/channels.hpp>
+#include <reduce_runner/channels.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 namespace reduce::grade {
 namespace {
@@ -366,7 +365,7 @@ class LabScorer {
 
 std::string review_reason(const LabFacts& f) {
   const auto found = [](const std::string& text) {
-    return contains(text, remote::kForbiddenCallMark);
+    return contains(text, runner::kForbiddenCallMark);
   };
   for (const std::vector<SuiteRun>* runs : {&f.tests, &f.hidden})
     for (const SuiteRun& run : *runs) {

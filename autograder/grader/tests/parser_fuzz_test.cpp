@@ -154,6 +154,53 @@ std::uint64_t base_seed() {
   return seed;
 }
 
+/// Numbers that do not fit the types the parsers read into, or are no numbers at all.
+const char* const kNumbers[] = {"99999999999999999999",
+                                "-1",
+                                "-2147483649",
+                                "2147483648",
+                                "4294967296",
+                                "18446744073709551616",
+                                "9223372036854775808",
+                                "-0",
+                                "1e999",
+                                "-1e999",
+                                "nan",
+                                "inf",
+                                "0x7fffffff",
+                                "1.5",
+                                "00000000000000000000000000001"};
+/// What the parsers look for, to be put where they do not expect it.
+const char* const kMarkers[] = {"[ RUN      ] ",
+                                "[       OK ] ",
+                                "[  FAILED  ] ",
+                                "[  SKIPPED ] ",
+                                "[==========] ",
+                                " ran.",
+                                "========= ERROR SUMMARY: ",
+                                "RACECHECK SUMMARY: ",
+                                " hazards displayed (",
+                                " errors, ",
+                                " warnings)",
+                                "Repeating all tests (iteration ",
+                                "{",
+                                "}",
+                                "[",
+                                "]",
+                                "\"",
+                                ":",
+                                ",",
+                                "(NEEDED)",
+                                "#include <",
+                                "\\",
+                                "$$",
+                                "^",
+                                " <",
+                                ">:",
+                                "\t",
+                                "\r\n",
+                                "\n"};
+
 /// Made-up inputs: random bytes, and realistic samples broken in the ways that used to stop the
 /// grader (numbers that do not fit, NUL bytes, very long lines, truncation, splices).
 class Fuzzer {
@@ -198,51 +245,38 @@ class Fuzzer {
     return text;
   }
 
+  /// One number of \p text (or, with none, the place \p at) replaced by one that does not fit.
+  void replace_number(std::string& text, std::size_t at) {
+    std::vector<std::size_t> starts;
+    for (std::size_t i = 0; i < text.size(); ++i)
+      if (std::isdigit(static_cast<unsigned char>(text[i])) &&
+          (i == 0 || !std::isdigit(static_cast<unsigned char>(text[i - 1]))))
+        starts.push_back(i);
+    const std::string number =
+        pick(4) == 0 ? std::string(1 + pick(400), '9') : kNumbers[pick(std::size(kNumbers))];
+    if (starts.empty()) {
+      text.insert(at, number);
+      return;
+    }
+    const std::size_t from = starts[pick(starts.size())];
+    std::size_t to = from;
+    while (to < text.size() && std::isdigit(static_cast<unsigned char>(text[to]))) ++to;
+    text.replace(from, to - from, number);
+  }
+
+  /// The line of \p text that holds \p at, repeated up to 50 times.
+  void repeat_line(std::string& text, std::size_t at) {
+    const std::size_t begin = text.rfind('\n', at == 0 ? 0 : at - 1);
+    const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
+    const std::size_t end = text.find('\n', from);
+    const std::string line = text.substr(from, end == std::string::npos ? end : end - from + 1);
+    std::string copies;
+    for (std::size_t k = 1 + pick(50); k > 0; --k) copies += line;
+    text.insert(from, copies);
+  }
+
+  /// One of eleven mutations of \p text, at a random place.
   void mutate(std::string& text) {
-    static const char* const kNumbers[] = {"99999999999999999999",
-                                           "-1",
-                                           "-2147483649",
-                                           "2147483648",
-                                           "4294967296",
-                                           "18446744073709551616",
-                                           "9223372036854775808",
-                                           "-0",
-                                           "1e999",
-                                           "-1e999",
-                                           "nan",
-                                           "inf",
-                                           "0x7fffffff",
-                                           "1.5",
-                                           "00000000000000000000000000001"};
-    static const char* const kMarkers[] = {"[ RUN      ] ",
-                                           "[       OK ] ",
-                                           "[  FAILED  ] ",
-                                           "[  SKIPPED ] ",
-                                           "[==========] ",
-                                           " ran.",
-                                           "========= ERROR SUMMARY: ",
-                                           "RACECHECK SUMMARY: ",
-                                           " hazards displayed (",
-                                           " errors, ",
-                                           " warnings)",
-                                           "Repeating all tests (iteration ",
-                                           "{",
-                                           "}",
-                                           "[",
-                                           "]",
-                                           "\"",
-                                           ":",
-                                           ",",
-                                           "(NEEDED)",
-                                           "#include <",
-                                           "\\",
-                                           "$$",
-                                           "^",
-                                           " <",
-                                           ">:",
-                                           "\t",
-                                           "\r\n",
-                                           "\n"};
     const std::size_t at = pick(text.size() + 1);
     switch (pick(11)) {
       case 0:  // bit flips
@@ -261,24 +295,9 @@ class Fuzzer {
         break;
       }
       case 4:
-      case 5: {  // a number replaced by one that does not fit (or is no number)
-        std::vector<std::size_t> starts;
-        for (std::size_t i = 0; i < text.size(); ++i)
-          if (std::isdigit(static_cast<unsigned char>(text[i])) &&
-              (i == 0 || !std::isdigit(static_cast<unsigned char>(text[i - 1]))))
-            starts.push_back(i);
-        const std::string number =
-            pick(4) == 0 ? std::string(1 + pick(400), '9') : kNumbers[pick(std::size(kNumbers))];
-        if (starts.empty()) {
-          text.insert(at, number);
-          break;
-        }
-        const std::size_t from = starts[pick(starts.size())];
-        std::size_t to = from;
-        while (to < text.size() && std::isdigit(static_cast<unsigned char>(text[to]))) ++to;
-        text.replace(from, to - from, number);
+      case 5:  // a number replaced by one that does not fit (or is no number)
+        replace_number(text, at);
         break;
-      }
       case 6:  // NUL bytes
         text.insert(at, std::string(1 + pick(4), '\0'));
         break;
@@ -291,16 +310,9 @@ class Fuzzer {
       case 8:  // a marker the parser looks for, out of place
         text.insert(at, kMarkers[pick(std::size(kMarkers))]);
         break;
-      case 9: {  // a line repeated
-        const std::size_t begin = text.rfind('\n', at == 0 ? 0 : at - 1);
-        const std::size_t from = begin == std::string::npos ? 0 : begin + 1;
-        const std::size_t end = text.find('\n', from);
-        const std::string line = text.substr(from, end == std::string::npos ? end : end - from + 1);
-        std::string copies;
-        for (std::size_t k = 1 + pick(50); k > 0; --k) copies += line;
-        text.insert(from, copies);
+      case 9:  // a line repeated
+        repeat_line(text, at);
         break;
-      }
       default:  // random bytes inserted
         text.insert(at, random_bytes(1 + pick(64)));
         break;

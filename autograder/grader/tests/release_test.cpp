@@ -36,7 +36,7 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
                            "cmake/ReduceLab.cmake",
                            "cmake/CourseLabs.cmake",
                            "course.json",
-                           "autograder/remote/src/runner_main.cpp",
+                           "autograder/runner/src/runner_main.cpp",
                            "autograder/tests/sum_test.cu",
                            "autograder/tests/gpu_test.hpp",
                            "autograder/tests/CMakeLists.txt",
@@ -258,7 +258,7 @@ TEST_F(GitReleaseTest, GradescopeZipIsTheCommitWithItsEntryPointsOnTop) {
   ASSERT_TRUE(run_process(unzip).succeeded());
   for (const char* path : {"setup.sh", "run_autograder", "CMakeLists.txt", "README.md",
                            "docs/CMakeLists.txt", "autograder/hidden/sum_hidden_test.cu",
-                           "autograder/grader/src/main.cpp", "labs/04_sequential/sum.cu"})
+                           "autograder/grader/cli/main.cpp", "labs/04_sequential/sum.cu"})
     EXPECT_TRUE(fs::is_regular_file(unpacked / path)) << path;
   EXPECT_EQ(read_file(unpacked / "run_autograder"),
             read_file(course() / "autograder" / "gradescope" / "run_autograder"));

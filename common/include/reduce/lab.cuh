@@ -2,15 +2,17 @@
 /// \brief The lab contract: the entry points a lab implements, and the scratch memory it gets.
 ///
 /// Every lab implements one or more of the functions declared here in a file named after the
-/// operation (labs/04_sequential/sum.cu defines reduce::sum). Tests and benchmarks are written
-/// once per operation against these declarations and linked with one lab at a time.
+/// operation (labs/04_sequential/sum.cu defines reduce::sum), compiled into a lab library. Tests
+/// and benchmarks are written once per operation against these declarations and never load a
+/// lab themselves: a lab runner process (autograder/runner/) loads the library and calls it for
+/// them, on guarded copies of their buffers and a stream of its own.
 ///
 /// Rules every implementation follows:
 /// - input and output pointers are device pointers; the input is never modified;
 /// - lengths are std::size_t and any n from 0 to beyond 2^31 is valid;
 /// - all work is queued on \p stream and the function returns without synchronising;
 /// - the workspace holds at least the bytes the matching *_workspace_bytes(n) asked for, and
-///   its contents on entry are garbage (tests fill it with 0xFF): initialise what you use;
+///   its contents on entry are garbage (the runner fills it with 0xFF): initialise what you use;
 /// - errors are reported by throwing (REDUCE_CUDA_CHECK), never by printing or exiting.
 #pragma once
 

@@ -27,10 +27,12 @@ const char* stage_name(BuildStage stage);
 
 /// How the lab's build went.
 struct BuildFacts {
-  bool attempted = false;                ///< the build was tried (false when the lab is missing)
-  bool ok = false;                       ///< library and test binaries all built
-  bool library_ok = false;               ///< the lab library itself compiled and linked
-  bool timed_out = false;                ///< the build hit its time limit
+  bool attempted = false;  ///< the build was tried (false when the lab is missing)
+  /// The lab's libraries (one per operation) built; the checkers and the benchmark are the
+  /// course's, built once for every lab.
+  bool ok = false;
+  bool library_ok = false;  ///< every operation's library compiled and linked (no entry missing)
+  bool timed_out = false;   ///< the build hit its time limit
   BuildStage stage = BuildStage::kNone;  ///< where it stopped
   std::string errors;                    ///< the compiler's first error lines
   std::string log;                       ///< build log file of this lab

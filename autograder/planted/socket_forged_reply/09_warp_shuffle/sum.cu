@@ -1,6 +1,6 @@
 // Planted cheat: a correct rung 9 that answers for its runner. The runner reads requests from
 // the checker on file descriptor 3 and answers each with a fixed-size reply after the lab's calls
-// have finished (autograder/remote/include/reduce_remote/protocol.hpp, which the course
+// have finished (autograder/runner/include/reduce_runner/protocol.hpp, which the course
 // publishes). At the start of every call, before it queues any work, the lab writes a reply of
 // its own onto that socket: version 7, status ok, 0.001 ms on the runner's clock. A checker that
 // took the first reply as the end of the work would stop its clock at once and read results

@@ -4,7 +4,7 @@
 /// without CUDA) needs too.
 #pragma once
 
-namespace reduce::remote {
+namespace reduce::runner {
 
 /// The file descriptor on which a runner finds its socket to the checker.
 inline constexpr int kRunnerSocketFd = 3;
@@ -32,4 +32,4 @@ inline constexpr const char* kCheckerContextLine = "[ startup  ] the checker's C
 /// CUDA context of its own) by it. A diagnostic, not a verdict: only the count is read.
 inline constexpr const char* kLabProcessLine = "[ startup  ] the lab's process started: ";
 
-}  // namespace reduce::remote
+}  // namespace reduce::runner

@@ -1,7 +1,7 @@
 /// \file
 /// \brief The checker's side of a lab: a runner process that holds the lab, and guarded calls.
 ///
-/// A RemoteLab starts reduce_lab_runner (with one or several lab libraries of one submission,
+/// A LabRunner starts reduce_lab_runner (with one or several lab libraries of one submission,
 /// each loaded when first called) with a clean environment (no seed, nothing of the
 /// checker's), its own process group and its own output pipe, and forwards calls to it. Every
 /// output and workspace the lab receives belongs to the checker and is surrounded by guard
@@ -9,7 +9,7 @@
 /// or hits a CUDA error fails the call that was running; the next call starts a fresh runner.
 #pragma once
 
-#include <reduce_remote/protocol.hpp>
+#include <reduce_runner/protocol.hpp>
 
 #include <cuda_runtime.h>
 
@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace reduce::remote {
+namespace reduce::runner {
 
 /// A call that did not complete: the runner died, hung, flooded its output, or a guard changed.
 class RunnerError : public std::runtime_error {
@@ -65,24 +65,24 @@ struct TimedRun {
 };
 
 /// One lab library in a runner process.
-class RemoteLab {
+class LabRunner {
  public:
   /// Bytes of guard after every output and workspace the lab receives.
   static constexpr std::size_t kGuardBytes = 64 * 1024;
 
   /// Starts nothing yet: the runner starts on the first call.
-  explicit RemoteLab(RunnerOptions options);
-  ~RemoteLab();
-  RemoteLab(const RemoteLab&) = delete;
-  RemoteLab& operator=(const RemoteLab&) = delete;
+  explicit LabRunner(RunnerOptions options);
+  ~LabRunner();
+  LabRunner(const LabRunner&) = delete;
+  LabRunner& operator=(const LabRunner&) = delete;
 
   /// The lab of this checker process, configured from the environment (from_environment()).
-  static RemoteLab& from_environment();
+  static LabRunner& from_environment();
 
-  /// <op>_workspace_bytes(n) of the lab.
+  /// The lab's `<op>_workspace_bytes(n)`.
   std::size_t workspace_bytes(const std::string& op, std::size_t n);
 
-  /// <op>_workspace_bytes(n, segments) of a segmented reduction (lab 17).
+  /// The lab's `<op>_workspace_bytes(n, segments)` of a segmented reduction (lab 17).
   std::size_t workspace_bytes(const std::string& op, std::size_t n, std::size_t segments);
 
   /// Calls the segmented reduction \p op once: segment s of \p in is [offsets[s],
@@ -156,7 +156,7 @@ class RemoteLab {
   /// Runners started so far (1 + restarts).
   int starts() const { return starts_; }
 
-  /// Runners started so far by every RemoteLab of this process: each is a CUDA context.
+  /// Runners started so far by every LabRunner of this process: each is a CUDA context.
   static int process_starts();
 
  private:
@@ -204,4 +204,4 @@ class RemoteLab {
   std::string capture_key_;  // the IPC handle of run_timed()'s last capture buffer
 };
 
-}  // namespace reduce::remote
+}  // namespace reduce::runner

@@ -8,8 +8,8 @@
 // that stream, synchronise, reply. It decides nothing and reports no verdict; whatever the lab
 // does to this process, the checker judges only the bytes in its own buffers and its own clock.
 #include <reduce/lab_entry_points.cuh>
-#include <reduce_remote/protocol.hpp>
-#include <reduce_remote/walls.hpp>
+#include <reduce_runner/protocol.hpp>
+#include <reduce_runner/walls.hpp>
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -32,7 +33,7 @@
 
 namespace {
 
-using namespace reduce::remote;
+using namespace reduce::runner;
 
 bool read_all(int fd, void* data, std::size_t bytes) {
   auto* p = static_cast<char*>(data);
@@ -236,6 +237,45 @@ Reply allocate_inputs(const Request& rq) {
   return reply;
 }
 
+/// The reply for what the lab threw (an entry point, or its workspace_bytes): the exception's
+/// kind, so that the checker throws the same, and its message.
+Reply lab_threw(const std::exception_ptr& thrown) {
+  Reply reply;
+  reply.status = Status::kLabThrew;
+  try {
+    std::rethrow_exception(thrown);
+  } catch (const std::invalid_argument& e) {
+    reply.error_kind = ErrorKind::kInvalidArgument;
+    set_message(reply, e.what());
+  } catch (const std::logic_error& e) {
+    reply.error_kind = ErrorKind::kLogicError;
+    set_message(reply, e.what());
+  } catch (const std::exception& e) {
+    reply.error_kind = ErrorKind::kRuntimeError;
+    set_message(reply, e.what());
+  } catch (...) {
+    reply.error_kind = ErrorKind::kUnknown;
+    set_message(reply, "the lab threw something that is not a std::exception");
+  }
+  return reply;
+}
+
+/// Request::stage_input: a poisoned copy of the runner's own, into which \p input (n floats)
+/// is copied on the lab's \p stream, so that it is ready only for work ordered after the copy.
+const float* staged_input(const float* input, std::size_t n, cudaStream_t stream) {
+  static float* staged = nullptr;
+  static std::size_t staged_n = 0;
+  if (staged_n < n) {
+    if (staged != nullptr) check(cudaFree(staged), "freeing the staged input");
+    check(cudaMalloc(&staged, n * sizeof(float)), "allocating the staged input");
+    staged_n = n;
+  }
+  check(cudaMemsetAsync(staged, 0xFF, n * sizeof(float), stream), "poisoning the input");
+  check(cudaMemcpyAsync(staged, input, n * sizeof(float), cudaMemcpyDeviceToDevice, stream),
+        "staging the input on the lab's stream");
+  return staged;
+}
+
 Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream) {
   Reply reply;
   std::string why;
@@ -255,20 +295,8 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   for (std::uint32_t i = 0; i < rq.input_count; ++i)
     inputs[i] =
         rq.own_inputs ? own_inputs[i] : reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
-  if (rq.stage_input && !rq.own_inputs && rq.input_count == 1 && inputs[0] != nullptr) {
-    static float* staged = nullptr;
-    static std::size_t staged_n = 0;
-    if (staged_n < rq.n) {
-      if (staged != nullptr) check(cudaFree(staged), "freeing the staged input");
-      check(cudaMalloc(&staged, rq.n * sizeof(float)), "allocating the staged input");
-      staged_n = rq.n;
-    }
-    check(cudaMemsetAsync(staged, 0xFF, rq.n * sizeof(float), stream), "poisoning the input");
-    check(
-        cudaMemcpyAsync(staged, inputs[0], rq.n * sizeof(float), cudaMemcpyDeviceToDevice, stream),
-        "staging the input on the lab's stream");
-    inputs[0] = staged;
-  }
+  if (rq.stage_input && !rq.own_inputs && rq.input_count == 1 && inputs[0] != nullptr)
+    inputs[0] = staged_input(inputs[0], rq.n, stream);
   char* out = maps.map(rq.out);
   char* aux = maps.map(rq.aux);
   char* capture = maps.map(rq.capture);
@@ -289,22 +317,8 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
     try {
       call_lab(entry, kind, inputs[k % rq.input_count], rq.n, offsets, rq.segments, out, aux,
                rq.aux.bytes, stream);
-    } catch (const std::invalid_argument& e) {
-      reply.status = Status::kLabThrew;
-      reply.error_kind = ErrorKind::kInvalidArgument;
-      set_message(reply, e.what());
-    } catch (const std::logic_error& e) {
-      reply.status = Status::kLabThrew;
-      reply.error_kind = ErrorKind::kLogicError;
-      set_message(reply, e.what());
-    } catch (const std::exception& e) {
-      reply.status = Status::kLabThrew;
-      reply.error_kind = ErrorKind::kRuntimeError;
-      set_message(reply, e.what());
     } catch (...) {
-      reply.status = Status::kLabThrew;
-      reply.error_kind = ErrorKind::kUnknown;
-      set_message(reply, "the lab threw something that is not a std::exception");
+      reply = lab_threw(std::current_exception());
     }
     if (reply.status != Status::kOk) break;
     // The result as the stream sees it right after the call: work the lab left on another
@@ -425,14 +439,8 @@ int main(int argc, char** argv) {
         reply.status = Status::kCudaError;
         reply.exiting = 1;
         set_message(reply, failure.what);
-      } catch (const std::exception& e) {  // the lab's workspace_bytes threw
-        reply = Reply{};
-        reply.status = Status::kLabThrew;
-        reply.error_kind =
-            dynamic_cast<const std::invalid_argument*>(&e) != nullptr ? ErrorKind::kInvalidArgument
-            : dynamic_cast<const std::logic_error*>(&e) != nullptr    ? ErrorKind::kLogicError
-                                                                      : ErrorKind::kRuntimeError;
-        set_message(reply, e.what());
+      } catch (const std::exception&) {  // the lab's workspace_bytes threw
+        reply = lab_threw(std::current_exception());
       }
     }
     if (!write_all(sock, &reply, sizeof reply)) return 0;

@@ -14,11 +14,11 @@
 ///   `setns`, `chroot` and a few more. clone3 answers ENOSYS, so that threads start by clone.
 #pragma once
 
-#include <reduce_remote/channels.hpp>
+#include <reduce_runner/channels.hpp>
 
 #include <string>
 
-namespace reduce::remote {
+namespace reduce::runner {
 
 /// Which walls stand around this process.
 struct Walls {
@@ -39,4 +39,4 @@ void raise_landlock(Walls& walls);
 /// stays the only target of its signals. Fills \p walls.
 void raise_seccomp(Walls& walls);
 
-}  // namespace reduce::remote
+}  // namespace reduce::runner

@@ -1,6 +1,6 @@
 // The runner's walls (walls.hpp), raised in a child process that then tries what a hostile lab
 // would: each forbidden step must end the child by SIGSYS, each allowed one must work.
-#include <reduce_remote/walls.hpp>
+#include <reduce_runner/walls.hpp>
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@
 
 namespace {
 
-using reduce::remote::Walls;
+using reduce::runner::Walls;
 
 /// Runs \p attempt in a child behind the walls; returns its wait status. The child exits 0 when
 /// the attempt returns, 90 when seccomp could not be raised, 91 when \p need_landlock and
@@ -29,8 +29,8 @@ int behind_walls(const std::function<void()>& attempt, bool need_landlock = fals
   const pid_t pid = ::fork();
   if (pid == 0) {
     Walls walls;
-    reduce::remote::raise_landlock(walls);
-    reduce::remote::raise_seccomp(walls);
+    reduce::runner::raise_landlock(walls);
+    reduce::runner::raise_seccomp(walls);
     if (!walls.seccomp) ::_exit(90);
     if (need_landlock && walls.landlock_abi == 0) ::_exit(91);
     attempt();
@@ -52,7 +52,7 @@ bool seccomp_here() {
                   "the runner would report 'no seccomp'"
 
 bool killed_by_wall(int status) {
-  return WIFSIGNALED(status) && WTERMSIG(status) == reduce::remote::kWallSignal;
+  return WIFSIGNALED(status) && WTERMSIG(status) == reduce::runner::kWallSignal;
 }
 
 TEST(RunnerWalls, ThreadsAndSignalsToItselfStillWork) {

@@ -1,31 +1,31 @@
 // The commands of reduce-grade (docs/grader.md); main.cpp parses the command line.
-#include <reduce_grade/commands.hpp>
+#include "commands.hpp"
+
 #include <reduce_grade/course.hpp>
+#include <reduce_grade/facts.hpp>
 #include <reduce_grade/grader.hpp>
 #include <reduce_grade/gradescope.hpp>
 #include <reduce_grade/pipeline.hpp>
 #include <reduce_grade/planted.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/release.hpp>
+#include <reduce_grade/report.hpp>
 #include <reduce_grade/rubric.hpp>
 #include <reduce_grade/shared_course.hpp>
 #include <reduce_grade/slurm.hpp>
 #include <reduce_grade/util.hpp>
 
-#include <sys/prctl.h>
-
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
-#include <deque>
-#include <future>
 #include <map>
 #include <optional>
+#include <string>
 #include <system_error>
+#include <utility>
+#include <vector>
 
 namespace rg = reduce::grade;
 namespace fs = std::filesystem;
@@ -59,27 +59,56 @@ Loaded load(const Common& common, const std::optional<std::string>& labs_spec = 
   return l;
 }
 
+/// What one grading of a command grades, and where its reports go.
+struct Graded {
+  fs::path submission;                   ///< the lab tree
+  std::vector<std::string> labs;         ///< the labs graded
+  fs::path out;                          ///< the report folder
+  std::optional<std::uint64_t> seed;     ///< fixed seed (else a fresh one)
+  std::vector<fs::path> protected_dirs;  ///< a batch's other folders, which the lab may not change
+  /// One of many (a batch's student, a planted case): its progress lines start with it, and
+  /// it prints no summary table.
+  std::string label;
+};
+
+/// Every GradeOptions of the commands is made here: how to build (\p b) and what is graded
+/// (\p g; nothing for the course's checkers, which a batch builds once for every submission).
+rg::GradeOptions grade_options(const BuildArgs& b, Graded g = {}) {
+  rg::GradeOptions o;
+  o.jobs = b.jobs;
+  o.no_gpu = b.no_gpu;
+  o.cmake_args = b.cmake_args;
+  o.keep_build = b.keep_build;
+  o.submission = std::move(g.submission);
+  o.labs = std::move(g.labs);
+  o.out = std::move(g.out);
+  o.seed = g.seed;
+  o.protected_dirs = std::move(g.protected_dirs);
+  o.print_summary = g.label.empty();
+  o.label = std::move(g.label);
+  return o;
+}
+
+/// `grade`'s options: grade_options() and what only `grade` is asked.
+rg::GradeOptions grade_options(const GradeArgs& a, Graded g) {
+  rg::GradeOptions o = grade_options(static_cast<const BuildArgs&>(a), std::move(g));
+  o.pass_mark = a.pass_mark;
+  o.build_dir = a.build_dir;
+  o.verbose = a.verbose;
+  o.submission_name = a.submission_name;
+  return o;
+}
+
 }  // namespace
 
 int cmd_grade(const Common& common, const GradeArgs& a) {
   const Loaded l = load(common, a.labs_spec);
-  const std::vector<std::string>& labs = l.labs;
-  rg::GradeOptions o;
-  o.submission = a.submission.empty() ? l.course.root / "labs" : fs::path(a.submission);
+  const fs::path submission =
+      a.submission.empty() ? l.course.root / "labs" : fs::path(a.submission);
   std::error_code ec;
-  if (!fs::is_directory(o.submission, ec))
-    throw rg::ConfigError("submission folder not found: " + o.submission.string());
-  o.labs = labs;
-  o.seed = a.seed;
-  o.out = a.out;
-  o.jobs = a.jobs;
-  o.pass_mark = a.pass_mark;
-  o.build_dir = a.build_dir;
-  o.keep_build = a.keep_build;
-  o.no_gpu = a.no_gpu;
-  o.verbose = a.verbose;
-  o.submission_name = a.submission_name;
-  o.cmake_args = a.cmake_args;
+  if (!fs::is_directory(submission, ec))
+    throw rg::ConfigError("submission folder not found: " + submission.string());
+  const rg::GradeOptions o = grade_options(a, {submission, l.labs, a.out, a.seed, {}, ""});
   rg::Progress progress(common.quiet);
   rg::GradeReport report;
   try {
@@ -187,26 +216,12 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
                  std::vector<std::optional<rg::GradebookRow>>(students.size())};
   rg::Progress progress(common.quiet);
   const rg::GpuProbe gpu = a.no_gpu ? rg::GpuProbe{false, "", "--no-gpu"} : rg::probe_gpu();
-  rg::GradeOptions course_options;
-  course_options.jobs = a.jobs;
-  course_options.no_gpu = a.no_gpu;
-  course_options.cmake_args = a.cmake_args;
-  rg::SharedCourse checkers(l.course, l.rubric, labs, gpu.present, course_options, progress,
+  rg::SharedCourse checkers(l.course, l.rubric, labs, gpu.present, grade_options(a), progress,
                             a.course_build);
   rg::PipelineCallbacks callbacks;
   callbacks.options = [&](std::size_t i) {
-    rg::GradeOptions o;
-    o.submission = folder / students[i];
-    o.labs = labs;
-    o.seed = a.seed;
-    o.out = out / students[i];
-    o.protected_dirs = {folder, out};
-    o.jobs = a.jobs;
-    o.no_gpu = a.no_gpu;
-    o.cmake_args = a.cmake_args;
-    o.print_summary = false;
-    o.label = students[i];
-    return o;
+    return grade_options(
+        a, {folder / students[i], labs, out / students[i], a.seed, {folder, out}, students[i]});
   };
   // "student k of N, eta": the callbacks run one at a time, under the pipeline's lock.
   const double started = rg::now_seconds();
@@ -318,12 +333,11 @@ int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0) {
   if (plan.gpu) {
     // The course's binaries, built once here for every task (they compile without a GPU).
     plan.course_build = plan.out / "course-build";
-    rg::GradeOptions options;
-    options.jobs = a.jobs;
-    options.cmake_args = a.cmake_args;
+    BuildArgs build = a;
+    build.no_gpu = false;  // the tasks' GPUs run what is built here
     rg::remove_all_quietly(plan.course_build / rg::kCourseBuildDone);
-    rg::SharedCourse built(l.course, l.rubric, labs, true, options, progress, plan.course_build,
-                           true);
+    rg::SharedCourse built(l.course, l.rubric, labs, true, grade_options(build), progress,
+                           plan.course_build, true);
     rg::write_file(plan.course_build / rg::kCourseBuildDone, "built by reduce-grade slurm\n");
   }
   const int tasks = rg::write_slurm_job(plan);
@@ -421,14 +435,8 @@ int cmd_calibrate(const Common& common, const CalibrateArgs& a) {
     std::printf("calibrate needs a GPU (%s): nothing measured\n", gpu.detail.c_str());
     return rg::kExitNoGpu;
   }
-  rg::GradeOptions o;
-  o.submission = l.course.root / "solutions";
-  o.labs = labs;
-  o.out = a.out;
-  o.jobs = a.jobs;
-  o.keep_build = a.keep_build;
-  o.cmake_args = a.cmake_args;
-  o.label = "calibrate";
+  const rg::GradeOptions o =
+      grade_options(a, {l.course.root / "solutions", labs, a.out, {}, {}, "calibrate"});
   rg::PreparedSubmission p = rg::prepare_submission(l.course, l.rubric, o, gpu, progress);
   Calibration c = measure_references(l, p, a.runs, a.out, progress);
   if (p.temporary_build && !a.keep_build) rg::remove_all_quietly(p.build_dir);
@@ -576,33 +584,24 @@ int cmd_check_planted(const Common& common, const PlantedArgs& a) {
       runnable.push_back(c);
   }
   const std::uint64_t seed = a.seed.value_or(rg::random_seed());
-  rg::GradeOptions course_options;
-  course_options.jobs = a.jobs;
-  course_options.no_gpu = a.no_gpu;
-  course_options.cmake_args = a.cmake_args;
   std::vector<std::string> case_labs;
   for (const auto& c : runnable)
     for (const std::string& lab : c.graded_labs())
       if (std::find(case_labs.begin(), case_labs.end(), lab) == case_labs.end())
         case_labs.push_back(lab);
-  rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, course_options, progress);
+  rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, grade_options(a), progress);
   const fs::path out = a.out;
   rg::PipelineCallbacks callbacks;
   callbacks.options = [&](std::size_t i) {
     const rg::PlantedExpectation& c = runnable[i];
-    rg::GradeOptions o;
     // A case holds only the files its bug changes; the rest comes from solutions/.
-    o.submission = rg::materialize_case(c, l.course.root / "solutions", out / "submissions");
-    o.labs = c.graded_labs();
-    o.seed = seed;
-    o.out = out / c.name;
-    o.protected_dirs = {out};
-    o.jobs = a.jobs;
-    o.no_gpu = a.no_gpu;
-    o.cmake_args = a.cmake_args;
-    o.print_summary = false;
-    o.label = c.name;
-    return o;
+    return grade_options(a,
+                         {rg::materialize_case(c, l.course.root / "solutions", out / "submissions"),
+                          c.graded_labs(),
+                          out / c.name,
+                          seed,
+                          {out},
+                          c.name});
   };
   callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
     verdicts.graded(runnable[i], report, progress);

@@ -1,16 +1,16 @@
 // The lab contract (common/include/reduce/lab.cuh) as a checker process sees it: every entry
-// point forwards to the lab runner of this process (RemoteLab::from_environment()). Test suites
+// point forwards to the lab runner of this process (LabRunner::from_environment()). Test suites
 // link this instead of a lab library, so they are built once for every lab and never share a
 // process with the code they judge. The workspace a test passes is not handed on: the lab gets
 // a guarded workspace of exactly the size it asked for.
 #include <reduce/lab_entry_points.cuh>
-#include <reduce_remote/remote_lab.hpp>
+#include <reduce_runner/lab_runner.hpp>
 
 namespace reduce {
 namespace {
 
-remote::RemoteLab& lab() {
-  return remote::RemoteLab::from_environment();
+runner::LabRunner& lab() {
+  return runner::LabRunner::from_environment();
 }
 
 }  // namespace

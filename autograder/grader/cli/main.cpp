@@ -1,5 +1,5 @@
 // reduce-grade: the grader of the CUDA reduction course (docs/grader.md): the command line;
-// the commands are in commands.cpp.
+// the commands are in commands.cpp, the grading in the grader's library (include/reduce_grade/).
 //
 //   reduce-grade grade [SUBMISSION] [--labs 01,04] [--seed N] [--out DIR] ...
 //   reduce-grade batch FOLDER [--out DIR] [--gpus 0,1] ...
@@ -14,36 +14,23 @@
 // missed its expectation; calibrate: a reference below its threshold), 2 usage or
 // configuration error, 3 graded without a GPU (build points only), 4 an internal error of the
 // grader (a bug: please report it).
-#include <reduce_grade/commands.hpp>
+#include "commands.hpp"
+
 #include <reduce_grade/confine.hpp>
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/grader.hpp>
-#include <reduce_grade/pipeline.hpp>
-#include <reduce_grade/planted.hpp>
 #include <reduce_grade/process.hpp>
-#include <reduce_grade/release.hpp>
-#include <reduce_grade/rubric.hpp>
-#include <reduce_grade/shared_course.hpp>
-#include <reduce_grade/slurm.hpp>
-#include <reduce_grade/util.hpp>
 
 #include <sys/prctl.h>
 
-#include <fmt/format.h>
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <csignal>
 #include <cstdio>
-#include <deque>
-#include <future>
-#include <map>
-#include <optional>
-#include <system_error>
+#include <exception>
+#include <string>
 
 namespace rg = reduce::grade;
-namespace fs = std::filesystem;
 
 using namespace reduce::grade::cli;
 

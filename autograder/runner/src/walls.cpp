@@ -1,4 +1,4 @@
-#include <reduce_remote/walls.hpp>
+#include <reduce_runner/walls.hpp>
 
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-static_assert(reduce::remote::kWallSignal == SIGSYS);
+static_assert(reduce::runner::kWallSignal == SIGSYS);
 
-namespace reduce::remote {
+namespace reduce::runner {
 namespace {
 
 #if defined(__x86_64__)
@@ -180,4 +180,4 @@ void raise_seccomp(Walls& walls) {
   walls.seccomp = true;
 }
 
-}  // namespace reduce::remote
+}  // namespace reduce::runner

@@ -10,7 +10,7 @@
 /// says what happened.
 #pragma once
 
-#include <reduce_remote/channels.hpp>
+#include <reduce_runner/channels.hpp>
 
 #include <cuda_runtime.h>
 
@@ -18,7 +18,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace reduce::remote {
+namespace reduce::runner {
 
 /// Version of the records below; both sides refuse a mismatch.
 inline constexpr std::uint32_t kProtocolVersion = 8;
@@ -47,9 +47,11 @@ struct Operation {
 /// Every entry point a runner can call, in protocol order (Request::op is an index here): the
 /// catalogue's (course.json), through the list CMake generates from it.
 inline constexpr Operation kOperations[] = {
+#ifndef DOXYGEN  // the list is generated into a build folder, which the site does not read
 #define REDUCE_ENTRY(entry, getter, kind, table) {#entry, #getter, ResultKind::k##kind},
 #include <reduce/course_entries.inc>
 #undef REDUCE_ENTRY
+#endif
 };
 
 /// Index of the entry point \p name in kOperations, or -1.
@@ -82,7 +84,7 @@ struct BufferRef {
 
 /// What the checker asks.
 enum class Command : std::uint32_t {
-  kWorkspaceBytes = 1,  ///< value = <op>_workspace_bytes(n)
+  kWorkspaceBytes = 1,  ///< value = `<op>_workspace_bytes(n)`
   kRun = 2,             ///< call the entry point `calls` times
   kQuit = 3,            ///< exit cleanly
   kAllocateInputs = 4,  ///< allocate input_count arrays of n floats in the runner (and, with
@@ -170,4 +172,4 @@ inline constexpr const char* kRunnerEnvironment[] = {
     "PATH", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "HOME", "TMPDIR",
     "LANG"};
 
-}  // namespace reduce::remote
+}  // namespace reduce::runner

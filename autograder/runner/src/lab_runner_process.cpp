@@ -1,0 +1,297 @@
+// LabRunner's runner process: the options it starts with, its start (a fork and exec in a
+// process group of its own, behind the sandbox and sanitizer the grader puts in front), and its
+// stop, which may overlap the caller's next work (begin_stop, begin_repetition).
+#include "lab_runner_parts.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#ifndef REDUCE_DEFAULT_RUNNER
+#define REDUCE_DEFAULT_RUNNER "reduce_lab_runner"
+#endif
+
+namespace reduce::runner {
+
+namespace {
+
+std::atomic<int> g_process_starts{0};  // runners started by every LabRunner of this process
+
+}  // namespace
+
+double now_ms() {
+  using namespace std::chrono;
+  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
+}
+
+void cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw RunnerError(std::string("checker: ") + what + ": " + cudaGetErrorString(status));
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? v : fallback;
+}
+
+// ---- options ------------------------------------------------------------------------------
+
+RunnerOptions RunnerOptions::from_environment() {
+  RunnerOptions o;
+
+  o.runner = env_or("REDUCE_LAB_RUNNER", REDUCE_DEFAULT_RUNNER);
+  const auto split = [](const std::string& text, char separator) {
+    std::vector<std::string> out;
+    std::string word;
+    for (char c : text) {
+      if (c == separator) {
+        if (!word.empty()) out.push_back(word);
+        word.clear();
+      } else {
+        word += c;
+      }
+    }
+    if (!word.empty()) out.push_back(word);
+    return out;
+  };
+  if (std::string library = env_or("REDUCE_LAB_LIBRARY", ""); !library.empty())
+    o.libraries.push_back(std::move(library));
+  for (std::string& library : split(env_or("REDUCE_LAB_LIBRARIES", ""), '\x1f'))
+    o.libraries.push_back(std::move(library));
+  o.prefix = split(env_or("REDUCE_RUNNER_PREFIX", ""), '\x1f');
+  for (const std::string& list : split(env_or("REDUCE_RUNNER_REPETITION_PREFIXES", ""), '\x1e'))
+    o.repetition_prefixes.push_back(split(list, '\x1f'));
+  o.repetition_reports = split(env_or("REDUCE_RUNNER_REPETITION_REPORTS", ""), '\x1e');
+  // Numbers never throw: one that does not read, or lies outside its range, keeps the default.
+  const auto seconds = [](const char* name, double fallback, double most) {
+    const std::string text = env_or(name, "");
+    double value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const bool ok = !text.empty() && error == std::errc() && end == text.data() + text.size() &&
+                    std::isfinite(value) && value >= 0 && value <= most;
+    return ok ? value : fallback;
+  };
+  o.call_timeout_s = seconds("REDUCE_CALL_TIMEOUT_S", o.call_timeout_s, 7 * 24 * 3600.0);
+  o.exit_grace_s = seconds("REDUCE_RUNNER_EXIT_GRACE_S", o.exit_grace_s, 3600.0);
+  const std::string cap = env_or("REDUCE_RUNNER_OUTPUT_CAP", "");
+  std::size_t bytes = 0;
+  const auto [end, error] = std::from_chars(cap.data(), cap.data() + cap.size(), bytes);
+  if (!cap.empty() && error == std::errc() && end == cap.data() + cap.size() && bytes > 0)
+    o.output_cap = bytes;
+  return o;
+}
+
+// ---- the runner process ---------------------------------------------------------------------
+
+LabRunner::LabRunner(RunnerOptions options) : options_(std::move(options)) {
+  // No process of the same user may read or write this one's memory (ptrace, /proc/pid/mem):
+  // the lab's process cannot reach the expected values, the clock or the verdicts here.
+  prctl(PR_SET_DUMPABLE, 0);
+}
+
+LabRunner::~LabRunner() {
+  try {
+    stop();
+  } catch (...) {
+  }
+}
+
+LabRunner& LabRunner::from_environment() {
+  static LabRunner lab(RunnerOptions::from_environment());
+  return lab;
+}
+
+namespace {
+
+/// The runner's command line: the prefix (the sandbox, then a sanitizer, which starts inside
+/// it) and the repetition's words, with %n as the runner's \p number (one sanitizer log per
+/// runner), then the runner and every library.
+std::vector<std::string> runner_command(const RunnerOptions& o, int repetition, int number) {
+  std::vector<std::string> words = o.prefix;
+  if (static_cast<std::size_t>(repetition) < o.repetition_prefixes.size()) {
+    const std::vector<std::string>& more = o.repetition_prefixes[repetition];
+    words.insert(words.end(), more.begin(), more.end());
+  }
+  for (std::string& w : words) {
+    const auto at = w.find("%n");
+    if (at != std::string::npos) w.replace(at, 2, std::to_string(number));
+  }
+  words.push_back(o.runner);
+  words.insert(words.end(), o.libraries.begin(), o.libraries.end());
+  return words;
+}
+
+/// Where the sanitizer's report of runner \p number goes (empty: no report pipe).
+std::string report_path(const RunnerOptions& o, int repetition, int number) {
+  std::string path;
+  if (static_cast<std::size_t>(repetition) < o.repetition_reports.size())
+    path = o.repetition_reports[repetition];
+  if (const auto at = path.find("%n"); at != std::string::npos)
+    path.replace(at, 2, std::to_string(number));
+  return path;
+}
+
+/// The words of \p words as a null-terminated list for exec (valid while \p words lives).
+std::vector<char*> c_strings(std::vector<std::string>& words) {
+  std::vector<char*> list;
+  for (std::string& w : words) list.push_back(w.data());
+  list.push_back(nullptr);
+  return list;
+}
+
+/// The runner's environment: kRunnerEnvironment alone, as NAME=value.
+std::vector<std::string> runner_environment() {
+  std::vector<std::string> env;
+  for (const char* name : kRunnerEnvironment)
+    if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+  return env;
+}
+
+/// In the forked child: the socket on kRunnerSocketFd, the output pipe on stdout and stderr,
+/// the report pipe (if any) on kSanitizerLogFd and nothing else of the checker's, then the
+/// runner. Nothing is allocated here: the checker has threads, and a lock one held at the fork
+/// stays held in the child.
+[[noreturn]] void exec_runner(char* const* argv, char* const* envp, int socket, int out,
+                              int report) {
+  ::setpgid(0, 0);
+  ::dup2(socket, kRunnerSocketFd);
+  ::dup2(out, 1);
+  ::dup2(out, 2);
+  const int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0) ::dup2(devnull, 0);
+  if (report >= 0) {
+    if (report == kSanitizerLogFd)
+      ::fcntl(kSanitizerLogFd, F_SETFD, 0);
+    else
+      ::dup2(report, kSanitizerLogFd);
+  }
+  for (int fd = kRunnerSocketFd + 1; fd < 1024; ++fd)  // nothing else of ours
+    if (fd != kSanitizerLogFd || report < 0) ::close(fd);
+  ::execvpe(argv[0], argv, envp);
+  std::fprintf(stderr, "cannot start %s: %s\n", argv[0], std::strerror(errno));
+  ::_exit(127);
+}
+
+}  // namespace
+
+void LabRunner::start() {
+  if (options_.libraries.empty())
+    throw RunnerError("checker: no lab library given (set REDUCE_LAB_LIBRARY)");
+  int sv[2], out[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+    throw RunnerError(std::string("checker: cannot create the runner's channels: ") +
+                      std::strerror(errno));
+  std::vector<std::string> words = runner_command(options_, repetition_, starts_ + 1);
+  // A sanitizer in front of the runner writes its report into a pipe of this process
+  // (--log-file /dev/fd/5), drained into the grader's logs: the lab neither holds the pipe (the
+  // runner closes its copies) nor sees the log.
+  const std::string report_to = report_path(options_, repetition_, starts_ + 1);
+  int report[2] = {-1, -1};
+  if (!report_to.empty() && ::pipe2(report, O_CLOEXEC) != 0)
+    throw RunnerError(std::string("checker: cannot create the sanitizer's report pipe: ") +
+                      std::strerror(errno));
+  std::vector<std::string> env = runner_environment();
+  const std::vector<char*> argv = c_strings(words), envp = c_strings(env);
+  const pid_t pid = ::fork();
+  if (pid < 0) throw RunnerError(std::string("checker: fork failed: ") + std::strerror(errno));
+  if (pid == 0) exec_runner(argv.data(), envp.data(), sv[1], out[1], report[1]);
+  ::setpgid(pid, pid);
+  ::close(sv[1]);
+  ::close(out[1]);
+  pid_ = pid;
+  socket_ = sv[0];
+  output_ = std::make_unique<Output>(out[0], pid, options_.output_cap);
+  if (report[1] >= 0) {
+    ::close(report[1]);
+    report_ = std::make_unique<ReportDrain>(report[0], report_to, options_.output_cap);
+  }
+  ++starts_;
+  ++g_process_starts;
+  std::fprintf(stderr, "%s%d\n", kLabProcessLine, starts_);
+  started_ms_ = now_ms();
+  first_reply_due_ = true;
+}
+
+int LabRunner::process_starts() {
+  return g_process_starts;
+}
+
+void LabRunner::use_library(std::size_t index) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (index >= options_.libraries.size())
+    throw RunnerError("checker: no lab library " + std::to_string(index));
+  library_ = static_cast<std::uint32_t>(index);
+}
+
+void LabRunner::start_early() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (pid_ < 0) start();
+}
+
+void LabRunner::begin_repetition(int repetition) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (repetition == repetition_) return;
+  park_runner();  // its exit (a sanitizer writing its report) overlaps the next runner's start
+  repetition_ = repetition;
+}
+
+void LabRunner::park_runner() {
+  begin_stop();
+  if (pid_ < 0) return;
+  auto exiting = std::make_unique<Exiting>();
+  exiting->pid = pid_;
+  // The grace counts from begin_stop(): a runner told to exit earlier has had part of it.
+  exiting->deadline_ms = stop_begun_ms_ + options_.exit_grace_s * 1e3;
+  exiting->output = std::move(output_);
+  exiting->report = std::move(report_);
+  exiting->retired = std::move(retired_);
+  retired_.clear();
+  exiting_.push_back(std::move(exiting));
+  pid_ = -1;
+}
+
+void LabRunner::begin_stop() {
+  for (void* p : timed_inputs_) cudaIpcCloseMemHandle(p);
+  timed_inputs_.clear();
+  timed_bytes_ = 0;  // the runner's memory goes with it
+  if (timed_offsets_ != nullptr) cudaIpcCloseMemHandle(timed_offsets_);
+  timed_offsets_ = nullptr;
+  if (socket_ < 0) return;
+  ::close(socket_);  // the runner reads end-of-file and exits
+  socket_ = -1;
+  stop_begun_ms_ = now_ms();
+}
+
+void LabRunner::stop() {
+  park_runner();
+  for (const std::unique_ptr<Exiting>& e : exiting_) {
+    int status = 0;
+    while (::waitpid(e->pid, &status, WNOHANG) == 0 && now_ms() < e->deadline_ms)
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ::kill(-e->pid, SIGKILL);  // the runner and anything it started in its group
+    ::waitpid(e->pid, &status, 0);
+  }
+  exiting_.clear();  // frees their outgrown workspaces: no process maps them any more
+  retired_.clear();
+}
+
+void LabRunner::fail(const std::string& what) {
+  std::string text = what;
+  const std::string printed = output_ ? output_->last_lines() : std::string();
+  stop();
+  if (!printed.empty()) text += "\nthe lab's process printed (last lines):\n" + printed;
+  throw RunnerError(text);
+}
+
+}  // namespace reduce::runner
