@@ -81,6 +81,15 @@ def add_grade(args):
     save(data)
 
 
+def case_lab(case):
+    """The lab a planted case checks (its expected.toml's `lab`), or None."""
+    expected = ROOT / "autograder" / "planted" / case / "expected.toml"
+    if not expected.exists():
+        return None
+    m = re.search(r'^lab\s*=\s*"([^"]+)"', expected.read_text(), re.M)
+    return m.group(1) if m else None
+
+
 def add_planted(args):
     log = pathlib.Path(args.log).read_text(errors="replace")
     folder = pathlib.Path(args.folder)
@@ -96,6 +105,8 @@ def add_planted(args):
         points = None
         if report.exists():
             labs = json.loads(report.read_text()).get("labs", [])
+            checked = case_lab(case)  # a case may grade other labs beside the one it checks
+            labs = [lab for lab in labs if checked is None or lab.get("lab") == checked]
             points = sum(lab["score"] for lab in labs) if labs else 0
         cases.append({"case": case, "points": points, "verdict": verdict})
     gpu = re.search(r"GPU (NVIDIA[^\n,]*)", log)
