@@ -1,5 +1,5 @@
 // The correctness phase of a grading: every lab's public and hidden suites (checkers over several
-// labs of any operations, then a checker over one lab where its part was not a whole pass), then
+// labs of any operations, then a checker over one lab where its part was not settled there), then
 // compute-sanitizer (checkers over several labs of any operations).
 #include "checks.hpp"
 

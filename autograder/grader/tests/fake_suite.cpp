@@ -3,7 +3,7 @@
 //   (unset) pass | crash (SIGSEGV) | hang | flood (endless output) | exit (exit(0) mid-test) |
 //   sticky (fails with a CUDA illegal-address message; every later test of the same process
 //   then fails the same way, as with a poisoned CUDA context) | nogpu (every test skips with
-//   "no CUDA device").
+//   "no CUDA device") | stub (fails as an untouched stub's lab does: "not implemented: see ...").
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -54,6 +54,7 @@ TEST_F(Fake, Misbehaves) {
   if (m == "exit") std::exit(0);
   static int runs = 0;  // the second run crashes: a checker that dies in its second repetition
   if (m == "crash_again" && ++runs == 2) std::raise(SIGSEGV);
+  if (m == "stub") FAIL() << "the lab threw: not implemented: see labs/04_sequential/sum.cu";
   if (m == "sticky") {
     g_poisoned = true;
     FAIL() << "CUDA error cudaErrorIllegalAddress (an illegal memory access was encountered) in "

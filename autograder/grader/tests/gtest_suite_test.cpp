@@ -163,6 +163,43 @@ TEST(GtestSuiteLabs, EachLabsPartIsItsOwnAndOnlyAWholePassIsKept) {
   remove_all_quietly(dir);
 }
 
+TEST(GtestSuiteLabs, AStubsPartIsKeptButARealFailureRunsAlone) {
+  // An untouched stub fails every test with its own "not implemented", which no other lab of the
+  // process can make it say: its part is kept from the group (a lone run would say the same). A
+  // part with any other failure, or a stub's part that also crashed, runs alone.
+  const fs::path dir = make_temp_dir("reduce-grade-suite-");
+  const fs::path checker = dir / "several-labs";
+  write_file(checker,
+             "#!/bin/sh\n"
+             "plan=''; mark=$REDUCE_LAB_MARK; list=''\n"
+             "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;\n"
+             "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
+             "cut -f1,2,6 \"$plan\" | while read -r lab op filter; do\n"
+             "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
+             "  FAKE_MODE=$lab " REDUCE_GRADE_FAKE_SUITE
+             " --gtest_filter=$filter --gtest_color=no $list\n"
+             "done\n");
+  fs::permissions(checker, fs::perms::owner_all);
+  SuiteOptions options;
+  options.binary = checker;
+  options.timeout_s = 30;
+  options.log_dir = dir / "logs";
+  options.log_stem = "group_0";
+  const std::vector<PlannedLab> parts = {
+      {"stub", "sum", "tree", "sum", "/libs.so", {"Fake.Passes:Fake.Misbehaves"}},
+      {"fails", "sum", "tree", "sum", "/libf.so", {"Fake.Passes:Fake.Fails"}},
+      {"sticky", "sum", "tree", "sum", "/libt.so", {"Fake.Misbehaves:Fake.After1"}}};
+  const LabsRun run = run_gtest_suite_labs(options, parts);
+  ASSERT_EQ(run.labs.size(), 3u);
+  ASSERT_TRUE(run.labs[0].has_value()) << "a stub's part is settled in its group";
+  EXPECT_TRUE(run.labs[0]->not_implemented);
+  EXPECT_EQ(run.labs[0]->passed(), 1);
+  EXPECT_EQ(run.labs[0]->failed(), 1);
+  EXPECT_FALSE(run.labs[1].has_value()) << "a real failure runs alone";
+  EXPECT_FALSE(run.labs[2].has_value()) << "a poisoned context runs alone";
+  remove_all_quietly(dir);
+}
+
 TEST(GtestSuiteLabs, APartWhoseTestsWereNotListedIsNoPass) {
   // A listing that failed leaves no tests to compare with: every part runs alone.
   SuiteOptions options;

@@ -151,8 +151,9 @@ struct LabsRun {
 
 /// Runs \p options' binary once over \p labs in turn, one lab process holding all their
 /// libraries (stopped after a lab with a failure); \p options.args are replaced by the plan.
-/// \p tests holds each part's tests (list_lab_tests()): a part is a whole pass when every one of
-/// them passed in it.
+/// \p tests holds each part's tests (list_lab_tests()): a part is kept when every one of them
+/// ran in it and passed, or failed only with a stub's "not implemented" (a lone run would say the
+/// same: SuiteRun::not_implemented); any other part is left empty, to run alone.
 LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs,
                              const std::vector<std::vector<std::string>>& tests);
 
