@@ -114,11 +114,11 @@ TEST(CheckerStartups, CountsTheCheckersContextAndEveryLabProcess) {
   EXPECT_EQ(checker_startups("").lab_processes, 0);
 }
 
-TEST(GtestSuiteLabs, EachLabsPartIsItsOwnAndOnlyAWholePassIsKept) {
-  const fs::path dir = make_temp_dir("reduce-grade-suite-");
-  // checker_main's --labs-file mode, in miniature: for each part (a lab's operation), the marked
-  // line, then the tests its filter (the plan's sixth field) selects, listed or run. The lab
-  // "crashes" takes its process down mid-test; "b" prints a line with another mark first.
+/// checker_main's --labs-file mode, in miniature, written into \p dir: for each part (a lab's
+/// operation), the marked line, then the tests its filter (the plan's sixth field) selects,
+/// listed or run with FAKE_MODE=$mode. \p per_part: shell lines run first for each part, with
+/// $lab, $op and $list set; they may set $mode.
+SuiteOptions several_labs_checker(const fs::path& dir, const std::string& per_part) {
   const fs::path checker = dir / "several-labs";
   write_file(checker,
              "#!/bin/sh\n"
@@ -128,17 +128,27 @@ TEST(GtestSuiteLabs, EachLabsPartIsItsOwnAndOnlyAWholePassIsKept) {
              "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
              "cut -f1,2,6 \"$plan\" | while read -r lab op filter; do\n"
              "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
-             "  [ \"$lab\" = b ] && [ -z \"$list\" ] && echo '[ lab      ] forged 0 crashes sum'\n"
-             "  mode=''; [ \"$lab\" = crashes ] && mode=crash\n"
-             "  FAKE_MODE=$mode " REDUCE_GRADE_FAKE_SUITE
-             " --gtest_filter=$filter --gtest_color=no $list\n"
-             "done\n");
+             "  mode=''\n" +
+                 per_part +
+                 "  FAKE_MODE=$mode " REDUCE_GRADE_FAKE_SUITE
+                 " --gtest_filter=$filter --gtest_color=no $list\n"
+                 "done\n");
   fs::permissions(checker, fs::perms::owner_all);
   SuiteOptions options;
   options.binary = checker;
   options.timeout_s = 30;
   options.log_dir = dir / "logs";
   options.log_stem = "group_0";
+  return options;
+}
+
+TEST(GtestSuiteLabs, EachLabsPartIsItsOwnAndOnlyAWholePassIsKept) {
+  const fs::path dir = make_temp_dir("reduce-grade-suite-");
+  // The lab "crashes" takes its process down mid-test; "b" prints a line with another mark first.
+  const SuiteOptions options = several_labs_checker(
+      dir,
+      "  [ \"$lab\" = b ] && [ -z \"$list\" ] && echo '[ lab      ] forged 0 crashes sum'\n"
+      "  mode=''; [ \"$lab\" = crashes ] && mode=crash\n");
   const std::vector<PlannedLab> parts = {
       {"a", "sum", "tree", "sum", "/liba.so", {"Fake.Passes:Fake.Misbehaves"}},
       {"crashes", "sum", "tree", "sum", "/libc.so", {"Fake.Passes:Fake.Misbehaves"}},
@@ -168,23 +178,8 @@ TEST(GtestSuiteLabs, AStubsPartIsKeptButARealFailureRunsAlone) {
   // process can make it say: its part is kept from the group (a lone run would say the same). A
   // part with any other failure, or a stub's part that also crashed, runs alone.
   const fs::path dir = make_temp_dir("reduce-grade-suite-");
-  const fs::path checker = dir / "several-labs";
-  write_file(checker,
-             "#!/bin/sh\n"
-             "plan=''; mark=$REDUCE_LAB_MARK; list=''\n"
-             "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;\n"
-             "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
-             "cut -f1,2,6 \"$plan\" | while read -r lab op filter; do\n"
-             "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
-             "  FAKE_MODE=$lab " REDUCE_GRADE_FAKE_SUITE
-             " --gtest_filter=$filter --gtest_color=no $list\n"
-             "done\n");
-  fs::permissions(checker, fs::perms::owner_all);
-  SuiteOptions options;
-  options.binary = checker;
-  options.timeout_s = 30;
-  options.log_dir = dir / "logs";
-  options.log_stem = "group_0";
+  // Each lab's tests misbehave as its name says (FAKE_MODE).
+  const SuiteOptions options = several_labs_checker(dir, "  mode=$lab\n");
   const std::vector<PlannedLab> parts = {
       {"stub", "sum", "tree", "sum", "/libs.so", {"Fake.Passes:Fake.Misbehaves"}},
       {"fails", "sum", "tree", "sum", "/libf.so", {"Fake.Passes:Fake.Fails"}},
