@@ -146,6 +146,14 @@ fs::path materialize_case(const PlantedExpectation& c, const fs::path& solutions
                    replace_all(text, "@REDUCE_COURSE_ROOT@", solutions_dir.parent_path().string()));
     }
   }
+  // A lab graded beside the case without a folder of its own is its reference, as it is.
+  for (const std::string& lab : c.graded_beside) {
+    if (fs::exists(root / lab, ec) || !fs::is_directory(solutions_dir / lab, ec)) continue;
+    fs::copy(solutions_dir / lab, root / lab, fs::copy_options::recursive, ec);
+    if (ec)
+      throw ConfigError("planted case " + c.name + ": cannot prepare " + (root / lab).string() +
+                        ": " + ec.message());
+  }
   return root;
 }
 

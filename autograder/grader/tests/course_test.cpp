@@ -275,6 +275,12 @@ TEST(PlantedCases, MaterializeOverlaysTheCaseOnItsSolution) {
   const fs::path root = materialize_case(c, tmp / "solutions", tmp / "work");
   EXPECT_EQ(read_file(root / "14_lab/a.cu"), "solution a");
   EXPECT_EQ(read_file(root / "14_lab/b.cuh"), "buggy b");
+  // A lab graded beside it without a folder in the case is its solution.
+  write_file(tmp / "solutions/03_lab/c.cu", "solution c");
+  c.graded_beside = {"03_lab"};
+  const fs::path beside = materialize_case(c, tmp / "solutions", tmp / "work");
+  EXPECT_EQ(read_file(beside / "03_lab/c.cu"), "solution c");
+  EXPECT_EQ(read_file(beside / "14_lab/b.cuh"), "buggy b");
   // A lab missing on purpose stays missing: the case is graded as it is.
   c.lab = "15_missing";
   EXPECT_EQ(materialize_case(c, tmp / "solutions", tmp / "work"), c.dir);

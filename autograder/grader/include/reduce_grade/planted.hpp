@@ -44,7 +44,8 @@ struct PlantedExpectation {
 /// Writes the submission a planted case stands for into \p work_dir and returns it: the lab
 /// folder of \p solutions_dir with the case's own files of that lab laid over it, so a case
 /// keeps only the files its bug changes; `@REDUCE_COURSE_ROOT@` in them becomes the course's
-/// absolute path (the parent of \p solutions_dir). A case without a folder for its lab (the lab is
+/// absolute path (the parent of \p solutions_dir). A lab of graded_beside without a folder in the
+/// case is copied from \p solutions_dir as it is. A case without a folder for its lab (the lab is
 /// missing on purpose) is returned as it is.
 std::filesystem::path materialize_case(const PlantedExpectation& c,
                                        const std::filesystem::path& solutions_dir,
