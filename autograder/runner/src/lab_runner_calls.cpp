@@ -10,17 +10,22 @@
 namespace reduce::runner {
 
 long long LabRunner::Guarded::first_change(bool& before) const {
-  std::vector<unsigned char> host(front + usable + kGuardBytes);
-  cuda(cudaMemcpy(host.data(), base, host.size(), cudaMemcpyDeviceToHost), "reading guards");
+  // Only the guards cross to the host: the lab's bytes between them can be tens of megabytes
+  // (a segmented call's results), and copying them took longer than the call.
+  std::vector<unsigned char> head(front), tail(kGuardBytes);
+  if (front > 0)
+    cuda(cudaMemcpy(head.data(), base, front, cudaMemcpyDeviceToHost), "reading guards");
+  cuda(cudaMemcpy(tail.data(), base + front + usable, kGuardBytes, cudaMemcpyDeviceToHost),
+       "reading guards");
   for (std::size_t i = 0; i < front; ++i)
-    if (host[i] != kGuardByte) {
+    if (head[i] != kGuardByte) {
       before = true;
       return static_cast<long long>(front - i);
     }
-  for (std::size_t i = front + usable; i < host.size(); ++i)
-    if (host[i] != kGuardByte) {
+  for (std::size_t i = 0; i < kGuardBytes; ++i)
+    if (tail[i] != kGuardByte) {
       before = false;
-      return static_cast<long long>(i - front - usable) + 1;
+      return static_cast<long long>(i) + 1;
     }
   return 0;
 }
