@@ -73,21 +73,6 @@ void bench_host(benchmark::State& state, Rows& rows, const Operation& op, std::s
   pass_row(state, row);
 }
 
-/// Where a graded row's wall time goes: the runner's start (first graded row only), allocation,
-/// warm-up (fill_s: the first regeneration); samples (the regenerations before them included).
-void report_phases(benchmark::State& state, double allocated_s, double filled_s, double warmed_s,
-                   double sampling_s) {
-  state.counters["setup_s"] = warmed_s;
-  state.counters["allocate_s"] = allocated_s;  // runner ready, inputs allocated and mapped
-  state.counters["fill_s"] = filled_s - allocated_s;
-  state.counters["warmup_s"] = warmed_s - filled_s;
-  state.counters["sampling_s"] = sampling_s;
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
 /// A graded lab: each sample is one request to its runner, one call per distinct input, timed
 /// by this process's clock; every call's result is the copy captured in stream order right
 /// after it. Before every request, warm-ups included, the inputs it reads are made anew, whole,
@@ -103,8 +88,7 @@ void bench_graded(benchmark::State& state, Rows& rows, const RowId& id, const Im
     Runner& runner = *impl.runner;
     runner.use_library(impl.library);
     // The lab reads arrays its own process allocated; this process makes their contents.
-    const std::vector<float*> arrays =
-        runner.allocate_timed_inputs(n, timed_input_count(runner, n));
+    const std::vector<float*> arrays = timed_arrays(runner, n).inputs;
     const int count = static_cast<int>(arrays.size());
     RegeneratedInputs inputs(op, n, arrays);
     const double allocated_s = seconds_since(started);

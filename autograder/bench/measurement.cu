@@ -37,6 +37,10 @@ std::mt19937_64& graded_rng() {
   return rng;
 }
 
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
 double median(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
   return v[v.size() / 2];
@@ -111,6 +115,33 @@ int timed_input_count(const Runner& runner, std::size_t n) {
   return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, kMaxRunnerInputs));
 }
 
+TimedArrays timed_arrays(Runner& runner, std::size_t n, std::size_t segments) {
+  struct Held {
+    const Runner* runner = nullptr;
+    int starts = 0;         // the runner's start that allocated them
+    std::size_t bytes = 0;  // its timed_input_bytes() then: 0 once it stopped
+    std::size_t n = 0, segments = 0;
+    TimedArrays arrays;
+  };
+  static Held held;
+  const int count = timed_input_count(runner, n);
+  const bool reusable = held.runner == &runner && held.starts == runner.starts() &&
+                        held.bytes != 0 && runner.timed_input_bytes() == held.bytes &&
+                        static_cast<int>(held.arrays.inputs.size()) == count && held.n >= n &&
+                        held.segments >= segments;
+  if (!reusable) {
+    held = Held{};
+    held.arrays.inputs = runner.allocate_timed_inputs(n, count, segments);
+    held.arrays.offsets = runner.timed_offsets();
+    held.runner = &runner;
+    held.starts = runner.starts();
+    held.bytes = runner.timed_input_bytes();
+    held.n = n;
+    held.segments = segments;
+  }
+  return held.arrays;
+}
+
 int calls_per_request(double one_ms, int count) {
   return static_cast<int>(
       std::clamp(std::ceil(kRequestMs / std::max(one_ms, 1e-3)), 1.0, static_cast<double>(count)));
@@ -133,6 +164,15 @@ GradedSamples sample_graded(benchmark::State& state, const GradedRequest& reques
     state.SetIterationTime(median(s.host_ms) * 1e-3);
   }
   return s;
+}
+
+void report_phases(benchmark::State& state, double allocated_s, double filled_s, double warmed_s,
+                   double sampling_s) {
+  state.counters["setup_s"] = warmed_s;
+  state.counters["allocate_s"] = allocated_s;  // runner ready, inputs allocated and mapped
+  state.counters["fill_s"] = filled_s - allocated_s;
+  state.counters["warmup_s"] = warmed_s - filled_s;
+  state.counters["sampling_s"] = sampling_s;
 }
 
 void report_regeneration(benchmark::State& state, const RegenerationCost& cost) {

@@ -31,6 +31,9 @@ std::uint64_t run_seed();
 /// the same inputs, and a run with the same seed makes the same ones.
 std::mt19937_64& graded_rng();
 
+/// Seconds since \p t on the steady clock.
+double seconds_since(std::chrono::steady_clock::time_point t);
+
 /// The median of \p v (the upper one of an even count).
 double median(std::vector<double> v);
 
@@ -88,6 +91,18 @@ class RegeneratedInputs {
 /// counted as free).
 int timed_input_count(const Runner& runner, std::size_t n);
 
+/// A graded row's timed inputs in its runner, mapped into this process.
+struct TimedArrays {
+  std::vector<float*> inputs;       ///< the distinct inputs, at least n floats each
+  std::int64_t* offsets = nullptr;  ///< room for at least segments + 1 offsets (segmented rows)
+};
+
+/// The runner's timed inputs for a row of \p n floats (and \p segments segments): the ones it
+/// holds where they are as many as timed_input_count() allows now and large enough, else new
+/// ones. So the rows of one size share one allocation: allocating and mapping up to 16 GiB took
+/// longer than a row's samples. Each request still makes every input it reads anew, whole.
+TimedArrays timed_arrays(Runner& runner, std::size_t n, std::size_t segments = 0);
+
 /// Calls per graded request: enough to fill about kRequestMs from one call's \p one_ms, at least
 /// one, at most \p count (the distinct inputs).
 int calls_per_request(double one_ms, int count);
@@ -107,6 +122,12 @@ struct GradedSamples {
 /// each; samples stop after kMinSamples and kMinSeconds, or at kMaxSamples, or once a slow lab
 /// has had kEnoughSeconds and 3 samples.
 GradedSamples sample_graded(benchmark::State& state, const GradedRequest& request, int calls);
+
+/// Where a graded row's wall time goes, as counters: setup_s (until the warm-ups are done),
+/// allocate_s (the runner ready and the inputs at hand, \p allocated_s), fill_s (the first
+/// regeneration, ending at \p filled_s), warmup_s (until \p warmed_s) and sampling_s.
+void report_phases(benchmark::State& state, double allocated_s, double filled_s, double warmed_s,
+                   double sampling_s);
 
 /// The regeneration's cost as counters: per request (all its inputs, until the device is idle),
 /// the GPU time of one input's pass, and the inputs made in all.

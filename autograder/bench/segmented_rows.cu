@@ -174,9 +174,9 @@ class SegmentedRequests {
  public:
   SegmentedRequests(Runner& runner, const SegmentedOp& op, const Segmentation& seg)
       : runner_(runner), op_(op), seg_(seg), results_(seg.segments * op.per_segment()) {
-    inputs_ = runner.allocate_timed_inputs(seg.elements, timed_input_count(runner, seg.elements),
-                                           seg.segments);
-    runner_offsets_ = runner.timed_offsets();
+    const TimedArrays arrays = timed_arrays(runner, seg.elements, seg.segments);
+    inputs_ = arrays.inputs;
+    runner_offsets_ = arrays.offsets;
     REDUCE_CUDA_CHECK(
         op.cub(nullptr, bytes_, inputs_[0], seg.offsets.data(), seg.segments, nullptr, nullptr));
     storage_ = DeviceBuffer<unsigned char>(std::max<std::size_t>(bytes_, 1));
@@ -243,18 +243,24 @@ void bench_graded_segmented(benchmark::State& state, Rows& rows, const RowId& id
                             const GradedSegmented& impl, const SegmentShape& shape) {
   Row& row = rows.open(id);
   try {
+    const auto started = std::chrono::steady_clock::now();
     impl.runner->use_library(impl.library);
     const std::shared_ptr<const Segmentation> seg = segmentation_for(id.n, shape, run_seed());
     SegmentedRequests request(*impl.runner, *impl.op, *seg);
+    const double allocated_s = seconds_since(started);
     // The first request maps the buffers into the runner: time the second.
     request(1);
+    const double filled_s = allocated_s + request.cost().wall_ms.front() * 1e-3;
     const double one_ms = request(1).host_ms;
     const int calls = calls_per_request(one_ms, request.count());
     if (calls > 1) request(calls);
     const unsigned warmup_wrong = request.mismatches();
+    const double warmed_s = seconds_since(started);
+    const auto sampling = std::chrono::steady_clock::now();
     const GradedSamples samples =
         sample_graded(state, [&request](int c) { return request(c); }, calls);
     const unsigned wrong = request.mismatches();
+    report_phases(state, allocated_s, filled_s, warmed_s, seconds_since(sampling));
     report_segmented(state, rows, row, *seg, segmented_read_bytes(*seg, /*offsets=*/true),
                      median(samples.host_ms) * 1e3);
     // Outside both clocks, per request: new inputs and offsets and CUB's expected results.
