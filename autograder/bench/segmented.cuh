@@ -111,6 +111,14 @@ double segmented_read_bytes(const Segmentation& seg, bool offsets);
 void fill_graded_segmented_input(const SegmentedOp& op, float* x, std::size_t n,
                                  std::uint64_t seed);
 
+/// Writes \p op's expected results of input \p x, cut as \p seg, at \p out (asynchronous, on the
+/// default stream). Segments of one length of at most 32 floats: a warp each, in tree order (the
+/// sums exact, softmax's pairs combined as CUB combines them, to a depth within the contract's
+/// bound). CUB gives each segment a block of its own, which at 8 million segments took far longer
+/// than the lab's call. Other shapes: CUB with this process's offsets, in \p storage of \p bytes.
+void expected_segment_results(const SegmentedOp& op, const float* x, const Segmentation& seg,
+                              void* storage, std::size_t bytes, float* out);
+
 /// Counts \p segments results of \p op at \p got that differ from \p want (asynchronous);
 /// \p longest: the longest segment's length.
 void count_segment_mismatches(const SegmentedOp& op, const float* got, const float* want,

@@ -70,6 +70,40 @@ __global__ void fill_signed_halves(float* x, std::size_t n, std::uint64_t seed) 
                static_cast<int>(static_cast<std::uint32_t>(reduce::mix(seed, i) >> 32) % 15u) - 7);
 }
 
+/// Lanes of the warp that reduces one short segment.
+constexpr unsigned kWarp = 32;
+
+/// Expected results of segments of \p length <= kWarp floats each, a warp per segment: lane i
+/// holds element i (the identity past the end), then a shuffle tree of depth 5. The sum (\p
+/// Pairs false) is exact: every element is +1 or -1. Softmax's pairs (\p Pairs true) combine as
+/// CUB's do (CombineSoftmax), at a depth below segment_tree_depth(length).
+template <bool Pairs>
+__global__ void reduce_short_segments(const float* x, std::size_t segments, unsigned length,
+                                      float* out) {
+  const unsigned lane = threadIdx.x % kWarp;
+  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * blockDim.x / kWarp;
+  // Every lane of a warp has the same segment: the loop and the shuffles are warp-uniform.
+  for (std::size_t s = (blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x) / kWarp;
+       s < segments; s += warps) {
+    const bool inside = lane < length;
+    const float v = inside ? x[s * length + lane] : 0.0f;
+    if constexpr (!Pairs) {
+      float sum = v;
+      for (unsigned offset = kWarp / 2; offset > 0; offset /= 2)
+        sum += __shfl_down_sync(0xFFFFFFFFu, sum, offset);
+      if (lane == 0) out[s] = sum;
+    } else {
+      SoftmaxPair p = inside ? ToSoftmaxPair{}(v) : SoftmaxPair{-INFINITY, 0.0f};
+      for (unsigned offset = kWarp / 2; offset > 0; offset /= 2) {
+        const SoftmaxPair other{__shfl_down_sync(0xFFFFFFFFu, p.max, offset),
+                                __shfl_down_sync(0xFFFFFFFFu, p.sum, offset)};
+        p = CombineSoftmax{}(p, other);
+      }
+      if (lane == 0) reinterpret_cast<SoftmaxPair*>(out)[s] = p;
+    }
+  }
+}
+
 /// Counts the results that differ from the expected ones: a sum bit for bit; of softmax's pair
 /// the maximum by value (the maximum of -0 and +0 may be either) and the sum to within
 /// \p relative of the expected one.
@@ -171,6 +205,24 @@ double segmented_read_bytes(const Segmentation& seg, bool offsets) {
 void fill_graded_segmented_input(const SegmentedOp& op, float* x, std::size_t n,
                                  std::uint64_t seed) {
   fill_segmented_input(op, x, n, seed, /*graded=*/true);
+}
+
+void expected_segment_results(const SegmentedOp& op, const float* x, const Segmentation& seg,
+                              void* storage, std::size_t bytes, float* out) {
+  if (!seg.shape.ragged && seg.shape.length <= kWarp && seg.segments > 0) {
+    const auto length = static_cast<unsigned>(seg.shape.length);
+    // Enough warps in flight to keep the memory busy: a warp's load is only 128 bytes.
+    constexpr std::size_t kMaxBlocks = 16384, kWarpsPerBlock = kFillThreads / kWarp;
+    const auto blocks = static_cast<unsigned>(
+        std::min(kMaxBlocks, (seg.segments + kWarpsPerBlock - 1) / kWarpsPerBlock));
+    if (op.per_segment() == 1)
+      reduce_short_segments<false><<<blocks, kFillThreads>>>(x, seg.segments, length, out);
+    else
+      reduce_short_segments<true><<<blocks, kFillThreads>>>(x, seg.segments, length, out);
+    REDUCE_CUDA_CHECK_LAUNCH();
+    return;
+  }
+  REDUCE_CUDA_CHECK(op.cub(storage, bytes, x, seg.offsets.data(), seg.segments, out, nullptr));
 }
 
 void count_segment_mismatches(const SegmentedOp& op, const float* got, const float* want,

@@ -167,9 +167,10 @@ void bench_segmented(benchmark::State& state, Rows& rows, const RowId& id,
 /// offsets), a request's calls read distinct inputs, and the runner's events are a second clock.
 /// Before every request, warm-ups included, every input it reads is made anew, whole, from a
 /// fresh seed (so every segment's result changes), the runner's offsets are written again (the
-/// lab could have written over them), and CUB computes the expected results from offsets of this
-/// process's own; all of that outside both clocks. Every call's results are compared on the
-/// device, the warm-ups' too. The lab is called with n rounded down to whole segments.
+/// lab could have written over them), and the expected results are computed from this process's
+/// own offsets (expected_segment_results()); all of that outside both clocks. Every call's results
+/// are compared on the device, the warm-ups' too. The lab is called with n rounded down to whole
+/// segments.
 class SegmentedRequests {
  public:
   SegmentedRequests(Runner& runner, const SegmentedOp& op, const Segmentation& seg)
@@ -200,9 +201,7 @@ class SegmentedRequests {
                                       cudaMemcpyDeviceToDevice, nullptr));
     for (int b = 0; b < calls; ++b) {
       fill_graded_segmented_input(op_, inputs_[b], seg_.elements, graded_rng()());
-      std::size_t b_bytes = bytes_;
-      REDUCE_CUDA_CHECK(op_.cub(storage_.data(), b_bytes, inputs_[b], offsets, seg_.segments,
-                                expected_[b].data(), nullptr));
+      expected_segment_results(op_, inputs_[b], seg_, storage_.data(), bytes_, expected_[b].data());
     }
     timer_.stop(nullptr);
     capture_.fill_bytes(0xFF);  // no earlier request's results can stand for this one's
@@ -263,7 +262,7 @@ void bench_graded_segmented(benchmark::State& state, Rows& rows, const RowId& id
     report_phases(state, allocated_s, filled_s, warmed_s, seconds_since(sampling));
     report_segmented(state, rows, row, *seg, segmented_read_bytes(*seg, /*offsets=*/true),
                      median(samples.host_ms) * 1e3);
-    // Outside both clocks, per request: new inputs and offsets and CUB's expected results.
+    // Outside both clocks, per request: new inputs and offsets and their expected results.
     report_regeneration(state, request.cost());
     judge_graded(state, row, samples, wrong, warmup_wrong,
                  "WRONG: " + std::to_string(wrong) + " segment results in timed calls (" +
