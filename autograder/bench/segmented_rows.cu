@@ -332,12 +332,11 @@ void register_floor_rows(Rows& rows, const std::vector<std::size_t>& sizes) {
   Rows* table = &rows;
   for (std::size_t n : sizes) {
     const RowId id{"sum", n, "floor", "floor/" + std::to_string(n)};
-    benchmark::RegisterBenchmark(
+    benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
         id.name.c_str(),
-        [table, floor, id](benchmark::State& st) { bench_trusted(st, *table, id, floor); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMicrosecond)
-        ->MinTime(0.1);
+        [table, floor, id](benchmark::State& st) { bench_trusted(st, *table, id, floor); });
+    b->UseManualTime()->Unit(benchmark::kMicrosecond);
+    set_trusted_sampling(b);
   }
 }
 
@@ -382,13 +381,12 @@ std::pair<std::vector<std::string>, std::vector<std::string>> register_segmented
         const RowId id = RowId::of(shape.family(*impl.op), impl.name, n);
         remember(families, id.family);
         remember(names, impl.name);
-        benchmark::RegisterBenchmark(id.name.c_str(),
-                                     [table, impl, id, shape](benchmark::State& st) {
-                                       bench_segmented(st, *table, id, impl, shape);
-                                     })
-            ->UseManualTime()
-            ->Unit(benchmark::kMicrosecond)
-            ->MinTime(0.1);
+        benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
+            id.name.c_str(), [table, impl, id, shape](benchmark::State& st) {
+              bench_segmented(st, *table, id, impl, shape);
+            });
+        b->UseManualTime()->Unit(benchmark::kMicrosecond);
+        set_trusted_sampling(b);
       }
     }
   return {families, names};
