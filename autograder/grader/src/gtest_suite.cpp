@@ -121,6 +121,11 @@ const std::string kUnexplainedSkip =
 /// What a stub's "not implemented" failure says.
 const char* const kNotImplemented = "not implemented: see";
 
+bool stub_failure(const TestOutcome& outcome) {
+  return outcome.result == TestResult::kFailed && !outcome.sticky_cuda_error &&
+         contains(outcome.message, kNotImplemented);
+}
+
 StreamParse parse_gtest_stream(const std::string& output) {
   static const std::string kRun = "[ RUN      ] ";
   static const std::string kOk = "[       OK ] ";
@@ -456,8 +461,7 @@ bool settled_part(const std::string& output, const std::vector<std::string>& tes
            const auto it = done.find(n);
            if (it == done.end()) return false;
            const TestOutcome& o = it->second;
-           const bool not_implemented = o.result == TestResult::kFailed && !o.sticky_cuda_error &&
-                                        contains(o.message, kNotImplemented);
+           const bool not_implemented = stub_failure(o);
            stub = stub || not_implemented;
            return o.result == TestResult::kPassed || not_implemented;
          });

@@ -185,10 +185,10 @@ TEST(SanitizerRun, RepetitionsAreSplitAtGoogleTestsMarks) {
 }
 
 /// A checker of several labs (--labs-file=PLAN --lab-mark=MARK) as checker_main runs one: for
-/// each repetition (tool) and part (a lab's operation), the mark line and the fake suite's
-/// passing test; each tool's one runner report is written up front. racecheck's report has
-/// hazards (whose, it cannot say).
-fs::path fake_group_checker(const fs::path& dir) {
+/// each repetition (tool) and part (a lab's operation), the mark line and the fake suite run
+/// with \p tests (FAKE_MODE is the lab's name); each tool's one runner report is written up
+/// front. racecheck's report has hazards (whose, it cannot say).
+fs::path fake_group_checker(const fs::path& dir, const std::string& tests = "Fake.Passes") {
   const fs::path script = dir / "fake-group-checker";
   write_file(
       script,
@@ -204,10 +204,11 @@ fs::path fake_group_checker(const fs::path& dir) {
       "  fi\n"
       "  cut -f1,2 \"$plan\" | while read -r lab op; do\n"
       "    echo \"[ lab      ] $mark $((i - 1)) $lab $op\"\n"
-      "    " REDUCE_GRADE_FAKE_SUITE
-      " --gtest_filter=Fake.Passes --gtest_color=no\n"
-      "  done\n"
-      "done\n");
+      "    FAKE_MODE=$lab " REDUCE_GRADE_FAKE_SUITE " --gtest_filter=" +
+          tests +
+          " --gtest_color=no\n"
+          "  done\n"
+          "done\n");
   ::chmod(script.c_str(), 0755);
   return script;
 }
@@ -259,6 +260,36 @@ TEST(SanitizerGroup, CleanToolsServeEveryLabAndAFindingGoesToTheLabThatMakesItAl
   EXPECT_EQ(runs[1][1].summary.problems(), 5);            // b, alone: its hazards
   EXPECT_TRUE(contains(read_file(dir / "sanitizer" / "group_0.labs.txt"),
                        "b\tmaximum\ttree\tmaximum\t/libb.so\tmaximum-filter\t*EmptyInput*\n"));
+  remove_all_quietly(dir);
+}
+
+TEST(SanitizerGroup, AStubsPartIsKeptButARealFailureRunsAlone) {
+  // An untouched stub fails its tests only by its own "not implemented": a lone run would say
+  // the same (clean, tests failed), so its part is kept from the group. Any other failure (here
+  // a poisoned context) runs alone.
+  const fs::path dir = make_temp_dir("reduce-grade-san-");
+  SanitizerGroupSpec group;
+  group.common = spec_for(dir, "", {"memcheck"});
+  group.common.checker = fake_group_checker(dir, "Fake.Passes:Fake.Misbehaves");
+  group.common.log_file = dir / "sanitizer" / "group_0.log";
+  for (const std::string name : {"stub", "sticky"}) {
+    SanitizerSpec alone = spec_for(dir / name, "Fake.Passes:Fake.Fails", {"memcheck"});
+    fs::create_directories(dir / name);
+    alone.checker = fake_alone_checker(dir);
+    alone.log_file = dir / name / "sanitizer.log";
+    group.labs.push_back({{name, "sum", "tree", "sum", "/lib" + name + ".so", {"*"}}, alone});
+  }
+  const std::vector<std::vector<SanitizerRun>> runs = run_sanitizer_group(group);
+  ASSERT_EQ(runs.size(), 2u);
+  ASSERT_EQ(runs[0].size(), 1u);
+  EXPECT_EQ(runs[0][0].log, group.common.log_file.string()) << "the stub's part is kept";
+  EXPECT_TRUE(runs[0][0].ran);
+  EXPECT_EQ(runs[0][0].summary.problems(), 0);
+  EXPECT_FALSE(runs[0][0].tests_passed);
+  EXPECT_FALSE(runs[0][0].clean());
+  ASSERT_EQ(runs[1].size(), 1u);
+  EXPECT_EQ(runs[1][0].log, (dir / "sticky" / "sanitizer.log").string()) << "it ran alone";
+  EXPECT_FALSE(runs[1][0].clean());
   remove_all_quietly(dir);
 }
 

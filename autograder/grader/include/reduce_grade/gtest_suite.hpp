@@ -175,6 +175,11 @@ struct StreamParse {
 /// Parses GoogleTest's streamed console output (with --gtest_color=no).
 StreamParse parse_gtest_stream(const std::string& output);
 
+/// Whether \p outcome is a stub's failure: the lab's own "not implemented" throw (without a
+/// sticky CUDA error), which no other lab of a group can make it say, so a lone run would say
+/// the same.
+bool stub_failure(const TestOutcome& outcome);
+
 /// Fills failure and skip messages of \p outcomes from GoogleTest's JSON report; returns false
 /// when the JSON cannot be parsed. Tests marked failed in the JSON but passed in \p outcomes
 /// are failed (the JSON is written by GoogleTest itself at the end of a complete run).
