@@ -142,6 +142,11 @@ inline void set_element(float* device, std::size_t i, float v) {
 /// A device array of \p n copies of \p value, complete when this returns.
 DeviceBuffer<float> constant(std::size_t n, float value);
 
+/// exact_integers(\p n, \p seed) written on the GPU, complete when this returns: its sum is
+/// exact_integers_sum(n, seed), so a test of 3 x 10^8 floats neither generates nor copies them
+/// on the host (over a second per test, per lab).
+DeviceBuffer<float> exact_integers_on_device(std::size_t n, std::uint64_t seed);
+
 /// Where the sum, product and mean suites put their one sentinel: warp and block boundaries,
 /// the middle and the tail of \p n (positions >= n are for the caller to skip).
 std::vector<std::size_t> sentinel_positions(std::size_t n);

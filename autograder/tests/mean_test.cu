@@ -73,9 +73,10 @@ class MeanExact : public MeanTest, public ::testing::WithParamInterface<std::siz
 
 TEST_P(MeanExact, MatchesBitwise) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = exact_integers(n, test_seed() + n);
-  const float want = static_cast<float>(reference_mean(host));
-  expect_exact(run(host), want, n, "exact integers");
+  const std::uint64_t seed = test_seed() + n;
+  const DeviceBuffer<float> in = exact_integers_on_device(n, seed);
+  const float want = static_cast<float>(exact_integers_sum(n, seed) / static_cast<double>(n));
+  expect_exact(run(in.data(), n), want, n, "exact integers");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, MeanExact,

@@ -50,9 +50,9 @@ class SumExact : public SumTest, public ::testing::WithParamInterface<std::size_
 
 TEST_P(SumExact, MatchesBitwise) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = exact_integers(n, test_seed() + n);
-  const DeviceBuffer<float> in(host);
-  expect_exact(run(in.data(), n), reference_sum(host), n);
+  const std::uint64_t seed = test_seed() + n;
+  const DeviceBuffer<float> in = exact_integers_on_device(n, seed);
+  expect_exact(run(in.data(), n), exact_integers_sum(n, seed), n);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, SumExact,
@@ -142,24 +142,12 @@ TEST_F(SumTest, UnalignedStart) {
 
 // ---- beyond 2^31 elements --------------------------------------------------------------------
 
-/// x[i] = exact_integer_at(n, seed, i): the host generator's values, written in place on the GPU
-/// (generating and copying 8 GiB on the host would cost seconds per test binary).
-__global__ void fill_exact_integers(float* x, std::size_t n, std::uint64_t seed) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    x[i] = exact_integer_at(n, seed, i);
-  }
-}
-
 TEST_F(SumTest, AboveInt32Range) {
   const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
   REDUCE_REQUIRE_DEVICE_MEMORY(n * sizeof(float));
   const std::uint64_t seed = test_seed() + 0x31;
-  DeviceBuffer<float> in(n);
-  fill_exact_integers<<<4096, 256>>>(in.data(), n, seed);
-  REDUCE_CUDA_CHECK_LAUNCH();
-  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+  // Written on the GPU: generating and copying 8 GiB on the host would cost seconds.
+  DeviceBuffer<float> in = exact_integers_on_device(n, seed);
   double want = exact_integers_sum(n, seed);
   // Ones on both sides of index 2^31 and at the very end: an int index misses or misplaces them.
   for (std::size_t at : {(std::size_t{1} << 31) - 1, std::size_t{1} << 31, n - 1}) {
