@@ -6,6 +6,8 @@
 #   -Wl,--version-script=<output>        (g++)
 # Names are exact (quoted C++ names are not globs). The grader checks the exports again from the
 # same catalogue (library_check.hpp). Used by the course build and by the grader's tests.
+include(${CMAKE_CURRENT_LIST_DIR}/ResultKinds.cmake)
+
 function(reduce_write_lab_exports_map catalogue output)
   file(READ ${catalogue} course)
   string(JSON count LENGTH "${course}" operations)
@@ -22,24 +24,13 @@ function(reduce_write_lab_exports_map catalogue output)
     endif()
     list(APPEND seen ${entry})
     string(APPEND c_names "    reduce_${name}_lab;\n")
-    # The demangled signatures of lab.cuh, one per result kind.
-    if(result STREQUAL "float")
-      set(call "float const*, unsigned long, float*, reduce::Workspace, CUstream_st*")
-    elseif(result STREQUAL "index")
-      set(call "float const*, unsigned long, long*, reduce::Workspace, CUstream_st*")
-    elseif(result STREQUAL "apply")
-      set(call "float const*, unsigned long, float*, float*, CUstream_st*")
-    elseif(result MATCHES "^segment(s|_pairs)$")
-      set(call "float const*, unsigned long, long const*, unsigned long, float*, reduce::Workspace, CUstream_st*")
-    else()
-      message(FATAL_ERROR "${catalogue}: operation ${name} has result '${result}' (float, index, apply, segments or segment_pairs)")
+    # The demangled signatures of lab.cuh, as the result kind has them.
+    reduce_result_kind("${result}" kind "${catalogue}: operation ${name}")
+    if(NOT kind_WORKSPACE_ARGS STREQUAL "")
+      string(APPEND cxx_names
+             "      \"reduce::${entry}_workspace_bytes(${kind_WORKSPACE_ARGS})\";\n")
     endif()
-    if(result MATCHES "^segment(s|_pairs)$")
-      string(APPEND cxx_names "      \"reduce::${entry}_workspace_bytes(unsigned long, unsigned long)\";\n")
-    elseif(NOT result STREQUAL "apply")
-      string(APPEND cxx_names "      \"reduce::${entry}_workspace_bytes(unsigned long)\";\n")
-    endif()
-    string(APPEND cxx_names "      \"reduce::${entry}(${call})\";\n")
+    string(APPEND cxx_names "      \"reduce::${entry}(${kind_CALL})\";\n")
   endforeach()
   file(CONFIGURE OUTPUT ${output} CONTENT
 "/* Generated from course.json by cmake/LabExports.cmake: do not edit. */

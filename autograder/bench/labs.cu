@@ -18,6 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
+#include <string>
 
 namespace reduce::bench {
 namespace {
@@ -25,6 +27,16 @@ namespace {
 using reduce::Workspace;
 
 constexpr std::size_t kExtraBytes = 256;  // keeps CUB's storage 256-byte aligned
+
+/// A result of \p kind as read back into an int64 (an index, or a float's bits in its low
+/// bytes), as a number.
+double decode_result(ResultKind kind, std::int64_t bits) {
+  if (is_index(kind)) return static_cast<double>(bits);
+  float f;
+  const auto word = static_cast<std::uint32_t>(bits);
+  std::memcpy(&f, &word, sizeof f);
+  return f;
+}
 
 /// Checks one call's result (\p bits as read back) and keeps it for the table: the first
 /// wrong one, else the latest. Returns whether it was right.
@@ -144,19 +156,29 @@ std::vector<Impl> trusted_labs() {
     for (const Operation& op : operations()) {
       void* getter = dlsym(library.handle, op.getter());
       if (getter == nullptr) continue;
-      if (is_index(op.kind())) {
-        const auto* lab = reinterpret_cast<const reduce::ArgmaxLab* (*)()>(getter)();
-        labs.push_back({&op, library.name, lab->workspace_bytes,
-                        [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
-                                         cudaStream_t s) {
-                          run(in, n, static_cast<std::int64_t*>(out), ws, s);
-                        }});
-      } else {
-        const auto* lab = reinterpret_cast<const reduce::FloatLab* (*)()>(getter)();
-        labs.push_back(
-            {&op, library.name, lab->workspace_bytes,
-             [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
-                              cudaStream_t s) { run(in, n, static_cast<float*>(out), ws, s); }});
+      switch (op.kind()) {
+        case ResultKind::kIndex: {
+          const auto* lab = reinterpret_cast<const reduce::ArgmaxLab* (*)()>(getter)();
+          labs.push_back({&op, library.name, lab->workspace_bytes,
+                          [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
+                                           cudaStream_t s) {
+                            run(in, n, static_cast<std::int64_t*>(out), ws, s);
+                          }});
+          break;
+        }
+        case ResultKind::kFloat: {
+          const auto* lab = reinterpret_cast<const reduce::FloatLab* (*)()>(getter)();
+          labs.push_back(
+              {&op, library.name, lab->workspace_bytes,
+               [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
+                                cudaStream_t s) { run(in, n, static_cast<float*>(out), ws, s); }});
+          break;
+        }
+        case ResultKind::kApply:
+        case ResultKind::kSegments:
+        case ResultKind::kSegmentPairs:
+          throw std::logic_error(std::string(op.name) + ": no row of kOperations writes a " +
+                                 std::string(result_kind_name(op.kind())) + " result");
       }
     }
   return labs;

@@ -4,7 +4,7 @@
 /// result check and the CPU loop a student would write first.
 #pragma once
 
-#include "result_kinds.hpp"
+#include "runner.hpp"
 #include "timed_inputs.hpp"
 
 #include <reduce/device_buffer.cuh>

@@ -22,10 +22,14 @@ using ResultKind = runner::ResultKind;
 /// One entry point of the catalogue (name, getter, result kind).
 using CatalogueEntry = runner::Operation;
 
-/// Whether a kind writes one result per segment (the protocol's).
+/// Whether a kind writes one result per segment (result_kind.hpp's traits).
 using runner::per_segment;
-/// Bytes of one result of a kind in a capture buffer (the protocol's).
+/// Bytes of one result of a kind in a capture buffer (result_kind.hpp's traits).
 using runner::result_bytes;
+/// Floats of result per segment of a per-segment kind (result_kind.hpp's traits).
+using runner::floats_per_segment;
+/// Whether a kind's result is an int64 index, else float data (result_kind.hpp's traits).
+using runner::is_index;
 
 /// Most distinct inputs one request of a runner reads.
 inline constexpr int kMaxRunnerInputs = runner::kMaxInputs;

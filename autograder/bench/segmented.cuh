@@ -28,7 +28,7 @@
 #pragma once
 
 #include "reporting.hpp"
-#include "result_kinds.hpp"
+#include "runner.hpp"
 
 #include <reduce/device_buffer.cuh>
 

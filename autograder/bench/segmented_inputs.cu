@@ -133,7 +133,9 @@ void fill_segmented_input(const SegmentedOp& op, float* x, std::size_t n, std::u
       else
         fill_halves<<<kFillBlocks, kFillThreads>>>(x, n, seed);
       break;
-    default:
+    case ResultKind::kFloat:
+    case ResultKind::kIndex:
+    case ResultKind::kApply:
       throw std::logic_error(op.name + " is no segmented operation");
   }
   REDUCE_CUDA_CHECK_LAUNCH();

@@ -21,7 +21,7 @@ class HiddenSegmentedSum : public ContractTest {
  protected:
   std::vector<float> run(const std::vector<float>& host, const std::vector<std::int64_t>& offsets) {
     return run_segmented(runner(), SegmentedLab{&segmented_sum_workspace_bytes, &segmented_sum},
-                         host, offsets, 1);
+                         ResultKind::kSegments, host, offsets);
   }
 
   /// Checks every segment bitwise against its exact sum.

@@ -296,10 +296,10 @@ std::int64_t ContractRunner::run(const ArgmaxLab& lab, const std::vector<float>&
   return run(lab, in.data(), host.size());
 }
 
-std::vector<float> ContractRunner::run(const SegmentedLab& lab, const float* in, std::size_t n,
-                                       const std::int64_t* offsets, std::size_t segments,
-                                       std::size_t per_segment) {
-  const std::size_t results = segments * per_segment;
+std::vector<float> ContractRunner::run(const SegmentedLab& lab, ResultKind kind, const float* in,
+                                       std::size_t n, const std::int64_t* offsets,
+                                       std::size_t segments) {
+  const std::size_t results = segments * runner::floats_per_segment(kind);
   DeviceBuffer<float> out(results + 1);
   out.fill_bytes(kPoisonByte, stream_.get());
   DeviceBuffer<unsigned char> workspace(lab.workspace_bytes(n, segments));

@@ -9,6 +9,7 @@
 #include <reduce/device_buffer.cuh>
 #include <reduce/device_info.cuh>
 #include <reduce/lab_entry_points.cuh>
+#include <reduce_runner/result_kind.hpp>
 
 #include <gtest/gtest.h>
 
@@ -49,6 +50,9 @@ namespace reduce::testing {
 /// The start of every skip message a test emits; the grader counts a skip without it as a
 /// failure.
 inline constexpr char kSkipPrefix[] = "[checker] ";
+
+/// What an entry point writes (the catalogue's `result`), with its rules (result_kind.hpp).
+using ResultKind = runner::ResultKind;
 
 /// Byte written over outputs and workspaces before every call: 0xFF makes every float a NaN,
 /// so an output the lab never wrote cannot pass for a result.
@@ -296,12 +300,12 @@ class ContractRunner {
   /// Copies \p host to a new device buffer and runs \p lab on it.
   std::int64_t run(const ArgmaxLab& lab, const std::vector<float>& host);
 
-  /// Calls a segmented reduction on in[0..n) with the device \p offsets (segments + 1 values)
-  /// and returns its \p segments * \p per_segment result floats. The output (those floats and
-  /// a guard float after them) is poisoned with 0xFF bytes first; a write past it fails the test.
-  std::vector<float> run(const SegmentedLab& lab, const float* in, std::size_t n,
-                         const std::int64_t* offsets, std::size_t segments,
-                         std::size_t per_segment = 1);
+  /// Calls a segmented reduction of \p kind on in[0..n) with the device \p offsets (segments +
+  /// 1 values) and returns its \p segments * floats_per_segment(\p kind) result floats. The
+  /// output (those floats and a guard float after them) is poisoned with 0xFF bytes first; a
+  /// write past it fails the test.
+  std::vector<float> run(const SegmentedLab& lab, ResultKind kind, const float* in, std::size_t n,
+                         const std::int64_t* offsets, std::size_t segments);
 
   /// Passed as \p per_launch to atomic_max(): every value in one launch.
   static constexpr std::size_t kOneLaunch = std::numeric_limits<std::size_t>::max();

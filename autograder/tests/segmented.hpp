@@ -57,22 +57,24 @@ inline std::vector<std::int64_t> drawn_offsets(std::uint64_t seed, std::size_t s
   return offsets;
 }
 
-/// Runs \p lab through \p runner on \p host cut at \p offsets (both copied to the device here);
-/// returns per_segment floats per segment.
+/// Runs \p lab, an entry point of \p kind, through \p runner on \p host cut at \p offsets (both
+/// copied to the device here); returns the kind's floats per segment (floats_per_segment()).
 inline std::vector<float> run_segmented(ContractRunner& runner, const SegmentedLab& lab,
-                                        const std::vector<float>& host,
-                                        const std::vector<std::int64_t>& offsets,
-                                        std::size_t per_segment) {
+                                        ResultKind kind, const std::vector<float>& host,
+                                        const std::vector<std::int64_t>& offsets) {
   const DeviceBuffer<float> in(host.empty() ? std::vector<float>{0.0f} : host);
   const DeviceBuffer<std::int64_t> off(offsets);
-  return runner.run(lab, in.data(), host.size(), off.data(), offsets.size() - 1, per_segment);
+  return runner.run(lab, kind, in.data(), host.size(), off.data(), offsets.size() - 1);
 }
+
+/// Floats of segmented_softmax's result per segment: its (maximum, sum).
+inline constexpr std::size_t kSoftmaxFloats = runner::floats_per_segment(ResultKind::kSegmentPairs);
 
 /// The lab's softmax statistics of \p host cut at \p offsets: (maximum, sum) per segment.
 inline std::vector<float> run_softmax(ContractRunner& runner, const std::vector<float>& host,
                                       const std::vector<std::int64_t>& offsets) {
   return run_segmented(runner, SegmentedLab{&segmented_softmax_workspace_bytes, &segmented_softmax},
-                       host, offsets, 2);
+                       ResultKind::kSegmentPairs, host, offsets);
 }
 
 /// Checks softmax's statistics of every segment: the maximum exactly (by value), the sum of
@@ -82,8 +84,8 @@ inline std::size_t expect_softmax(const std::vector<float>& got, const std::vect
                                   const std::vector<std::int64_t>& offsets,
                                   const std::string& what) {
   const std::size_t segments = offsets.size() - 1;
-  EXPECT_EQ(got.size(), 2 * segments) << what;
-  if (got.size() != 2 * segments) return segments;
+  EXPECT_EQ(got.size(), kSoftmaxFloats * segments) << what;
+  if (got.size() != kSoftmaxFloats * segments) return segments;
   std::size_t wrong = 0;
   for (std::size_t s = 0; s < segments; ++s) {
     const std::int64_t begin = offsets[s], end = offsets[s + 1];
@@ -98,7 +100,7 @@ inline std::size_t expect_softmax(const std::vector<float>& got, const std::vect
     const auto length = static_cast<std::size_t>(end - begin);
     const double bound =
         length == 0 ? 0 : softmax_sum_error_bound(segment_tree_depth(length), sum, weighted);
-    const float got_max = got[2 * s], got_sum = got[2 * s + 1];
+    const float got_max = got[kSoftmaxFloats * s], got_sum = got[kSoftmaxFloats * s + 1];
     const bool ok = got_max == m &&  // by value: the maximum of -0 and +0 may be either
                     (length == 0 ? bits(got_sum) == bits(0.0f)
                                  : std::fabs(static_cast<double>(got_sum) - sum) <= bound);

@@ -28,7 +28,7 @@ class SegmentedSumTest : public ContractTest {
   /// The lab's results for \p host cut at \p offsets.
   std::vector<float> run(const std::vector<float>& host, const std::vector<std::int64_t>& offsets) {
     return run_segmented(runner(), SegmentedLab{&segmented_sum_workspace_bytes, &segmented_sum},
-                         host, offsets, 1);
+                         ResultKind::kSegments, host, offsets);
   }
 };
 

@@ -1,5 +1,6 @@
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/util.hpp>
+#include <reduce_runner/result_kind.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -92,10 +93,9 @@ Course parse_course_catalogue(const std::string& json_text) {
       o.name = op.at("name").get<std::string>();
       o.entry = op.at("entry").get<std::string>();
       o.result = op.at("result").get<std::string>();
-      if (o.result != "float" && o.result != "index" && o.result != "apply" &&
-          o.result != "segments" && o.result != "segment_pairs")
-        throw ConfigError("course.json: operation " + o.name + " has result '" + o.result +
-                          "' (float, index, apply, segments or segment_pairs)");
+      if (!runner::parse_result_kind(o.result))
+        throw ConfigError("course.json: operation " + o.name + " has result '" + o.result + "' (" +
+                          runner::result_kind_names() + ")");
       o.getter = "reduce_" + o.name + "_lab";
       for (const CourseOperation& earlier : course.operations)
         if (earlier.entry == o.entry) o.getter = earlier.getter;

@@ -1,6 +1,7 @@
 #include <reduce_grade/library_check.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/util.hpp>
+#include <reduce_runner/result_kind.hpp>
 
 #include <fmt/format.h>
 
@@ -517,7 +518,8 @@ ContractExports contract_exports(const std::vector<OpPlan>& plans) {
   for (const OpPlan& plan : plans) {
     add(allowed.c_names, plan.getter);
     add(allowed.cxx_prefixes, "reduce::" + plan.entry + "(");
-    if (plan.result != "apply")
+    const std::optional<runner::ResultKind> kind = runner::parse_result_kind(plan.result);
+    if (!kind || runner::has_workspace(*kind))
       add(allowed.cxx_prefixes, "reduce::" + plan.entry + "_workspace_bytes(");
   }
   return allowed;

@@ -102,10 +102,11 @@ std::size_t LabRunner::workspace_bytes(const std::string& op, std::size_t n, std
 void LabRunner::check_guards(const std::string& op, std::size_t n) {
   bool before = false;
   if (const long long at = out_->first_change(before)) {
+    const ResultKind kind = kOperations[op_index(op)].kind;
     throw RunnerError("the lab wrote " + std::string(before ? "before" : "past") + " its " +
-                      (op == "argmax"                                ? "one-index"
-                       : per_segment(kOperations[op_index(op)].kind) ? "per-segment"
-                                                                     : "one-float") +
+                      (is_index(kind)      ? "one-index"
+                       : per_segment(kind) ? "per-segment"
+                                           : "one-float") +
                       " output (" + std::to_string(at) + " bytes " +
                       (before ? "before it" : "past its end") + ", n = " + std::to_string(n) + ")");
   }

@@ -310,7 +310,7 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   check(cudaEventCreate(&stop), "cudaEventCreate");
   check(cudaEventRecord(start, stream), "cudaEventRecord");
   for (std::uint32_t k = 0; k < rq.calls; ++k) {
-    if ((rq.poison & kPoisonOut) && out != nullptr && kind != ResultKind::kApply)
+    if ((rq.poison & kPoisonOut) && out != nullptr && !updates_in_place(kind))
       check(cudaMemsetAsync(out, 0xFF, rq.out.bytes, stream), "poisoning the output");
     if ((rq.poison & kPoisonAux) && aux != nullptr && rq.aux.bytes > 0)
       check(cudaMemsetAsync(aux, 0xFF, rq.aux.bytes, stream), "poisoning the workspace");
@@ -323,7 +323,7 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
     if (reply.status != Status::kOk) break;
     // The result as the stream sees it right after the call: work the lab left on another
     // stream has not finished here, so the checker sees the poison instead of a result.
-    if (capture != nullptr && kind != ResultKind::kApply)
+    if (capture != nullptr && !updates_in_place(kind))
       check(cudaMemcpyAsync(capture + k * rb, out, rb, cudaMemcpyDeviceToDevice, stream),
             "capturing the result");
   }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <reduce_runner/channels.hpp>
+#include <reduce_runner/result_kind.hpp>
 
 #include <cuda_runtime.h>
 
@@ -22,20 +23,6 @@ namespace reduce::runner {
 
 /// Version of the records below; both sides refuse a mismatch.
 inline constexpr std::uint32_t kProtocolVersion = 8;
-
-/// What a lab entry point produces.
-enum class ResultKind : std::uint32_t {
-  kFloat = 0,         ///< one float (sum, maximum, minimum, product, mean)
-  kIndex = 1,         ///< one std::int64_t (argmax)
-  kApply = 2,         ///< atomic_max_apply: updates *address and writes one old value per input
-  kSegments = 3,      ///< one float per segment of the input (segmented_sum)
-  kSegmentPairs = 4,  ///< two floats per segment of the input (segmented_softmax)
-};
-
-/// Whether \p kind writes one result per segment (a segmented reduction, lab 17).
-constexpr bool per_segment(ResultKind kind) {
-  return kind == ResultKind::kSegments || kind == ResultKind::kSegmentPairs;
-}
 
 /// One entry point of the lab contract (common/include/reduce/lab.cuh).
 struct Operation {
@@ -59,18 +46,6 @@ constexpr int find_operation(std::string_view name) {
   for (int i = 0; i < static_cast<int>(sizeof kOperations / sizeof kOperations[0]); ++i)
     if (name == kOperations[i].name) return i;
   return -1;
-}
-
-/// Bytes of one result of \p kind in the capture buffer (per_segment: of one segment's).
-constexpr std::size_t result_bytes(ResultKind kind) {
-  return kind == ResultKind::kIndex          ? sizeof(std::int64_t)
-         : kind == ResultKind::kSegmentPairs ? 2 * sizeof(float)
-                                             : sizeof(float);
-}
-
-/// Bytes of one call's whole result: \p segments results when per_segment, else one.
-constexpr std::size_t call_result_bytes(ResultKind kind, std::uint64_t segments) {
-  return result_bytes(kind) * (per_segment(kind) ? segments : 1);
 }
 
 /// A device buffer of the checker, as the runner maps it.
