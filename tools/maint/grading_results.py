@@ -204,31 +204,68 @@ def render(_args):
     text = replace_block(text, "grading", grading)
     text = replace_block(text, "planted", "\n".join(planted_rows))
     if "<!-- class:begin -->" in text:
-        text = replace_block(text, "class", class_estimate(data["grades"]))
+        text = replace_block(text, "class", class_estimate(data["grades"], data.get("batches", [])))
     if "<!-- batch:begin -->" in text:
         text = replace_block(text, "batch", batch_block(data.get("batches", [])))
     DOC.write_text(text)
 
 
-def class_estimate(grades, students=300):
-    """Hours for a class, from the newest commit's gradings of the whole course that reused a
-    built course (what every submission after the first costs): one submission per GPU at a
-    time, no overlap of one submission's build with another's GPU work counted. Gradings of a
-    change later reverted do not count."""
+def class_estimate(grades, batches, students=300):
+    """Hours for a class, from the newest commit with a batch run of whole-course copies on one
+    GPU, one at a time (`--gpus 0`: builds overlapped, every cost of a class counted), else from
+    the newest gradings of the whole course that reused a built course. Beside it, the same
+    commit's run of two at once on that GPU (`--gpus 0,0`), which shows what a second worker on
+    one host gives, and its gradings' GPU phases (tests, sanitizer, benchmark), the part that
+    the build cannot overlap. Gradings of a change later reverted do not count."""
     whole = [g for g in grades if g.get("seconds") and len(g.get("labs", {})) >= 15
-             and g.get("build_s") is not None and g["build_s"] < 30 and not g.get("reverted")]
-    if not whole:
-        return "No grading of the whole course with a built course is recorded yet."
-    newest, gpu = whole[-1]["commit"], whole[-1]["gpu"]
-    runs = sorted(g["seconds"] for g in whole if g["commit"] == newest and g["gpu"] == gpu)
-    per = round((runs[(len(runs) - 1) // 2] + runs[len(runs) // 2]) / 2, 1)
+             and g.get("score") and not g.get("reverted")]
+    single = [b for b in batches if b["wall_s"] is not None and b["gpus"]
+              and len(b["gpus"].split(",")) == 1 and len(b["totals"]) > 0]
+    if single:
+        b = single[-1]
+        newest, gpu = b["commit"], b["gpu"]
+        # In a long batch each build overlaps the previous copy's GPU work, so the rate is the
+        # graded time (or the build, if longer); a short run's wall adds one build nothing hid.
+        per = round(max(b["graded_s_median"], b["build_s_median"]), 1)
+        source = (f"{b['graded']} whole-course copies graded one at a time on one GPU (batch at "
+                  f"{newest[:7]} on the {gpu}) took {b['graded_s_median']:g} s each once built "
+                  f"(median), and {b['build_s_median']:g} s to build, which overlaps the previous "
+                  f"copy's grading: a class runs at {per:g} s per submission (the run's wall, "
+                  f"{b['wall_s']:g} s, adds the first build, which nothing overlaps)")
+    else:
+        built = [g for g in whole if g.get("build_s") is not None and g["build_s"] < 30]
+        if not built:
+            return "No grading of the whole course with a built course is recorded yet."
+        newest, gpu = built[-1]["commit"], built[-1]["gpu"]
+        runs = sorted(g["seconds"] for g in built if g["commit"] == newest and g["gpu"] == gpu)
+        per = round((runs[(len(runs) - 1) // 2] + runs[len(runs) // 2]) / 2, 1)
+        source = (f"One whole-course submission took {per:g} s (median of {len(runs)} gradings "
+                  f"at {newest[:7]} on the {gpu}, course already built)")
     rows = ["| GPUs | hours for %d students |" % students, "| ---: | ---: |"]
     for gpus in (1, 2, 4, 8):
-        rows.append(f"| {gpus} | {students * per / gpus / 3600:.1f} |")
-    return (f"One whole-course submission took {per:g} s (median of {len(runs)} gradings at "
-            f"{newest[:7]} on the {gpu}, course already built). At that rate, one "
-            f"submission per GPU at a time:\n\n" + "\n".join(rows) +
-            "\n\nA Slurm cluster with N GPUs divides the one-GPU time by N, plus the queue's waits.")
+        rows.append(f"| {gpus} | {students * per / gpus / 3600:.2f} |")
+    notes = []
+    twice = [b for b in batches if b["commit"] == newest and b["wall_s"] is not None
+             and b["gpus"] and len(b["gpus"].split(",")) == 2 and len(set(b["gpus"].split(","))) == 1]
+    if twice:
+        t = twice[-1]
+        t_per = max(t["graded_s_median"], t["build_s_median"]) / 2
+        notes.append(f"Two at once on that one GPU (--gpus {t['gpus']}, same commit) took "
+                     f"{t['graded_s_median']:g} s each once built: one submission per "
+                     f"{t_per:.1f} s, {per / t_per:.2f} times the rate of one at a time. The "
+                     "table assumes each GPU has a host's share of CPUs of its own, as on the "
+                     "host measured.")
+    phases = [g for g in whole if g["commit"] == newest and g["gpu"] == gpu
+              and g.get("tests_sanitizer_s") is not None and g.get("benchmark_s") is not None]
+    if phases:
+        g = phases[-1]
+        gpu_s = g["tests_sanitizer_s"] + g["benchmark_s"]
+        notes.append(f"The part a build cannot overlap, tests with the sanitizer and the "
+                     f"benchmark, took {gpu_s:.1f} s in the grading at {newest[:7]}: "
+                     f"{students * gpu_s / 8 / 60:.0f} minutes for {students} students on 8 GPUs.")
+    return (f"{source}. At that rate, one submission per GPU at a time:\n\n" + "\n".join(rows) +
+            "\n\n" + "".join(n + "\n\n" for n in notes) +
+            "A Slurm cluster with N GPUs divides the one-GPU time by N, plus the queue's waits.")
 
 
 def main():
