@@ -31,6 +31,22 @@ double parallel_sum(const std::vector<float>& x, F&& f) {
   return total;
 }
 
+}  // namespace
+
+std::size_t chunk_count(std::size_t n) {
+  return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, n / (1u << 16) + 1);
+}
+
+void for_each_chunk(std::size_t n, std::size_t chunks,
+                    const std::function<void(std::size_t, std::size_t, std::size_t)>& chunk) {
+  std::vector<std::thread> threads;
+  for (std::size_t c = 0; c < chunks; ++c)
+    threads.emplace_back([&, c] { chunk(c, n * c / chunks, n * (c + 1) / chunks); });
+  for (auto& t : threads) t.join();
+}
+
+namespace {
+
 std::size_t ceil_log2(std::size_t n) {
   std::size_t depth = 0;
   while ((std::size_t{1} << depth) < n) ++depth;
@@ -85,20 +101,6 @@ double softmax_sum_error_bound(std::size_t depth, double sum, double weighted) {
 double sum_error_bound(std::size_t depth, std::size_t n, double abs_sum) {
   const double reference_error = static_cast<double>(n) * 0x1.0p-53 * abs_sum;
   return gamma(depth + 1) * abs_sum + reference_error;
-}
-
-float ieee_maximum(float a, float b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? b : a;  // +0.0 beats -0.0; equal non-zeros are the same
-  return a > b ? a : b;
-}
-
-float ieee_minimum(float a, float b) {
-  if (std::isnan(a)) return a;
-  if (std::isnan(b)) return b;
-  if (a == b) return std::signbit(a) ? a : b;  // -0.0 beats +0.0
-  return a < b ? a : b;
 }
 
 float reference_maximum(const std::vector<float>& x) {

@@ -15,6 +15,7 @@
 #include <limits>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace reduce {
@@ -266,6 +267,65 @@ TEST(ExerciseGenerators, AdversarialInputsAreWhatTheySay) {
   place(x, {0, 9, 10, 1000}, kNaN);
   EXPECT_TRUE(std::isnan(x[0]) && std::isnan(x[9]));
   EXPECT_EQ(std::count_if(x.begin(), x.end(), [](float v) { return std::isnan(v); }), 2);
+}
+
+// ---- the references over values computed by index --------------------------------------------
+
+/// Bitwise equality: a NaN must come out with the first NaN's own bits.
+void expect_same_bits(float streamed, float reference, const char* what) {
+  EXPECT_EQ(float_bits(streamed), float_bits(reference)) << what;
+}
+
+/// Compares the streamed maximum, minimum and argmax of \p x, on several counts of chunks
+/// (threads), with the references on the vector.
+void expect_streamed_match(const std::vector<float>& x) {
+  const std::size_t n = x.size();
+  const auto value_at = [&x](std::size_t i) { return x[i]; };
+  // 0: chunk_count(n); up to 64 threads, one element each where n <= 64.
+  for (std::size_t chunks : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{3},
+                             std::size_t{7}, std::size_t{64}, std::min<std::size_t>(n, 64)}) {
+    SCOPED_TRACE("n = " + std::to_string(n) + ", chunks " + std::to_string(chunks));
+    expect_same_bits(streamed_maximum(n, value_at, chunks), reference_maximum(x), "maximum");
+    expect_same_bits(streamed_minimum(n, value_at, chunks), reference_minimum(x), "minimum");
+    if (n > 0) EXPECT_EQ(streamed_argmax(n, value_at, chunks), reference_argmax(x)) << "argmax";
+  }
+}
+
+class StreamedReference : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(StreamedReference, MatchesTheVectorReferenceWithoutNaN) {
+  const std::size_t n = GetParam();
+  expect_streamed_match(all_negative(n, 51));
+  expect_streamed_match(signed_mix(n, 52, 0.01, 0.0));   // signed zeros
+  expect_streamed_match(signed_mix(n, 53, 0.3, 0.05));   // many zeros and infinities
+  expect_streamed_match(signed_mix(n, 54, 0.999, 0.0));  // almost only zeros: ties
+  expect_streamed_match(signed_zeros(n, 55));
+  expect_streamed_match(std::vector<float>(n, -kInf));
+  expect_streamed_match(ties(n, 56, 3.0f, {n / 2, n - 1, n / 3, 1}));  // ties across chunks
+}
+
+TEST_P(StreamedReference, MatchesTheVectorReferenceWithNaN) {
+  const std::size_t n = GetParam();
+  for (const std::vector<std::size_t>& places :
+       {std::vector<std::size_t>{0}, {n - 1}, {n / 2}, {n - 1, n / 3}, {n / 7, n / 2, n - 2}}) {
+    std::vector<float> x = signed_mix(n, 57, 0.01, 0.01);
+    // NaNs of different bits, so that the first one's payload must come out.
+    for (std::size_t k = 0; k < places.size(); ++k)
+      if (places[k] < n) x[places[k]] = k % 2 ? -kNaN : std::numeric_limits<float>::signaling_NaN();
+    expect_streamed_match(x);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, StreamedReference,
+                         ::testing::Values<std::size_t>(1, 2, 3, 64, 65, 1025, 65537,
+                                                        (1u << 17) + 3),
+                         ::testing::PrintToStringParamName());
+
+TEST(StreamedReference, EmptyInput) {
+  const auto never = [](std::size_t) -> float { throw std::logic_error("read"); };
+  EXPECT_EQ(float_bits(streamed_maximum(0, never)), float_bits(-kInf));
+  EXPECT_EQ(float_bits(streamed_minimum(0, never)), float_bits(kInf));
+  EXPECT_THROW(streamed_argmax(0, never), std::invalid_argument);
 }
 
 }  // namespace

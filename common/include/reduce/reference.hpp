@@ -9,8 +9,12 @@
 /// at most L + ceil(log2 n).
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 namespace reduce {
@@ -116,11 +120,21 @@ double compensated_error_bound(std::size_t chain, std::size_t depth, double exac
 
 /// IEEE 754-2019 maximum of two floats: NaN if either is NaN, +0.0f for (+0.0f, -0.0f) in
 /// either order, else the larger. Associative and commutative (up to the NaN's payload).
-float ieee_maximum(float a, float b);
+inline float ieee_maximum(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? b : a;  // +0.0 beats -0.0; equal non-zeros are the same
+  return a > b ? a : b;
+}
 
 /// IEEE 754-2019 minimum of two floats: NaN if either is NaN, -0.0f for (+0.0f, -0.0f) in
 /// either order, else the smaller.
-float ieee_minimum(float a, float b);
+inline float ieee_minimum(float a, float b) {
+  if (std::isnan(a)) return a;
+  if (std::isnan(b)) return b;
+  if (a == b) return std::signbit(a) ? a : b;  // -0.0 beats +0.0
+  return a < b ? a : b;
+}
 
 /// Largest element by ieee_maximum(); -inf for no elements (the identity of maximum).
 float reference_maximum(const std::vector<float>& x);
@@ -132,6 +146,82 @@ float reference_minimum(const std::vector<float>& x);
 /// +0.0 and -0.0 counting as equal. 64-bit, like the lab's output.
 /// \throws std::invalid_argument for an empty x (argmax of nothing is undefined).
 std::int64_t reference_argmax(const std::vector<float>& x);
+
+// ---- the same references over values computed by index ---------------------------------------
+// For inputs generated on the GPU from a per-index function (generators.hpp's *_at): the
+// expected value comes from that function, without a host copy of the input. Each gives
+// exactly what its reference above gives on the vector of the n values, bit for bit, on any
+// number of chunks (threads): \p chunks, or chunk_count(n) where that is 0 or more than n.
+
+/// How many chunks for_each_chunk() splits \p n indices into: one per hardware thread, at most
+/// one per 2^16 indices, at least one.
+std::size_t chunk_count(std::size_t n);
+
+/// Calls \p chunk(c, begin, end) for the \p chunks consecutive ranges [begin, end) that split
+/// [0, n) in order (c = 0, 1, ...), each on a thread of its own, and returns once all have.
+void for_each_chunk(std::size_t n, std::size_t chunks,
+                    const std::function<void(std::size_t, std::size_t, std::size_t)>& chunk);
+
+/// reference_maximum() of value_at(0), ..., value_at(n - 1).
+template <typename ValueAt>
+float streamed_maximum(std::size_t n, const ValueAt& value_at, std::size_t chunks = 0) {
+  // ieee_maximum() is associative and commutative, and each chunk stops at its first NaN, so
+  // the chunks' results met in order give the first NaN, as the serial loop does.
+  if (chunks == 0 || chunks > n) chunks = chunk_count(n);
+  std::vector<float> partial(chunks, -std::numeric_limits<float>::infinity());
+  for_each_chunk(n, chunks, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    float m = -std::numeric_limits<float>::infinity();
+    for (std::size_t i = begin; i < end && !std::isnan(m); ++i) m = ieee_maximum(m, value_at(i));
+    partial[c] = m;
+  });
+  float m = -std::numeric_limits<float>::infinity();
+  for (std::size_t c = 0; c < chunks && !std::isnan(m); ++c) m = ieee_maximum(m, partial[c]);
+  return m;
+}
+
+/// reference_minimum() of value_at(0), ..., value_at(n - 1).
+template <typename ValueAt>
+float streamed_minimum(std::size_t n, const ValueAt& value_at, std::size_t chunks = 0) {
+  if (chunks == 0 || chunks > n) chunks = chunk_count(n);
+  std::vector<float> partial(chunks, std::numeric_limits<float>::infinity());
+  for_each_chunk(n, chunks, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    float m = std::numeric_limits<float>::infinity();
+    for (std::size_t i = begin; i < end && !std::isnan(m); ++i) m = ieee_minimum(m, value_at(i));
+    partial[c] = m;
+  });
+  float m = std::numeric_limits<float>::infinity();
+  for (std::size_t c = 0; c < chunks && !std::isnan(m); ++c) m = ieee_minimum(m, partial[c]);
+  return m;
+}
+
+/// reference_argmax() of value_at(0), ..., value_at(n - 1): the first NaN's index, else the
+/// first index of the largest value (+0.0 and -0.0 equal).
+/// \throws std::invalid_argument for n == 0.
+template <typename ValueAt>
+std::int64_t streamed_argmax(std::size_t n, const ValueAt& value_at, std::size_t chunks = 0) {
+  if (n == 0) throw std::invalid_argument("streamed_argmax: argmax of no elements");
+  struct Best {
+    std::size_t index;
+    float value;
+  };
+  if (chunks == 0 || chunks > n) chunks = chunk_count(n);
+  std::vector<Best> partial(chunks);
+  for_each_chunk(n, chunks, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    Best best{begin, value_at(begin)};
+    for (std::size_t i = begin; i < end && !std::isnan(best.value); ++i) {
+      const float v = value_at(i);
+      if (std::isnan(v) || v > best.value) best = Best{i, v};  // strict: ties keep the first
+    }
+    partial[c] = best;
+  });
+  // In index order: the first chunk that holds a NaN holds the first NaN; otherwise a strictly
+  // larger value of a later chunk replaces the one kept, so ties keep the first index.
+  Best best = partial[0];
+  for (std::size_t c = 1; c < chunks && !std::isnan(best.value); ++c) {
+    if (std::isnan(partial[c].value) || partial[c].value > best.value) best = partial[c];
+  }
+  return static_cast<std::int64_t>(best.index);
+}
 
 /// Product of x in double precision with the exponent kept apart (no overflow or underflow
 /// along the way, whatever n): NaN if any element is NaN or if a zero meets an infinity;
