@@ -1,9 +1,11 @@
 #include <reduce/generators.hpp>
+#include <reduce/reference.hpp>
 
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <thread>
 
 namespace reduce {
@@ -100,9 +102,7 @@ std::vector<float> wide_range(std::size_t n, std::uint64_t seed) {
 
 std::vector<float> all_negative(std::size_t n, std::uint64_t seed) {
   std::vector<float> x(n);
-  parallel_fill(x, [seed](std::size_t i) {
-    return -(1.0f + static_cast<float>(1023.0 * unit(mix(seed, i))));
-  });
+  parallel_fill(x, [seed](std::size_t i) { return all_negative_at(seed, i); });
   return x;
 }
 
@@ -115,18 +115,8 @@ std::vector<float> signed_zeros(std::size_t n, std::uint64_t seed) {
 std::vector<float> signed_mix(std::size_t n, std::uint64_t seed, double zero_fraction,
                               double inf_fraction) {
   std::vector<float> x(n);
-  parallel_fill(x, [=](std::size_t i) {
-    const std::uint64_t kind = mix(seed ^ 0x5BD1E995ull, i);
-    const std::uint64_t r = mix(seed, i);
-    const bool negative = (kind & 1) != 0;
-    const double u = unit(kind);
-    if (u < inf_fraction) return negative ? -HUGE_VALF : HUGE_VALF;
-    if (u < inf_fraction + zero_fraction) return negative ? -0.0f : 0.0f;
-    const int exponent = static_cast<int>((r >> 8) % 41) - 20;
-    const float mantissa = 1.0f + static_cast<float>((r >> 16) & 0xFFFF) / 65536.0f;
-    const float v = std::ldexp(mantissa, exponent);
-    return negative ? -v : v;
-  });
+  parallel_fill(x,
+                [=](std::size_t i) { return signed_mix_at(seed, i, zero_fraction, inf_fraction); });
   return x;
 }
 
@@ -151,17 +141,48 @@ void place(std::vector<float>& x, const std::vector<std::size_t>& positions, flo
 
 std::vector<float> exact_product_factors(std::size_t n, std::uint64_t seed) {
   std::vector<float> x(n);
-  parallel_fill(x, [seed](std::size_t i) { return (mix(seed, i) & 1) ? -1.0f : 1.0f; });
-  if (n == 0) return x;
+  parallel_fill(x, [seed](std::size_t i) { return exact_product_sign_at(seed, i); });
+  for (const PlacedFactor& f : exact_product_scales(n, seed)) x[f.index] = f.value;
+  return x;
+}
+
+std::vector<PlacedFactor> exact_product_scales(std::size_t n, std::uint64_t seed) {
+  std::vector<PlacedFactor> scales;
+  if (n == 0) return scales;
   // Up to kProductExponentBudget places each for +-2 and +-0.5 (a place drawn twice counts
   // once; a 2 overwritten by a 0.5 only lowers the count of 2s).
   const std::size_t each = std::min(kProductExponentBudget, n / 3);
   for (std::size_t k = 0; k < 2 * each; ++k) {
     const std::uint64_t r = mix(seed ^ 0xC2B2AE3D27D4EB4Full, k);
     const float magnitude = k < each ? 2.0f : 0.5f;
-    x[r % n] = (r >> 63) ? -magnitude : magnitude;
+    scales.push_back(
+        PlacedFactor{static_cast<std::size_t>(r % n), (r >> 63) ? -magnitude : magnitude});
   }
-  return x;
+  return scales;
+}
+
+float exact_product_factors_product(std::size_t n, std::uint64_t seed) {
+  // The last value written at each place of exact_product_scales(): its sign and exponent
+  // replace those of the sign beneath it.
+  std::map<std::size_t, float> scaled;
+  for (const PlacedFactor& f : exact_product_scales(n, seed)) scaled[f.index] = f.value;
+  const std::size_t chunks = chunk_count(n);
+  std::vector<std::size_t> negatives(chunks, 0);
+  for_each_chunk(n, chunks, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    std::size_t count = 0;
+    for (std::size_t i = begin; i < end; ++i) count += exact_product_sign_at(seed, i) < 0.0f;
+    negatives[c] = count;
+  });
+  bool negative = false;
+  for (std::size_t count : negatives) negative ^= (count & 1) != 0;
+  int exponent = 0;
+  for (const auto& [index, value] : scaled) {
+    negative ^= exact_product_sign_at(seed, index) < 0.0f;  // the sign it replaced
+    negative ^= value < 0.0f;
+    exponent += std::fabs(value) == 2.0f ? 1 : -1;
+  }
+  const float magnitude = std::ldexp(1.0f, exponent);
+  return negative ? -magnitude : magnitude;
 }
 
 }  // namespace reduce

@@ -10,11 +10,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace reduce {
 namespace {
+
+std::uint32_t float_bits(float v) {
+  std::uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
 
 // ---- exact-by-construction inputs ------------------------------------------------------------
 
@@ -98,6 +107,80 @@ TEST(Generators, FloatBelowIsTheNextFloatTowardsMinusInfinity) {
 TEST(Generators, UniformAtIsElementIOfUniform) {
   const std::vector<float> x = uniform(4096, 17, -1.0f, 1.0f);
   for (std::size_t i = 0; i < x.size(); ++i) ASSERT_EQ(uniform_at(17, i, -1.0f, 1.0f), x[i]) << i;
+}
+
+// ---- per-index forms, which the GPU fills share with the host vectors ------------------------
+
+class PerIndex : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(PerIndex, AllNegativeAtIsElementIOfAllNegative) {
+  const std::size_t n = GetParam();
+  const std::vector<float> x = all_negative(n, 41);
+  for (std::size_t i = 0; i < n; ++i)
+    ASSERT_EQ(float_bits(all_negative_at(41, i)), float_bits(x[i])) << i;
+}
+
+TEST_P(PerIndex, SignedMixAtIsElementIOfSignedMix) {
+  const std::size_t n = GetParam();
+  for (const auto& [zeros, infinities] :
+       {std::pair{0.01, 0.0}, std::pair{0.001, 0.0}, std::pair{0.1, 0.01}, std::pair{0.0, 0.0}}) {
+    const std::vector<float> x = signed_mix(n, 43, zeros, infinities);
+    for (std::size_t i = 0; i < n; ++i) {
+      ASSERT_EQ(float_bits(signed_mix_at(43, i, zeros, infinities)), float_bits(x[i])) << i;
+      // The value written with std::ldexp and HUGE_VALF: the same bits as the one built from
+      // its bits.
+      const std::uint64_t kind = mix(43 ^ 0x5BD1E995ull, i), r = mix(43, i);
+      const bool negative = (kind & 1) != 0;
+      const double u = static_cast<double>(kind >> 11) * 0x1.0p-53;
+      float direct = 0.0f;
+      if (u < infinities) {
+        direct = negative ? -HUGE_VALF : HUGE_VALF;
+      } else if (u < infinities + zeros) {
+        direct = negative ? -0.0f : 0.0f;
+      } else {
+        const int exponent = static_cast<int>((r >> 8) % 41) - 20;
+        const float v =
+            std::ldexp(1.0f + static_cast<float>((r >> 16) & 0xFFFF) / 65536.0f, exponent);
+        direct = negative ? -v : v;
+      }
+      ASSERT_EQ(float_bits(x[i]), float_bits(direct)) << i;
+    }
+  }
+}
+
+TEST_P(PerIndex, ExactProductSignsAndScalesMakeExactProductFactors) {
+  const std::size_t n = GetParam();
+  for (std::uint64_t seed : {5u, 6u, 7u}) {
+    const std::vector<float> x = exact_product_factors(n, seed);
+    std::vector<float> rebuilt(n);
+    for (std::size_t i = 0; i < n; ++i) rebuilt[i] = exact_product_sign_at(seed, i);
+    const std::vector<PlacedFactor> scales = exact_product_scales(n, seed);
+    EXPECT_LE(scales.size(), 2 * kProductExponentBudget);
+    for (const PlacedFactor& f : scales) {
+      ASSERT_LT(f.index, n);
+      ASSERT_TRUE(std::fabs(f.value) == 2.0f || std::fabs(f.value) == 0.5f) << f.value;
+      rebuilt[f.index] = f.value;
+    }
+    ASSERT_EQ(rebuilt, x);
+    EXPECT_EQ(float_bits(exact_product_factors_product(n, seed)),
+              float_bits(static_cast<float>(reference_product(x))))
+        << "seed " << seed;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, PerIndex,
+                         ::testing::Values<std::size_t>(1, 2, 3, 33, 1025, 65537, (1u << 18) + 3),
+                         ::testing::PrintToStringParamName());
+
+TEST(Generators, ExactProductFactorsProductWithoutMaterializingAtLargeSizes) {
+  for (std::size_t n : {(std::size_t{1} << 22) + 1, std::size_t{3} << 21}) {
+    for (std::uint64_t seed : {11u, 12u}) {
+      const std::vector<float> x = exact_product_factors(n, seed);
+      EXPECT_EQ(float_bits(exact_product_factors_product(n, seed)),
+                float_bits(static_cast<float>(reference_product(x))))
+          << "n " << n << ", seed " << seed;
+    }
+  }
 }
 
 TEST(Generators, WideRangeSpansFortyBinades) {

@@ -135,6 +135,20 @@ std::uint64_t fresh_seed() noexcept;
 
 // ---- adversarial inputs for maximum, minimum, argmax, product and atomic max (labs 10-14) -----
 
+/// The float whose bit pattern is \p bits, callable on the device.
+REDUCE_HOST_DEVICE inline float float_from_bits(std::uint32_t bits) noexcept {
+  float v = 0;
+  std::memcpy(&v, &bits, sizeof v);
+  return v;
+}
+
+/// Element \p i of all_negative(n, seed), computed alone (GPU fills use it too). Every step is
+/// one correctly rounded IEEE operation, so host and device give the same bits.
+REDUCE_HOST_DEVICE inline float all_negative_at(std::uint64_t seed, std::size_t i) noexcept {
+  const double unit = static_cast<double>(mix(seed, i) >> 11) * 0x1.0p-53;  // [0, 1), exact
+  return -(1.0f + static_cast<float>(1023.0 * unit));
+}
+
 /// Strictly negative values -(1 + 1023 u), u uniform in [0, 1): the maximum is negative, so a
 /// reduction that starts from 0 instead of -inf (or memsets its output to 0) returns 0.
 std::vector<float> all_negative(std::size_t n, std::uint64_t seed);
@@ -142,6 +156,22 @@ std::vector<float> all_negative(std::size_t n, std::uint64_t seed);
 /// +0.0f and -0.0f at random, each with probability 1/2. The IEEE maximum of such an input is
 /// +0.0f as soon as one +0.0f is present, the minimum -0.0f as soon as one -0.0f is.
 std::vector<float> signed_zeros(std::size_t n, std::uint64_t seed);
+
+/// Element \p i of signed_mix(n, seed, zero_fraction, inf_fraction), computed alone (GPU fills
+/// use it too). The value is built from its bits, so host and device give the same ones.
+REDUCE_HOST_DEVICE inline float signed_mix_at(std::uint64_t seed, std::size_t i,
+                                              double zero_fraction, double inf_fraction) noexcept {
+  const std::uint64_t kind = mix(seed ^ 0x5BD1E995ull, i);
+  const std::uint64_t r = mix(seed, i);
+  const std::uint32_t sign = (kind & 1) ? 0x80000000u : 0u;
+  const double u = static_cast<double>(kind >> 11) * 0x1.0p-53;  // [0, 1), exact
+  if (u < inf_fraction) return float_from_bits(sign | 0x7F800000u);
+  if (u < inf_fraction + zero_fraction) return float_from_bits(sign);
+  // (1 + m / 2^16) 2^e: 16 random bits of mantissa, e uniform in [-20, 20].
+  const auto exponent = static_cast<std::uint32_t>((r >> 8) % 41) + 127 - 20;
+  const auto mantissa = static_cast<std::uint32_t>((r >> 16) & 0xFFFF) << 7;
+  return float_from_bits(sign | exponent << 23 | mantissa);
+}
 
 /// Random sign; magnitudes as wide_range() (2^-20 to 2^21); about \p zero_fraction of the
 /// elements are +0.0f or -0.0f and about \p inf_fraction are +inf or -inf, signs at random.
@@ -167,5 +197,26 @@ inline constexpr std::size_t kProductExponentBudget = 60;
 /// multiplication order gives the same, exact result (compare bitwise). Dropping or doubling
 /// a +-2, +-0.5 or -1 changes the product.
 std::vector<float> exact_product_factors(std::size_t n, std::uint64_t seed);
+
+/// Element \p i of exact_product_factors(n, seed) before exact_product_scales() is written over
+/// it: +1 or -1 (GPU fills use it too).
+REDUCE_HOST_DEVICE constexpr float exact_product_sign_at(std::uint64_t seed,
+                                                         std::size_t i) noexcept {
+  return (mix(seed, i) & 1) ? -1.0f : 1.0f;
+}
+
+/// One element of exact_product_factors() that is not +-1: its place and its value.
+struct PlacedFactor {
+  std::size_t index;  ///< the place, < n
+  float value;        ///< +-2 or +-0.5
+};
+
+/// The +-2 and +-0.5 of exact_product_factors(n, seed), in the order they are written over the
+/// signs of exact_product_sign_at() (a place drawn twice keeps the later one).
+std::vector<PlacedFactor> exact_product_scales(std::size_t n, std::uint64_t seed);
+
+/// The exact product of exact_product_factors(n, seed), +-2^k, found without materializing a
+/// large input: static_cast<float>(reference_product()) of it.
+float exact_product_factors_product(std::size_t n, std::uint64_t seed);
 
 }  // namespace reduce
