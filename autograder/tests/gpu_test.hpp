@@ -151,6 +151,20 @@ DeviceBuffer<float> constant(std::size_t n, float value);
 /// on the host (over a second per test, per lab).
 DeviceBuffer<float> exact_integers_on_device(std::size_t n, std::uint64_t seed);
 
+/// all_negative(\p n, \p seed) written on the GPU, every element negated if \p negate (the
+/// minimum's mirror image), complete when this returns. Its maximum (minimum) is
+/// streamed_maximum() (streamed_minimum()) over all_negative_at().
+DeviceBuffer<float> all_negative_on_device(std::size_t n, std::uint64_t seed, bool negate = false);
+
+/// signed_mix(\p n, \p seed, \p zero_fraction, \p inf_fraction) written on the GPU, complete
+/// when this returns. References: the streamed ones of reference.hpp over signed_mix_at().
+DeviceBuffer<float> signed_mix_on_device(std::size_t n, std::uint64_t seed, double zero_fraction,
+                                         double inf_fraction);
+
+/// exact_product_factors(\p n, \p seed) written on the GPU, complete when this returns: its
+/// product is exact_product_factors_product(n, seed).
+DeviceBuffer<float> exact_product_factors_on_device(std::size_t n, std::uint64_t seed);
+
 /// Where the sum, product and mean suites put their one sentinel: warp and block boundaries,
 /// the middle and the tail of \p n (positions >= n are for the caller to skip).
 std::vector<std::size_t> sentinel_positions(std::size_t n);
