@@ -69,6 +69,11 @@ struct MaximumTraits {
   static FloatLab lab() { return FloatLab{&maximum_workspace_bytes, &maximum}; }
   /// The CPU reference.
   static float reference(const std::vector<float>& x) { return reference_maximum(x); }
+  /// The CPU reference over value_at(0), ..., value_at(n - 1), an input generated on the GPU.
+  template <typename ValueAt>
+  static float streamed(std::size_t n, const ValueAt& value_at) {
+    return streamed_maximum(n, value_at);
+  }
 };
 
 /// The same for the minimum: every word is the mirror image of the maximum's.
@@ -88,6 +93,10 @@ struct MinimumTraits {
 
   static FloatLab lab() { return FloatLab{&minimum_workspace_bytes, &minimum}; }
   static float reference(const std::vector<float>& x) { return reference_minimum(x); }
+  template <typename ValueAt>
+  static float streamed(std::size_t n, const ValueAt& value_at) {
+    return streamed_minimum(n, value_at);
+  }
 };
 
 /// The operation this binary tests.

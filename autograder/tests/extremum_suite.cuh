@@ -12,6 +12,7 @@
 #include <reduce/reference.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -101,8 +102,12 @@ class REDUCE_EXTREMUM_PICK(MaximumAllNegative, MinimumAllPositive)
 TEST_P(REDUCE_EXTREMUM_PICK(MaximumAllNegative, MinimumAllPositive),
        REDUCE_EXTREMUM_PICK(IsTheLeastNegative, IsTheSmallestPositive)) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = mirror(all_negative(n, test_seed() + n));
-  expect_result(run(host), Traits::reference(host), n);
+  // mirror(all_negative(n, seed)), written on the GPU: no host copy of 3 x 10^8 floats.
+  const std::uint64_t seed = test_seed() + n;
+  const DeviceBuffer<float> in = all_negative_on_device(n, seed, Traits::kMirrored);
+  const float want =
+      Traits::streamed(n, [seed](std::size_t i) { return mirror(all_negative_at(seed, i)); });
+  expect_result(run(in.data(), n), want, n);
 }
 
 REDUCE_EXTREMUM_INSTANTIATE(Sizes, REDUCE_EXTREMUM_PICK(MaximumAllNegative, MinimumAllPositive),
@@ -113,9 +118,13 @@ class REDUCE_EXTREMUM_PICK(MaximumRandom, MinimumRandom)
 
 TEST_P(REDUCE_EXTREMUM_PICK(MaximumRandom, MinimumRandom), MatchesReferenceBitwise) {
   const std::size_t n = GetParam();
-  // Random signs, 12 decades of magnitude, 1 % signed zeros (symmetric: not mirrored).
-  const std::vector<float> host = signed_mix(n, test_seed() ^ n, 0.01, 0.0);
-  expect_result(run(host), Traits::reference(host), n);
+  // Random signs, 12 decades of magnitude, 1 % signed zeros (symmetric: not mirrored):
+  // signed_mix(n, seed, 0.01, 0.0), written on the GPU.
+  const std::uint64_t seed = test_seed() ^ n;
+  const DeviceBuffer<float> in = signed_mix_on_device(n, seed, 0.01, 0.0);
+  const float want =
+      Traits::streamed(n, [seed](std::size_t i) { return signed_mix_at(seed, i, 0.01, 0.0); });
+  expect_result(run(in.data(), n), want, n);
 }
 
 REDUCE_EXTREMUM_INSTANTIATE(Sizes, REDUCE_EXTREMUM_PICK(MaximumRandom, MinimumRandom),
