@@ -124,15 +124,15 @@ TEST_F(HiddenArgmax, FirstNaNOfAnyKind) {
 
 TEST_F(HiddenArgmax, MovingTiesWithNewValues) {
   const std::size_t n = 3 * (std::size_t{1} << 22) + 1;
-  const std::vector<float> host = all_negative(n, test_seed() ^ 0xA9C);
-  DeviceBuffer<float> in(host);
+  const std::uint64_t seed = test_seed() ^ 0xA9C;
+  DeviceBuffer<float> in = all_negative_on_device(n, seed);
   std::vector<std::size_t> previous;
   for (int k = 0; k < 12; ++k) {
     const float value = static_cast<float>(1 + (5 * k) % 12);  // 1..12, scrambled
     std::vector<std::size_t> places;
     for (int j = 0; j < 3; ++j)
       places.push_back(64 + mix(test_seed(), 0xA9D + 3 * k + j) % (n - 128));
-    for (std::size_t p : previous) set_element(in.data(), p, host[p]);
+    for (std::size_t p : previous) set_element(in.data(), p, all_negative_at(seed, p));
     for (std::size_t p : places) set_element(in.data(), p, value);
     const std::size_t first = *std::min_element(places.begin(), places.end());
     SCOPED_TRACE("round " + std::to_string(k) + ": " + std::to_string(value) + " at indices " +

@@ -21,6 +21,7 @@
 #include <reduce/lab_entry_points.cuh>
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,10 @@ class REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes)
 
 TEST_P(REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes), LargestInTheTail) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = mirror(all_negative(n, test_seed() + 11 * n));
-  DeviceBuffer<float> in(host);
+  // mirror(all_negative(n, seed)), written on the GPU.
+  const std::uint64_t seed = test_seed() + 11 * n;
+  const auto value_at = [seed](std::size_t i) { return mirror(all_negative_at(seed, i)); };
+  DeviceBuffer<float> in = all_negative_on_device(n, seed, Traits::kMirrored);
   // The last element, and one drawn from the seed among the last 4096: past every whole tile of
   // the grid-stride loop, where the remainder is handled (an `if` instead of a `for` there keeps
   // one element per thread and drops the rest).
@@ -57,9 +60,9 @@ TEST_P(REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes), LargestInTh
     expect_result(run(in.data(), n), mirror(1.0f), n);
     set_element(in.data(), p, kNaN);
     expect_result(run(in.data(), n), kNaN, n);
-    set_element(in.data(), p, host[p]);
+    set_element(in.data(), p, value_at(p));
   }
-  expect_result(run(in.data(), n), Traits::reference(host), n);
+  expect_result(run(in.data(), n), Traits::streamed(n, value_at), n);
 }
 
 REDUCE_EXTREMUM_INSTANTIATE(Sizes, REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes),
@@ -117,14 +120,14 @@ TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), HeadAndTailOfMisalign
 
 TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), MovingLargestWithNewValues) {
   const std::size_t n = 3 * (std::size_t{1} << 22) + 1;
-  const std::vector<float> host = mirror(all_negative(n, test_seed() ^ 0x3A0));
-  DeviceBuffer<float> in(host);
+  const std::uint64_t seed = test_seed() ^ 0x3A0;
+  DeviceBuffer<float> in = all_negative_on_device(n, seed, Traits::kMirrored);
   std::size_t previous = 0;
   for (int k = 0; k < 24; ++k) {
     // 1..24 in a scrambled order: neither the last answer nor the largest so far is right.
     const float value = mirror(static_cast<float>(1 + (7 * k) % 24));
     const std::size_t p = 64 + mix(test_seed(), 0x3A1 + k) % (n - 128);
-    if (k > 0) set_element(in.data(), previous, host[previous]);
+    if (k > 0) set_element(in.data(), previous, mirror(all_negative_at(seed, previous)));
     set_element(in.data(), p, value);
     SCOPED_TRACE("round " + std::to_string(k) + ": " + spell(value) + " at index " +
                  std::to_string(p) + " (drawn from REDUCE_SEED=" + std::to_string(test_seed()) +
