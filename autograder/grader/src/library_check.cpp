@@ -96,22 +96,53 @@ bool is_stub_symbol(const std::string& symbol) {
 
 }  // namespace
 
+const char* finding_kind_name(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kSymbol:
+      return "symbol";
+    case FindingKind::kNeeded:
+      return "needed";
+    case FindingKind::kInclude:
+      return "include";
+    case FindingKind::kHeader:
+      return "header";
+    case FindingKind::kImport:
+      return "import";
+    case FindingKind::kExport:
+      return "export";
+    case FindingKind::kSyscall:
+      return "syscall";
+    case FindingKind::kUnchecked:
+      return "unchecked";
+  }
+  return "";
+}
+
 std::string LibraryFinding::text() const {
-  if (kind == "header" || kind == "import" || kind == "export" || kind == "syscall" ||
-      kind == "unchecked")
-    return what;
-  return kind + " " + what;
+  switch (kind) {
+    case FindingKind::kSymbol:
+    case FindingKind::kNeeded:
+    case FindingKind::kInclude:
+      return std::string(finding_kind_name(kind)) + " " + what;
+    case FindingKind::kHeader:
+    case FindingKind::kImport:
+    case FindingKind::kExport:
+    case FindingKind::kSyscall:
+    case FindingKind::kUnchecked:
+      break;
+  }
+  return what;  // a whole sentence
 }
 
 std::string LibraryCheck::describe() const {
   if (forbidden.empty()) return inspected ? "no library reductions found" : problem;
   if (std::all_of(forbidden.begin(), forbidden.end(),
-                  [](const LibraryFinding& f) { return f.kind == "unchecked"; }))
+                  [](const LibraryFinding& f) { return f.kind == FindingKind::kUnchecked; }))
     return "not run: " + forbidden.front().what;
   // Library reductions, or (imports, exports, syscalls, headers outside) other forbidden uses.
   const bool library = std::any_of(forbidden.begin(), forbidden.end(), [](const LibraryFinding& f) {
-    return f.kind == "symbol" || f.kind == "needed" || f.kind == "include" ||
-           contains(f.what, "is a library reduction");
+    return f.kind == FindingKind::kSymbol || f.kind == FindingKind::kNeeded ||
+           f.kind == FindingKind::kInclude || contains(f.what, "is a library reduction");
   });
   std::string text =
       library ? "forbidden library reduction in the lab: " : "forbidden in the lab: ";
@@ -120,9 +151,19 @@ std::string LibraryCheck::describe() const {
   // Most readable first: #include lines, NEEDED libraries, then symbols that begin with the
   // library's namespace (cub::DeviceReduce::Sum<...>), then the rest (guard variables...).
   auto rank = [](const LibraryFinding& f) {
-    if (f.kind == "include" || f.kind == "header") return 0;
-    if (f.kind == "needed" || f.kind == "import" || f.kind == "export" || f.kind == "syscall")
-      return 1;
+    switch (f.kind) {
+      case FindingKind::kInclude:
+      case FindingKind::kHeader:
+        return 0;
+      case FindingKind::kNeeded:
+      case FindingKind::kImport:
+      case FindingKind::kExport:
+      case FindingKind::kSyscall:
+        return 1;
+      case FindingKind::kSymbol:
+      case FindingKind::kUnchecked:
+        break;
+    }
     if (starts_with(f.what, "cub::") || starts_with(f.what, "thrust::") ||
         starts_with(f.what, "cublas") || starts_with(f.what, "cudnn"))
       return 2;
@@ -163,7 +204,7 @@ LibraryCheck check_symbol_text(const std::string& nm_text, const std::string& re
                        [&](const std::string& word) { return contains(symbol, word); }))
         continue;  // a block or warp primitive (or the Thrust it includes), allowed in this lab
       if (per_pattern[pattern]++ < kMaxFindingsPerPattern && seen.insert(symbol).second)
-        check.forbidden.push_back({"symbol", symbol});
+        check.forbidden.push_back({FindingKind::kSymbol, symbol});
       break;
     }
   }
@@ -172,7 +213,7 @@ LibraryCheck check_symbol_text(const std::string& nm_text, const std::string& re
     if (library.empty()) continue;
     for (const std::string& pattern : rules.forbidden_needed) {
       if (contains(library, pattern)) {
-        check.forbidden.push_back({"needed", library});
+        check.forbidden.push_back({FindingKind::kNeeded, library});
         break;
       }
     }
@@ -199,16 +240,16 @@ LibraryCheck check_library_bytes(const std::string& bytes, const LibraryRules& r
     if (rules.primitives_allowed && !device_wide) continue;
     for (const std::string& pattern : rules.forbidden_symbols)
       if (pattern == name && contains(bytes, marker) && found.insert(name).second)
-        check.forbidden.push_back({"symbol", name + " (mangled name in the library)"});
+        check.forbidden.push_back({FindingKind::kSymbol, name + " (mangled name in the library)"});
   }
   for (const std::string& pattern : rules.forbidden_symbols) {
     if (pattern.find("::") != std::string::npos) continue;
     if (contains(bytes, pattern) && found.insert(pattern).second)
-      check.forbidden.push_back({"symbol", pattern + " (name in the library)"});
+      check.forbidden.push_back({FindingKind::kSymbol, pattern + " (name in the library)"});
   }
   for (const std::string& pattern : rules.forbidden_needed)
     if (contains(bytes, pattern + ".so") && found.insert(pattern).second)
-      check.forbidden.push_back({"needed", pattern});
+      check.forbidden.push_back({FindingKind::kNeeded, pattern});
   return check;
 }
 
@@ -241,7 +282,7 @@ LibraryCheck inspect_library(const fs::path& library, const LibraryRules& rules)
   if (!readelf) {
     const LibraryCheck bytes = check_library_bytes(read_file(library), rules);
     for (const LibraryFinding& f : bytes.forbidden)
-      if (f.kind == "needed") check.forbidden.push_back(f);
+      if (f.kind == FindingKind::kNeeded) check.forbidden.push_back(f);
   }
   return check;
 }
@@ -286,10 +327,10 @@ std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryR
       };
       for (const std::string& prefix : rules.forbidden_includes) {
         if (forbidden(prefix)) {
-          findings.push_back(
-              {"include", fmt::format("{}:{}: #include <{}>",
-                                      fs::relative(file, lab_dir.parent_path(), ec).string(),
-                                      number, header)});
+          findings.push_back({FindingKind::kInclude,
+                              fmt::format("{}:{}: #include <{}>",
+                                          fs::relative(file, lab_dir.parent_path(), ec).string(),
+                                          number, header)});
           break;
         }
       }
@@ -448,8 +489,8 @@ std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
       auto [it, first] = per_library.try_emplace(library, findings.size(), 0);
       if (first)
         findings.push_back(
-            {"header", fmt::format("forbidden header: {} ({}) is a library reduction",
-                                   from_library.generic_string(), library)});
+            {FindingKind::kHeader, fmt::format("forbidden header: {} ({}) is a library reduction",
+                                               from_library.generic_string(), library)});
       else
         ++it->second.second;
       continue;
@@ -461,7 +502,7 @@ std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
         path.string());
     const fs::path named = absolute_to(dep, policy.base_dir);
     if (named != path) what += " (reached as " + dep + ")";
-    findings.push_back({"header", what});
+    findings.push_back({FindingKind::kHeader, what});
   }
   for (const auto& [library, entry] : per_library)
     if (entry.second > 0)
@@ -469,9 +510,10 @@ std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
                                                 entry.second == 1 ? "" : "s");
   if (outside > kMaxOutside)
     findings.push_back(
-        {"header", fmt::format("forbidden header: and {} more files outside the lab folder, the "
-                               "contract headers and the CUDA toolkit",
-                               outside - kMaxOutside)});
+        {FindingKind::kHeader,
+         fmt::format("forbidden header: and {} more files outside the lab folder, the "
+                     "contract headers and the CUDA toolkit",
+                     outside - kMaxOutside)});
   return findings;
 }
 
@@ -536,7 +578,7 @@ std::vector<LibraryFinding> check_imports(const std::string& nm_undefined_text,
     if (!entry) continue;
     const std::string name = unversioned(entry->second);
     if (forbidden.count(name) != 0 && found.insert(name).second)
-      findings.push_back({"import", "forbidden import: " + name});
+      findings.push_back({FindingKind::kImport, "forbidden import: " + name});
   }
   return findings;
 }
@@ -568,7 +610,7 @@ std::vector<LibraryFinding> check_exports(const std::string& nm_defined_text,
     what +=
         (i == 0 ? "" : ", ") + (extra[i].size() > 120 ? extra[i].substr(0, 117) + "..." : extra[i]);
   if (extra.size() > kShown) what += fmt::format(" and {} more", extra.size() - kShown);
-  return {{"export", what}};
+  return {{FindingKind::kExport, what}};
 }
 
 namespace {
@@ -619,9 +661,9 @@ std::vector<LibraryFinding> check_host_code(const std::string& objdump_text) {
       which = "int $0x80";
     if (which.empty() || !reported.insert(current).second) continue;
     if (findings.size() == kMaxFindings) break;
-    findings.push_back(
-        {"syscall", fmt::format("raw syscall instruction in host code: {} in {} at 0x{}", which,
-                                current, address)});
+    findings.push_back({FindingKind::kSyscall,
+                        fmt::format("raw syscall instruction in host code: {} in {} at 0x{}", which,
+                                    current, address)});
   }
   return findings;
 }

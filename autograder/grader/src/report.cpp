@@ -88,7 +88,7 @@ json lab_json(const LabReport& lab) {
   }
   json library_findings = json::array();
   for (const LibraryFinding& lf : f.library.forbidden)
-    library_findings.push_back({{"kind", lf.kind}, {"what", lf.what}});
+    library_findings.push_back({{"kind", finding_kind_name(lf.kind)}, {"what", lf.what}});
   json tests = json::array(), hidden = json::array(), sanitizer = json::array();
   for (const SuiteRun& s : f.tests) tests.push_back(suite_json(s));
   for (const SuiteRun& s : f.hidden) hidden.push_back(suite_json(s));

@@ -123,7 +123,7 @@ TEST_F(ScoreTest, BuildFailureNamesWhereTheBuildStopped) {
 
 TEST_F(ScoreTest, LibraryReductionZeroesTheWholeLab) {
   LabFacts f = perfect();
-  f.library.forbidden = {{"symbol", "cub::DeviceReduce::Sum(...)"}};
+  f.library.forbidden = {{FindingKind::kSymbol, "cub::DeviceReduce::Sum(...)"}};
   const LabScore s = score_lab(f, lab_, rubric_);
   EXPECT_EQ(s.status, LabStatus::kForbiddenLibrary);
   EXPECT_DOUBLE_EQ(s.score, 0);
