@@ -85,6 +85,13 @@ LibraryCheck check_library_bytes(const std::string& bytes, const LibraryRules& r
 std::vector<LibraryFinding> scan_sources(const std::filesystem::path& lab_dir,
                                          const LibraryRules& rules);
 
+/// Whether \p from_cub (a header path from the `cub` folder down, as an `#include` or a
+/// dependency names it) is part of CUB's device-wide algorithms (a folder `device`, `agent`,
+/// `dispatch` or `grid` on the way), or `cub.cuh`, the header that includes everything: what a
+/// lab allowed CUB's block and warp primitives may still not read (scan_sources(),
+/// check_dependencies()).
+bool is_cub_device_wide(const std::filesystem::path& from_cub);
+
 // ---- what the compiler read ---------------------------------------------------------------
 
 /// The files a lab's compile may read. Paths are compared after std::filesystem::weakly_canonical
