@@ -332,6 +332,32 @@ void take_grouped(std::deque<CheckStep>& queue,
   }
 }
 
+/// The labs \p runnable in the order their steps are queued: labs with more operations first,
+/// then serial-order labs (their suites take longest); otherwise as given.
+std::vector<std::size_t> checking_order(const PreparedSubmission& p,
+                                        const std::vector<std::size_t>& runnable,
+                                        const LabRunContext& c) {
+  std::vector<std::size_t> order = runnable;
+  const auto weight = [&](std::size_t i) {
+    const CourseLab* cl = c.course.find(p.labs[i].lab);
+    const std::size_t ops = lab_plans(c, p.labs[i].lab).size();
+    return 2 * ops + (cl != nullptr && cl->order == "serial" ? 1 : 0);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return weight(a) > weight(b); });
+  return order;
+}
+
+/// Runs the sanitizer again for the labs that shared a group of \p sanitizing that was stopped
+/// because another lab of it hung, each in a group of its own now.
+void rerun_stopped_sanitizer_groups(PreparedSubmission& p, const SanitizerPlan& sanitizing,
+                                    const LabRunContext& c) {
+  std::vector<std::size_t> again;
+  for (std::size_t i : sanitizing.stopped_labs())
+    if (!p.labs[i].sanitizer.empty()) again.push_back(i);
+  if (!again.empty()) run_sanitizer_plan(p, SanitizerPlan(p, again, c), c);
+}
+
 }  // namespace
 
 /// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
@@ -348,14 +374,7 @@ void take_grouped(std::deque<CheckStep>& queue,
 /// device after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
                 const LabRunContext& c) {
-  std::vector<std::size_t> order = runnable;
-  const auto weight = [&](std::size_t i) {
-    const CourseLab* cl = c.course.find(p.labs[i].lab);
-    const std::size_t ops = lab_plans(c, p.labs[i].lab).size();
-    return 2 * ops + (cl != nullptr && cl->order == "serial" ? 1 : 0);
-  };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t a, std::size_t b) { return weight(a) > weight(b); });
+  const std::vector<std::size_t> order = checking_order(p, runnable, c);
   std::map<std::size_t, std::size_t> public_left;
   std::deque<CheckStep> queue = queue_steps(p, order, public_left, c);
   const Limits& limits = c.rubric.limits;
@@ -425,11 +444,7 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   sanitizer.finish();
   if (!failure.empty()) throw std::runtime_error(failure);
   for (std::size_t i : order) drop_after_hang(p.labs[i]);
-  // The labs that shared a stopped group with a lab that hung get their own run now.
-  std::vector<std::size_t> again;
-  for (std::size_t i : sanitizing.stopped_labs())
-    if (!p.labs[i].sanitizer.empty()) again.push_back(i);
-  if (!no_cuda && !again.empty()) run_sanitizer_plan(p, SanitizerPlan(p, again, c), c);
+  if (!no_cuda) rerun_stopped_sanitizer_groups(p, sanitizing, c);
   return !no_cuda;
 }
 

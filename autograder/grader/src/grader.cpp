@@ -85,14 +85,16 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& b
     add(reductions.forbidden);
     const LibraryCheck symbols = inspect_symbols(library, contract_exports({plan}));
     if (!symbols.inspected)
-      add({{"unchecked", "the grader could not inspect " + library.filename().string() + " (" +
-                             symbols.problem + "): a grading problem, not yours"}});
+      add({{FindingKind::kUnchecked, "the grader could not inspect " + library.filename().string() +
+                                         " (" + symbols.problem +
+                                         "): a grading problem, not yours"}});
     add(symbols.forbidden);
     const std::string depfile = lab_dependencies(build_dir, lab, plan.op);
     if (depfile.empty())
-      add({{"unchecked", "the grader found no record of what " + plan.op +
-                             ".cu's compile read (ninja's deps log): a grading problem, not "
-                             "yours"}});
+      add({{FindingKind::kUnchecked,
+            "the grader found no record of what " + plan.op +
+                ".cu's compile read (ninja's deps log): a grading problem, not "
+                "yours"}});
     add(check_dependencies(depfile, deps));
   }
   add(scan_sources(tree / lab, rules));

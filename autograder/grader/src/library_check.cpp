@@ -96,22 +96,53 @@ bool is_stub_symbol(const std::string& symbol) {
 
 }  // namespace
 
+const char* finding_kind_name(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kSymbol:
+      return "symbol";
+    case FindingKind::kNeeded:
+      return "needed";
+    case FindingKind::kInclude:
+      return "include";
+    case FindingKind::kHeader:
+      return "header";
+    case FindingKind::kImport:
+      return "import";
+    case FindingKind::kExport:
+      return "export";
+    case FindingKind::kSyscall:
+      return "syscall";
+    case FindingKind::kUnchecked:
+      return "unchecked";
+  }
+  return "";
+}
+
 std::string LibraryFinding::text() const {
-  if (kind == "header" || kind == "import" || kind == "export" || kind == "syscall" ||
-      kind == "unchecked")
-    return what;
-  return kind + " " + what;
+  switch (kind) {
+    case FindingKind::kSymbol:
+    case FindingKind::kNeeded:
+    case FindingKind::kInclude:
+      return std::string(finding_kind_name(kind)) + " " + what;
+    case FindingKind::kHeader:
+    case FindingKind::kImport:
+    case FindingKind::kExport:
+    case FindingKind::kSyscall:
+    case FindingKind::kUnchecked:
+      break;
+  }
+  return what;  // a whole sentence
 }
 
 std::string LibraryCheck::describe() const {
   if (forbidden.empty()) return inspected ? "no library reductions found" : problem;
   if (std::all_of(forbidden.begin(), forbidden.end(),
-                  [](const LibraryFinding& f) { return f.kind == "unchecked"; }))
+                  [](const LibraryFinding& f) { return f.kind == FindingKind::kUnchecked; }))
     return "not run: " + forbidden.front().what;
   // Library reductions, or (imports, exports, syscalls, headers outside) other forbidden uses.
   const bool library = std::any_of(forbidden.begin(), forbidden.end(), [](const LibraryFinding& f) {
-    return f.kind == "symbol" || f.kind == "needed" || f.kind == "include" ||
-           contains(f.what, "is a library reduction");
+    return f.kind == FindingKind::kSymbol || f.kind == FindingKind::kNeeded ||
+           f.kind == FindingKind::kInclude || contains(f.what, "is a library reduction");
   });
   std::string text =
       library ? "forbidden library reduction in the lab: " : "forbidden in the lab: ";
@@ -120,9 +151,19 @@ std::string LibraryCheck::describe() const {
   // Most readable first: #include lines, NEEDED libraries, then symbols that begin with the
   // library's namespace (cub::DeviceReduce::Sum<...>), then the rest (guard variables...).
   auto rank = [](const LibraryFinding& f) {
-    if (f.kind == "include" || f.kind == "header") return 0;
-    if (f.kind == "needed" || f.kind == "import" || f.kind == "export" || f.kind == "syscall")
-      return 1;
+    switch (f.kind) {
+      case FindingKind::kInclude:
+      case FindingKind::kHeader:
+        return 0;
+      case FindingKind::kNeeded:
+      case FindingKind::kImport:
+      case FindingKind::kExport:
+      case FindingKind::kSyscall:
+        return 1;
+      case FindingKind::kSymbol:
+      case FindingKind::kUnchecked:
+        break;
+    }
     if (starts_with(f.what, "cub::") || starts_with(f.what, "thrust::") ||
         starts_with(f.what, "cublas") || starts_with(f.what, "cudnn"))
       return 2;
@@ -163,7 +204,7 @@ LibraryCheck check_symbol_text(const std::string& nm_text, const std::string& re
                        [&](const std::string& word) { return contains(symbol, word); }))
         continue;  // a block or warp primitive (or the Thrust it includes), allowed in this lab
       if (per_pattern[pattern]++ < kMaxFindingsPerPattern && seen.insert(symbol).second)
-        check.forbidden.push_back({"symbol", symbol});
+        check.forbidden.push_back({FindingKind::kSymbol, symbol});
       break;
     }
   }
@@ -172,7 +213,7 @@ LibraryCheck check_symbol_text(const std::string& nm_text, const std::string& re
     if (library.empty()) continue;
     for (const std::string& pattern : rules.forbidden_needed) {
       if (contains(library, pattern)) {
-        check.forbidden.push_back({"needed", library});
+        check.forbidden.push_back({FindingKind::kNeeded, library});
         break;
       }
     }
@@ -199,16 +240,16 @@ LibraryCheck check_library_bytes(const std::string& bytes, const LibraryRules& r
     if (rules.primitives_allowed && !device_wide) continue;
     for (const std::string& pattern : rules.forbidden_symbols)
       if (pattern == name && contains(bytes, marker) && found.insert(name).second)
-        check.forbidden.push_back({"symbol", name + " (mangled name in the library)"});
+        check.forbidden.push_back({FindingKind::kSymbol, name + " (mangled name in the library)"});
   }
   for (const std::string& pattern : rules.forbidden_symbols) {
     if (pattern.find("::") != std::string::npos) continue;
     if (contains(bytes, pattern) && found.insert(pattern).second)
-      check.forbidden.push_back({"symbol", pattern + " (name in the library)"});
+      check.forbidden.push_back({FindingKind::kSymbol, pattern + " (name in the library)"});
   }
   for (const std::string& pattern : rules.forbidden_needed)
     if (contains(bytes, pattern + ".so") && found.insert(pattern).second)
-      check.forbidden.push_back({"needed", pattern});
+      check.forbidden.push_back({FindingKind::kNeeded, pattern});
   return check;
 }
 
@@ -241,16 +282,11 @@ LibraryCheck inspect_library(const fs::path& library, const LibraryRules& rules)
   if (!readelf) {
     const LibraryCheck bytes = check_library_bytes(read_file(library), rules);
     for (const LibraryFinding& f : bytes.forbidden)
-      if (f.kind == "needed") check.forbidden.push_back(f);
+      if (f.kind == FindingKind::kNeeded) check.forbidden.push_back(f);
   }
   return check;
 }
 
-namespace {
-
-/// Whether \p from_cub (a header path from the `cub` folder down, as an `#include` or a
-/// dependency names it) is part of CUB's device-wide algorithms, or the header that includes
-/// everything: what a lab allowed CUB's block and warp primitives may still not read.
 bool is_cub_device_wide(const fs::path& from_cub) {
   static const std::set<fs::path> folders = {"device", "agent", "dispatch", "grid"};
   if (from_cub.filename() == "cub.cuh") return true;
@@ -258,8 +294,6 @@ bool is_cub_device_wide(const fs::path& from_cub) {
     if (folders.count(part) != 0) return true;
   return false;
 }
-
-}  // namespace
 
 std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryRules& rules) {
   std::vector<LibraryFinding> findings;
@@ -286,192 +320,15 @@ std::vector<LibraryFinding> scan_sources(const fs::path& lab_dir, const LibraryR
       };
       for (const std::string& prefix : rules.forbidden_includes) {
         if (forbidden(prefix)) {
-          findings.push_back(
-              {"include", fmt::format("{}:{}: #include <{}>",
-                                      fs::relative(file, lab_dir.parent_path(), ec).string(),
-                                      number, header)});
+          findings.push_back({FindingKind::kInclude,
+                              fmt::format("{}:{}: #include <{}>",
+                                          fs::relative(file, lab_dir.parent_path(), ec).string(),
+                                          number, header)});
           break;
         }
       }
     }
   }
-  return findings;
-}
-
-// ---- what the compiler read ---------------------------------------------------------------
-
-std::vector<std::string> parse_depfile(const std::string& text) {
-  std::vector<std::string> deps;
-  std::string token;
-  bool in_token = false;
-  bool after_colon = false;  // the targets of the current rule are behind us
-  const auto finish = [&] {
-    if (!in_token) return;
-    in_token = false;
-    if (after_colon) {
-      deps.push_back(token);
-    } else if (const std::size_t colon = token.find(':'); colon != std::string::npos) {
-      after_colon = true;  // "target:" or ":" or "target:dep"
-      if (colon + 1 < token.size()) deps.push_back(token.substr(colon + 1));
-    }
-    token.clear();
-  };
-  const auto add = [&](char c, std::size_t count = 1) {
-    token.append(count, c);
-    in_token = in_token || count > 0;
-  };
-  const std::size_t n = text.size();
-  for (std::size_t i = 0; i < n;) {
-    const char c = text[i];
-    if (c == '\\') {
-      // A run of k backslashes: before a space or a line end, pairs are literal backslashes and
-      // an odd one escapes the space (or continues the line); elsewhere all are literal.
-      std::size_t k = 0;
-      while (i + k < n && text[i + k] == '\\') ++k;
-      const std::size_t next = i + k;
-      const bool crlf = next + 1 < n && text[next] == '\r' && text[next + 1] == '\n';
-      if (next < n && (text[next] == '\n' || crlf)) {
-        add('\\', k / 2);
-        finish();
-        if (k % 2 == 0) after_colon = false;  // an escaped backslash, then the rule's end
-        i = next + (crlf ? 2 : 1);
-      } else if (next < n && (text[next] == ' ' || text[next] == '\t')) {
-        add('\\', k / 2);
-        if (k % 2 == 1) {
-          add(text[next]);
-          i = next + 1;
-        } else {
-          i = next;
-        }
-      } else if (next < n && text[next] == '#') {
-        add('\\', k / 2);
-        add('#');
-        i = next + 1;
-      } else {
-        add('\\', k);
-        i = next;
-      }
-    } else if (c == '$' && i + 1 < n && text[i + 1] == '$') {
-      add('$');
-      i += 2;
-    } else if (c == '\n') {
-      finish();
-      after_colon = false;
-      ++i;
-    } else if (c == ' ' || c == '\t' || c == '\r') {
-      finish();
-      ++i;
-    } else {
-      add(c);
-      ++i;
-    }
-  }
-  finish();
-  return deps;
-}
-
-namespace {
-
-/// \p path made absolute against \p base (empty: the current folder), nothing removed.
-fs::path absolute_to(const fs::path& path, const fs::path& base) {
-  std::error_code ec;
-  if (path.is_absolute()) return path;
-  return (base.empty() ? fs::current_path(ec) : fs::absolute(base, ec)) / path;
-}
-
-/// Absolute, symbolic links resolved where the file exists, `..` removed, no trailing '/'.
-/// `..` is not removed before the links are resolved: "link/.." is the link target's parent,
-/// as the compiler's open() found it, not the link's folder.
-fs::path resolved(const fs::path& path, const fs::path& base) {
-  std::error_code ec;
-  const fs::path p = absolute_to(path, base);
-  fs::path c = fs::weakly_canonical(p, ec);
-  if (ec) c = p;
-  c = c.lexically_normal();
-  if (c.has_relative_path() && c.filename().empty()) c = c.parent_path();
-  return c;
-}
-
-/// \p path relative to \p root when it lies below it; empty otherwise.
-fs::path below(const fs::path& path, const fs::path& root) {
-  const fs::path rel = path.lexically_relative(root);
-  if (rel.empty() || rel == "." || *rel.begin() == "..") return {};
-  return rel;
-}
-
-}  // namespace
-
-std::vector<LibraryFinding> check_dependencies(const std::string& depfile_text,
-                                               const DependencyPolicy& policy) {
-  constexpr std::size_t kMaxOutside = 10;
-  const fs::path lab = policy.lab_dir.empty() ? fs::path{} : resolved(policy.lab_dir, {});
-  std::set<fs::path> contract;
-  for (const fs::path& h : policy.contract_headers) contract.insert(resolved(h, {}));
-  std::vector<fs::path> roots;
-  for (const fs::path& r : policy.toolkit_roots) roots.push_back(resolved(r, {}));
-  for (const fs::path& r : policy.system_roots) roots.push_back(resolved(r, {}));
-
-  std::vector<LibraryFinding> findings;
-  std::map<std::string, std::pair<std::size_t, std::size_t>> per_library;  // finding, more
-  std::size_t outside = 0;
-  std::set<fs::path> seen;
-  for (const std::string& dep : parse_depfile(depfile_text)) {
-    const fs::path path = resolved(dep, policy.base_dir);
-    if (!seen.insert(path).second || contract.count(path) != 0) continue;
-    if (!lab.empty() && !below(path, lab).empty()) continue;
-    fs::path rel;
-    for (const fs::path& root : roots)
-      if (!(rel = below(path, root)).empty()) break;
-    if (!rel.empty()) {
-      // Below a toolkit or system root: allowed unless it belongs to a library.
-      std::string library;
-      fs::path from_library;
-      const std::vector<fs::path> parts(rel.begin(), rel.end());
-      for (std::size_t i = 0; i + 1 < parts.size() && library.empty(); ++i)
-        for (const auto& [folder, name] : policy.library_folders)
-          if (parts[i] == folder) {
-            library = name;
-            for (std::size_t j = i; j < parts.size(); ++j) from_library /= parts[j];
-            break;
-          }
-      for (const auto& [prefix, name] : policy.library_headers)
-        if (library.empty() && starts_with(rel.filename().string(), prefix)) {
-          library = name;
-          from_library = rel;
-        }
-      if (library.empty()) continue;
-      // A lab allowed CUB's primitives reads the Thrust headers they include; Thrust's device
-      // algorithms include CUB's device-wide headers, which are refused.
-      if (policy.primitives_allowed &&
-          (library == "Thrust" || (library == "CUB" && !is_cub_device_wide(from_library))))
-        continue;
-      auto [it, first] = per_library.try_emplace(library, findings.size(), 0);
-      if (first)
-        findings.push_back(
-            {"header", fmt::format("forbidden header: {} ({}) is a library reduction",
-                                   from_library.generic_string(), library)});
-      else
-        ++it->second.second;
-      continue;
-    }
-    if (++outside > kMaxOutside) continue;
-    std::string what = fmt::format(
-        "forbidden header: {} is outside the lab folder, the contract headers and the CUDA "
-        "toolkit",
-        path.string());
-    const fs::path named = absolute_to(dep, policy.base_dir);
-    if (named != path) what += " (reached as " + dep + ")";
-    findings.push_back({"header", what});
-  }
-  for (const auto& [library, entry] : per_library)
-    if (entry.second > 0)
-      findings[entry.first].what += fmt::format("; and {} more {} header{}", entry.second, library,
-                                                entry.second == 1 ? "" : "s");
-  if (outside > kMaxOutside)
-    findings.push_back(
-        {"header", fmt::format("forbidden header: and {} more files outside the lab folder, the "
-                               "contract headers and the CUDA toolkit",
-                               outside - kMaxOutside)});
   return findings;
 }
 
@@ -536,7 +393,7 @@ std::vector<LibraryFinding> check_imports(const std::string& nm_undefined_text,
     if (!entry) continue;
     const std::string name = unversioned(entry->second);
     if (forbidden.count(name) != 0 && found.insert(name).second)
-      findings.push_back({"import", "forbidden import: " + name});
+      findings.push_back({FindingKind::kImport, "forbidden import: " + name});
   }
   return findings;
 }
@@ -568,7 +425,7 @@ std::vector<LibraryFinding> check_exports(const std::string& nm_defined_text,
     what +=
         (i == 0 ? "" : ", ") + (extra[i].size() > 120 ? extra[i].substr(0, 117) + "..." : extra[i]);
   if (extra.size() > kShown) what += fmt::format(" and {} more", extra.size() - kShown);
-  return {{"export", what}};
+  return {{FindingKind::kExport, what}};
 }
 
 namespace {
@@ -619,9 +476,9 @@ std::vector<LibraryFinding> check_host_code(const std::string& objdump_text) {
       which = "int $0x80";
     if (which.empty() || !reported.insert(current).second) continue;
     if (findings.size() == kMaxFindings) break;
-    findings.push_back(
-        {"syscall", fmt::format("raw syscall instruction in host code: {} in {} at 0x{}", which,
-                                current, address)});
+    findings.push_back({FindingKind::kSyscall,
+                        fmt::format("raw syscall instruction in host code: {} in {} at 0x{}", which,
+                                    current, address)});
   }
   return findings;
 }

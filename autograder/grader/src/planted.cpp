@@ -66,7 +66,7 @@ std::vector<PlantedExpectation> load_planted(const fs::path& planted_dir) {
 }
 
 std::string lab_report_text(const LabReport& lab) {
-  std::string text = lab.score.status + "\n";
+  std::string text = std::string(lab_status_name(lab.score.status)) + "\n";
   for (const std::string& m : lab.score.messages) text += m + "\n";
   for (const ScoredItem& i : lab.score.items) text += i.output + "\n" + i.hidden_details + "\n";
   return text;

@@ -88,14 +88,14 @@ json lab_json(const LabReport& lab) {
   }
   json library_findings = json::array();
   for (const LibraryFinding& lf : f.library.forbidden)
-    library_findings.push_back({{"kind", lf.kind}, {"what", lf.what}});
+    library_findings.push_back({{"kind", finding_kind_name(lf.kind)}, {"what", lf.what}});
   json tests = json::array(), hidden = json::array(), sanitizer = json::array();
   for (const SuiteRun& s : f.tests) tests.push_back(suite_json(s));
   for (const SuiteRun& s : f.hidden) hidden.push_back(suite_json(s));
   for (const SanitizerRun& r : f.sanitizer) sanitizer.push_back(sanitizer_json(r));
   return {
       {"lab", f.lab},
-      {"status", lab.score.status},
+      {"status", lab_status_name(lab.score.status)},
       {"score", lab.score.score},
       {"max_score", lab.score.max_score},
       {"messages", lab.score.messages},
@@ -152,7 +152,7 @@ std::string table_row(const LabReport& lab) {
     build = "FAILED";
   else if (!f.library.forbidden.empty())
     build = "LIBRARY";
-  else if (lab.score.status == "stub" ||
+  else if (lab.score.status == LabStatus::kStub ||
            (!lab.score.items.empty() && lab.score.items[0].key == "build" &&
             lab.score.items[0].score == 0 && lab.score.items[0].max_score > 0))
     build = "stub";
@@ -178,7 +178,7 @@ std::string table_row(const LabReport& lab) {
     return cell;
   };
   std::string san = "-";  // also for an untouched stub: its runs say nothing about its code
-  if (!f.sanitizer.empty() && lab.score.status != "stub") {
+  if (!f.sanitizer.empty() && lab.score.status != LabStatus::kStub) {
     int clean = 0;
     for (const SanitizerRun& r : f.sanitizer) clean += r.clean() ? 1 : 0;
     san = clean == static_cast<int>(f.sanitizer.size())
@@ -316,7 +316,7 @@ std::string junit_xml(const GradeReport& r) {
         "      <property name=\"max_score\" value=\"{}\"/>\n"
         "      <property name=\"seed\" value=\"{}\"/>\n    </properties>\n{}  </testsuite>\n",
         xml_escape(lab.facts.lab), lab.score.items.size(), lab_failures, lab_skipped,
-        xml_escape(lab.score.status), points_text(lab.score.score),
+        xml_escape(lab_status_name(lab.score.status)), points_text(lab.score.score),
         points_text(lab.score.max_score), r.seed, cases);
   }
   return fmt::format(
@@ -393,7 +393,7 @@ std::pair<const SuiteRun*, const TestOutcome*> first_failure(const LabReport& la
 std::vector<std::string> first_notes(const LabReport& lab) {
   if (lab.score.messages.empty()) return {};
   // The stub: its tests said "not implemented", or (no GPU) its library still throws it.
-  if (lab.score.status == "stub" || lab.facts.library.stub)
+  if (lab.score.status == LabStatus::kStub || lab.facts.library.stub)
     return {"not started (complete the TODOs in its .cu files)"};
   std::vector<std::string> notes = {clip(lab.score.messages.front(), 1, 240)};
   if (const auto [suite, failed] = first_failure(lab); failed != nullptr) {

@@ -75,6 +75,24 @@ const char* item_name(Item item) {
   return "";
 }
 
+const char* lab_status_name(LabStatus status) {
+  switch (status) {
+    case LabStatus::kGraded:
+      return "graded";
+    case LabStatus::kMissing:
+      return "missing";
+    case LabStatus::kBuildFailed:
+      return "build failed";
+    case LabStatus::kForbiddenLibrary:
+      return "forbidden library";
+    case LabStatus::kStub:
+      return "stub";
+    case LabStatus::kBuildOnly:
+      return "build only (no GPU)";
+  }
+  return "";
+}
+
 double round_points(double points) {
   return std::round(points * 100.0) / 100.0;
 }
@@ -93,7 +111,7 @@ class LabScorer {
 
   LabScore score() {
     if (!f_.present) {
-      s_.status = "missing";
+      s_.status = LabStatus::kMissing;
       const std::string why = fmt::format("missing: {} is not in the submission", f_.missing_what);
       zero_all(why, why);
       s_.messages.push_back(why);
@@ -139,7 +157,7 @@ class LabScorer {
   }
 
   void build_failed() {
-    s_.status = "build failed";
+    s_.status = LabStatus::kBuildFailed;
     std::string text;
     switch (f_.build.stage) {
       case BuildStage::kStaging:
@@ -167,7 +185,7 @@ class LabScorer {
   }
 
   void forbidden_library() {
-    s_.status = "forbidden library";
+    s_.status = LabStatus::kForbiddenLibrary;
     const std::string why = f_.library.describe() +
                             " - library reductions (CUB, Thrust, cuBLAS, cuDNN...) are not "
                             "allowed inside a lab: 0 points for the whole lab";
@@ -198,7 +216,7 @@ class LabScorer {
         f_.library.describe() +
             (f_.library.problem.empty() ? "" : " (" + f_.library.problem + ")"));
     if (!f_.gpu) {
-      s_.status = "build only (no GPU)";
+      s_.status = LabStatus::kBuildOnly;
       const std::string why =
           "needs a GPU: not run (no CUDA device on this machine); "
           "correctness and timing are graded on a GPU";
@@ -208,7 +226,7 @@ class LabScorer {
       add(Item::kPerformance, 0, p_.performance, ItemStatus::kSkipped, why);
       return;
     }
-    s_.status = stub ? "stub" : "graded";
+    s_.status = stub ? LabStatus::kStub : LabStatus::kGraded;
     public_tests();
     hidden_tests();
     sanitizer();

@@ -76,7 +76,7 @@ TEST_F(LibraryCheckTest, CubSymbolsAreFlagged) {
     })");
   const LibraryCheck check = inspect_library(lib, rules_);
   ASSERT_FALSE(check.forbidden.empty());
-  EXPECT_EQ(check.forbidden[0].kind, "symbol");
+  EXPECT_EQ(check.forbidden[0].kind, FindingKind::kSymbol);
   EXPECT_TRUE(contains(check.describe(), "cub::"));
   EXPECT_TRUE(contains(check.describe(), "forbidden library reduction"));
 }
@@ -91,7 +91,7 @@ TEST_F(LibraryCheckTest, NeededCublasIsFlagged) {
   const LibraryCheck check = inspect_library(lib, rules_);
   bool needed = false;
   for (const LibraryFinding& f : check.forbidden)
-    needed = needed || (f.kind == "needed" && contains(f.what, "libcublas"));
+    needed = needed || (f.kind == FindingKind::kNeeded && contains(f.what, "libcublas"));
   EXPECT_TRUE(needed) << check.describe();
 }
 
@@ -129,6 +129,25 @@ TEST(LibraryCheckText, SymbolsAndNeededEntries) {
       check_symbol_text(nm.substr(0, nm.find("0000000000002000")),
                         " (NEEDED) Shared library: [libcudart.so.13]\n", rules);
   EXPECT_TRUE(clean.forbidden.empty());
+}
+
+TEST(LibraryCheckText, KindNamesAndFindingText) {
+  EXPECT_STREQ(finding_kind_name(FindingKind::kSymbol), "symbol");
+  EXPECT_STREQ(finding_kind_name(FindingKind::kNeeded), "needed");
+  EXPECT_STREQ(finding_kind_name(FindingKind::kInclude), "include");
+  EXPECT_STREQ(finding_kind_name(FindingKind::kHeader), "header");
+  EXPECT_STREQ(finding_kind_name(FindingKind::kImport), "import");
+  EXPECT_STREQ(finding_kind_name(FindingKind::kExport), "export");
+  EXPECT_STREQ(finding_kind_name(FindingKind::kSyscall), "syscall");
+  EXPECT_STREQ(finding_kind_name(FindingKind::kUnchecked), "unchecked");
+  // The thing found follows its kind's name; a sentence stands alone.
+  EXPECT_EQ((LibraryFinding{FindingKind::kNeeded, "libcublas.so.13"}).text(),
+            "needed libcublas.so.13");
+  EXPECT_EQ((LibraryFinding{FindingKind::kImport, "forbidden import: fork"}).text(),
+            "forbidden import: fork");
+  LibraryCheck unchecked;
+  unchecked.forbidden = {{FindingKind::kUnchecked, "no record"}};
+  EXPECT_EQ(unchecked.describe(), "not run: no record");
 }
 
 TEST(LibraryCheckText, BytesFallback) {
@@ -277,7 +296,8 @@ class DependencyCheckTest : public ::testing::Test {
 
   static std::string all(const std::vector<LibraryFinding>& findings) {
     std::string text;
-    for (const LibraryFinding& f : findings) text += f.kind + ": " + f.what + "\n";
+    for (const LibraryFinding& f : findings)
+      text += std::string(finding_kind_name(f.kind)) + ": " + f.what + "\n";
     return text;
   }
 
@@ -306,7 +326,7 @@ TEST_F(DependencyCheckTest, CubAndThrustHoweverReached) {
              dir_ / "cuda-link/include/cccl/thrust/reduce.h", dir_ / "cuda/include/cublas_v2.h",
              dir_ / "sys/include/thrust/reduce.h"});
   ASSERT_EQ(found.size(), 3u) << all(found);
-  EXPECT_EQ(found[0].kind, "header");
+  EXPECT_EQ(found[0].kind, FindingKind::kHeader);
   EXPECT_EQ(found[0].what,
             "forbidden header: cub/block/block_reduce.cuh (CUB) is a library reduction; and 1 "
             "more CUB header");
@@ -429,7 +449,7 @@ TEST(SymbolCheckText, ForbiddenImports) {
       "                 w fork@GLIBC_2.2.5\n";
   const std::vector<LibraryFinding> found = check_imports(nm);
   ASSERT_EQ(found.size(), 3u);
-  EXPECT_EQ(found[0].kind, "import");
+  EXPECT_EQ(found[0].kind, FindingKind::kImport);
   EXPECT_EQ(found[0].what, "forbidden import: dlopen");
   EXPECT_EQ(found[1].what, "forbidden import: posix_spawnp");
   EXPECT_EQ(found[2].what, "forbidden import: fork");
@@ -471,7 +491,7 @@ TEST(SymbolCheckText, ExportsOutsideTheContract) {
                             "0000000000001e00 T reduce_maximum_lab@@LAB\n";
   const std::vector<LibraryFinding> found = check_exports(extra, sum_contract());
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].kind, "export");
+  EXPECT_EQ(found[0].kind, FindingKind::kExport);
   EXPECT_EQ(found[0].what,
             "exports symbols outside the lab contract: dim3::dim3(unsigned int, unsigned int, "
             "unsigned int), reduce::sum_helper(float), testing::UnitTest::Run(), "
@@ -506,7 +526,7 @@ TEST(SymbolCheckText, RawSyscallInstructions) {
       "    1400:\tcs sysenter\n";
   const std::vector<LibraryFinding> found = check_host_code(objdump);
   ASSERT_EQ(found.size(), 3u);
-  EXPECT_EQ(found[0].kind, "syscall");
+  EXPECT_EQ(found[0].kind, FindingKind::kSyscall);
   EXPECT_EQ(found[0].what, "raw syscall instruction in host code: syscall in evil at 0x1205");
   EXPECT_EQ(found[1].what, "raw syscall instruction in host code: int $0x80 in older at 0x1300");
   EXPECT_EQ(found[2].what, "raw syscall instruction in host code: sysenter in fast at 0x1400");
@@ -547,7 +567,7 @@ TEST_F(LibraryCheckTest, VersionScriptKeepsOnlyTheContract) {
     namespace testing { struct UnitTest { int Run(); }; int UnitTest::Run() { return 0; } })";
   const LibraryCheck without = inspect_symbols(build("exports_all", source), sum_contract());
   ASSERT_EQ(without.forbidden.size(), 1u) << without.describe();
-  EXPECT_EQ(without.forbidden[0].kind, "export");
+  EXPECT_EQ(without.forbidden[0].kind, FindingKind::kExport);
   for (const char* name :
        {"reduce::sum_helper(int)", "reduce_evil_lab", "testing::UnitTest::Run()"})
     EXPECT_TRUE(contains(without.forbidden[0].what, name)) << without.forbidden[0].what;

@@ -35,7 +35,7 @@ GradeReport sample_report() {
   LabReport good;
   good.facts.lab = "04_sequential";
   good.threshold = 0.158;
-  good.score.status = "graded";
+  good.score.status = LabStatus::kGraded;
   good.score.items = {{"build", "build", 1, 1, ItemStatus::kPassed, "builds", ""},
                       {"library", "library check", 0, 0, ItemStatus::kPassed, "clean", ""},
                       {"tests", "public tests", 4, 4, ItemStatus::kPassed, "passed 32 of 32", ""},
@@ -47,7 +47,7 @@ GradeReport sample_report() {
   LabReport bad;
   bad.facts.lab = "09_warp_shuffle";
   bad.threshold = 0.714;
-  bad.score.status = "graded";
+  bad.score.status = LabStatus::kGraded;
   bad.score.items = {
       {"build", "build", 1, 1, ItemStatus::kPassed, "builds", ""},
       {"library", "library check", 0, 0, ItemStatus::kPassed, "clean", ""},
@@ -181,7 +181,7 @@ TEST_F(ReportTest, TerminalSummaryGivesOneNoteAndARerunCommandPerLab) {
   bad.facts.tests = {suite};
   LabReport stub = r.labs[0];
   stub.facts.lab = "05_first_add_load";
-  stub.score.status = "stub";
+  stub.score.status = LabStatus::kStub;
   stub.score.messages = {"not implemented: the lab is still the stub", "public tests: 0 of 40"};
   r.labs.push_back(stub);
 
@@ -219,7 +219,7 @@ TEST_F(ReportTest, TheNextStepIsTheLabWithTheLowestShareOfItsPoints) {
   // An untouched lab has a smaller share still: it comes first, with all of its tests.
   LabReport stub = r.labs[0];
   stub.facts.lab = "05_first_add_load";
-  stub.score.status = "stub";
+  stub.score.status = LabStatus::kStub;
   stub.score.score = 0;
   r.labs.push_back(stub);
   text = summary_text(r, false);

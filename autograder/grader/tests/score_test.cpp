@@ -71,7 +71,7 @@ class ScoreTest : public ::testing::Test {
 
 TEST_F(ScoreTest, PerfectLabGetsFullMarks) {
   const LabScore s = score_lab(perfect(), lab_, rubric_);
-  EXPECT_EQ(s.status, "graded");
+  EXPECT_EQ(s.status, LabStatus::kGraded);
   EXPECT_DOUBLE_EQ(s.score, 10);
   EXPECT_DOUBLE_EQ(s.max_score, 10);
   for (const ScoredItem& i : s.items)
@@ -84,7 +84,7 @@ TEST_F(ScoreTest, MissingLabScoresZero) {
   f.lab = "05_first_add_load";
   f.missing_what = "05_first_add_load/ (the lab folder)";
   const LabScore s = score_lab(f, lab_, rubric_);
-  EXPECT_EQ(s.status, "missing");
+  EXPECT_EQ(s.status, LabStatus::kMissing);
   EXPECT_DOUBLE_EQ(s.score, 0);
   EXPECT_DOUBLE_EQ(s.max_score, 10);
   EXPECT_TRUE(contains(s.messages.at(0), "missing"));
@@ -96,7 +96,7 @@ TEST_F(ScoreTest, BuildFailureScoresZeroAndShowsTheCompiler) {
   f.build.stage = BuildStage::kCompile;
   f.build.errors = "09_warp_shuffle/sum.cu(12): error: identifier \"bias\" is undefined";
   const LabScore s = score_lab(f, lab_, rubric_);
-  EXPECT_EQ(s.status, "build failed");
+  EXPECT_EQ(s.status, LabStatus::kBuildFailed);
   EXPECT_DOUBLE_EQ(s.score, 0);
   EXPECT_TRUE(contains(item(s, "build").output, "does not compile"));
   EXPECT_TRUE(contains(item(s, "build").output, "identifier \"bias\" is undefined"));
@@ -115,7 +115,7 @@ TEST_F(ScoreTest, BuildFailureNamesWhereTheBuildStopped) {
     f.build.ok = f.build.library_ok = false;
     f.build.stage = stage;
     const LabScore s = score_lab(f, lab_, rubric_);
-    EXPECT_EQ(s.status, "build failed") << stage_name(stage);
+    EXPECT_EQ(s.status, LabStatus::kBuildFailed) << stage_name(stage);
     EXPECT_TRUE(contains(item(s, "build").output, headline))
         << stage_name(stage) << ": " << item(s, "build").output;
   }
@@ -123,9 +123,9 @@ TEST_F(ScoreTest, BuildFailureNamesWhereTheBuildStopped) {
 
 TEST_F(ScoreTest, LibraryReductionZeroesTheWholeLab) {
   LabFacts f = perfect();
-  f.library.forbidden = {{"symbol", "cub::DeviceReduce::Sum(...)"}};
+  f.library.forbidden = {{FindingKind::kSymbol, "cub::DeviceReduce::Sum(...)"}};
   const LabScore s = score_lab(f, lab_, rubric_);
-  EXPECT_EQ(s.status, "forbidden library");
+  EXPECT_EQ(s.status, LabStatus::kForbiddenLibrary);
   EXPECT_DOUBLE_EQ(s.score, 0);
   EXPECT_EQ(item(s, "library").status, ItemStatus::kFailed);
   EXPECT_TRUE(contains(item(s, "library").output, "cub::DeviceReduce"));
@@ -141,7 +141,7 @@ TEST_F(ScoreTest, UntouchedStubScoresZero) {
   f.perf = PerfFacts{};
   f.perf_step = StepOutcome::skipped("the lab fails tests");
   const LabScore s = score_lab(f, lab_, rubric_);
-  EXPECT_EQ(s.status, "stub");
+  EXPECT_EQ(s.status, LabStatus::kStub);
   EXPECT_DOUBLE_EQ(s.score, 0);
   EXPECT_TRUE(contains(item(s, "build").output, "not implemented"));
 }
@@ -154,7 +154,7 @@ TEST_F(ScoreTest, WithoutGpuOnlyBuildPoints) {
   f.sanitizer.clear();
   f.perf = PerfFacts{};
   LabScore s = score_lab(f, lab_, rubric_);
-  EXPECT_EQ(s.status, "build only (no GPU)");
+  EXPECT_EQ(s.status, LabStatus::kBuildOnly);
   EXPECT_DOUBLE_EQ(s.score, 1);
   EXPECT_EQ(item(s, "tests").status, ItemStatus::kSkipped);
   EXPECT_TRUE(contains(item(s, "performance").output, "needs a GPU"));
@@ -269,6 +269,15 @@ TEST_F(ScoreTest, CustomPointsAndTotals) {
   report.total();
   EXPECT_DOUBLE_EQ(report.score, 10);
   EXPECT_DOUBLE_EQ(report.max_score, 20);
+}
+
+TEST(ScoreHelpers, LabStatusNamesAreTheReportsWords) {
+  EXPECT_STREQ(lab_status_name(LabStatus::kGraded), "graded");
+  EXPECT_STREQ(lab_status_name(LabStatus::kMissing), "missing");
+  EXPECT_STREQ(lab_status_name(LabStatus::kBuildFailed), "build failed");
+  EXPECT_STREQ(lab_status_name(LabStatus::kForbiddenLibrary), "forbidden library");
+  EXPECT_STREQ(lab_status_name(LabStatus::kStub), "stub");
+  EXPECT_STREQ(lab_status_name(LabStatus::kBuildOnly), "build only (no GPU)");
 }
 
 TEST(ScoreHelpers, ProportionalAndRounding) {

@@ -27,12 +27,27 @@
 
 namespace reduce::grade {
 
+/// What a LibraryFinding found. For kSymbol, kNeeded and kInclude its what is the thing found;
+/// for the others, a whole sentence (see LibraryFinding::text()).
+enum class FindingKind {
+  kSymbol,     ///< a symbol of a library reduction in the built library
+  kNeeded,     ///< a DT_NEEDED entry of a library (libcublas...)
+  kInclude,    ///< an `#include` of a library's header in the lab's sources
+  kHeader,     ///< a header the compile read that the lab may not use (check_dependencies())
+  kImport,     ///< a forbidden dynamic import (check_imports())
+  kExport,     ///< exports outside the lab contract (check_exports())
+  kSyscall,    ///< a raw system call instruction in host code (check_host_code())
+  kUnchecked,  ///< a check could not run, so the lab is not run either: what says why
+};
+
+/// The name of \p kind in reports (report.json's `kind`) and in LibraryFinding::text():
+/// "symbol", "needed", "include", "header", "import", "export", "syscall", "unchecked".
+const char* finding_kind_name(FindingKind kind);
+
 /// One forbidden use found.
 struct LibraryFinding {
-  /// "symbol", "needed" or "include" (what is the thing found), or "header", "import",
-  /// "export" or "syscall" (what is a whole sentence: see text()), or "unchecked" (a check
-  /// could not run, so the lab is not run either: what says why).
-  std::string kind;
+  /// What kind of use it is, and so what `what` holds.
+  FindingKind kind = FindingKind::kUnchecked;
   /// The symbol, the NEEDED entry, "file:line: `#include` <...>", or for the kinds header,
   /// import, export and syscall the sentence that explains the finding, e.g.
   /// "forbidden import: dlopen".
@@ -69,6 +84,13 @@ LibraryCheck check_library_bytes(const std::string& bytes, const LibraryRules& r
 /// `#include` directives.
 std::vector<LibraryFinding> scan_sources(const std::filesystem::path& lab_dir,
                                          const LibraryRules& rules);
+
+/// Whether \p from_cub (a header path from the `cub` folder down, as an `#include` or a
+/// dependency names it) is part of CUB's device-wide algorithms (a folder `device`, `agent`,
+/// `dispatch` or `grid` on the way), or `cub.cuh`, the header that includes everything: what a
+/// lab allowed CUB's block and warp primitives may still not read (scan_sources(),
+/// check_dependencies()).
+bool is_cub_device_wide(const std::filesystem::path& from_cub);
 
 // ---- what the compiler read ---------------------------------------------------------------
 
@@ -107,7 +129,7 @@ struct DependencyPolicy {
 /// several rules, `-MP` phony rules), unresolved and in order; targets are left out.
 std::vector<std::string> parse_depfile(const std::string& depfile_text);
 
-/// Checks every dependency of \p depfile_text against \p policy; one finding (kind "header")
+/// Checks every dependency of \p depfile_text against \p policy; one finding (kind kHeader)
 /// per forbidden file, what being:
 /// - "forbidden header: <path from the library folder> (<library>) is a library reduction",
 ///   e.g. "forbidden header: cub/block/block_reduce.cuh (CUB) is a library reduction";
@@ -198,19 +220,19 @@ struct ContractExports {
 ContractExports contract_exports(const std::vector<OpPlan>& plans);
 
 /// Checks the undefined dynamic symbols (`nm -D --undefined-only` output); one finding (kind
-/// "import") per forbidden symbol: "forbidden import: dlopen".
+/// kImport) per forbidden symbol: "forbidden import: dlopen".
 std::vector<LibraryFinding> check_imports(const std::string& nm_undefined_text,
                                           const SymbolPolicy& policy = {});
 
 /// Checks the defined dynamic symbols (`nm -D --defined-only -C` output, demangled) against the
-/// contract \p allowed; at most one finding (kind "export"): "exports symbols outside the lab
+/// contract \p allowed; at most one finding (kind kExport): "exports symbols outside the lab
 /// contract: <name>, <name>, ..." (the first 8 names, then "and N more").
 std::vector<LibraryFinding> check_exports(const std::string& nm_defined_text,
                                           const ContractExports& allowed,
                                           const SymbolPolicy& policy = {});
 
 /// Checks a disassembly (`objdump -d --no-show-raw-insn` output) for `syscall`, `sysenter` and
-/// `int $0x80`; one finding (kind "syscall") per function: "raw syscall instruction in host
+/// `int $0x80`; one finding (kind kSyscall) per function: "raw syscall instruction in host
 /// code: syscall in <function> at 0x<address>".
 std::vector<LibraryFinding> check_host_code(const std::string& objdump_text);
 

@@ -98,7 +98,7 @@ struct LibraryRules {
   /// A lab with `library = "primitives"`: a symbol with "cub::" or "thrust::" (CUB's block
   /// primitives include part of Thrust) is then forbidden only when it also holds one of
   /// device_wide_symbols, and of the `#include`s of CUB only those of its device-wide
-  /// algorithms (library_check.cpp's is_cub_device_wide(); the rest of forbidden_includes,
+  /// algorithms (is_cub_device_wide() in library_check.hpp; the rest of forbidden_includes,
   /// "thrust/" included, stands).
   bool primitives_allowed = false;
   /// What marks CUB's device-wide algorithms in a demangled symbol (their kernels and dispatch).

@@ -42,14 +42,27 @@ const char* item_key(Item item);
 /// "sanitizer", "performance".
 const char* item_name(Item item);
 
+/// How a lab was graded, the first thing its reports say about it.
+enum class LabStatus {
+  kGraded,            ///< built and run on a GPU: points as the rubric gives them
+  kMissing,           ///< the lab is not in the submission
+  kBuildFailed,       ///< the lab did not stage, configure, compile or link
+  kForbiddenLibrary,  ///< the lab uses a library reduction or another forbidden thing
+  kStub,              ///< run on a GPU, but still the untouched stub
+  kBuildOnly,         ///< built, but not run: no GPU
+};
+
+/// The name of \p status in report.json, junit.xml and the summaries: "graded", "missing",
+/// "build failed", "forbidden library", "stub", "build only (no GPU)".
+const char* lab_status_name(LabStatus status);
+
 /// The points of one lab.
 struct LabScore {
-  std::string status;                 ///< "graded", "missing", "build failed", "forbidden library",
-                                      ///< "stub", "build only (no GPU)"
-  std::vector<ScoredItem> items;      ///< in report order
-  double score = 0;                   ///< sum of item scores
-  double max_score = 0;               ///< sum of item maxima (the lab's total points)
-  std::vector<std::string> messages;  ///< the lab's notable messages, most important first
+  LabStatus status = LabStatus::kMissing;  ///< set by score_lab()
+  std::vector<ScoredItem> items;           ///< in report order
+  double score = 0;                        ///< sum of item scores
+  double max_score = 0;                    ///< sum of item maxima (the lab's total points)
+  std::vector<std::string> messages;       ///< the lab's notable messages, most important first
   /// Why a person should look at this lab (it tried to leave its sandbox); empty if nothing.
   std::string review;
 };
