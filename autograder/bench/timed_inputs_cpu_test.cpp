@@ -76,12 +76,15 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Answer, std::siz
   return name_of(std::get<0>(info.param)) + "_" + std::to_string(std::get<1>(info.param));
 }
 
-const Answer kAnswers[] = {
-    Answer::kSum,    Answer::kMean,    Answer::kMaximum,        Answer::kMinimum,
-    Answer::kArgmax, Answer::kProduct, Answer::kCompensatedSum, Answer::kReproducibleSum};
+/// The answers of all_answers(), without their names.
+std::vector<Answer> every_answer() {
+  std::vector<Answer> answers;
+  for (const auto& [answer, name] : all_answers()) answers.push_back(answer);
+  return answers;
+}
 
 INSTANTIATE_TEST_SUITE_P(Sizes, EveryAnswer,
-                         ::testing::Combine(::testing::ValuesIn(kAnswers),
+                         ::testing::Combine(::testing::ValuesIn(every_answer()),
                                             ::testing::Values(1, 2, 3, 4, 5, 31, 1000, 1024, 1025,
                                                               4097, 100003)),
                          case_name);
