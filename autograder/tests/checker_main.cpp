@@ -13,6 +13,7 @@
 // labs, of any operations, in turn (PLAN: one line per lab and operation,
 // "name<TAB>op<TAB>order<TAB>entry<TAB>library<TAB>filter[<TAB>filter...]"), all through one
 // runner that holds every library; see run_labs().
+#include <reduce/not_implemented.hpp>
 #include <reduce_runner/lab_runner.hpp>
 
 #include <cuda_runtime.h>
@@ -166,7 +167,7 @@ bool only_stub_failures() {
       const ::testing::TestResult& result = *suite.GetTestInfo(t)->result();
       for (int k = 0; k < result.total_part_count(); ++k) {
         const ::testing::TestPartResult& part = result.GetTestPartResult(k);
-        if (part.failed() && std::strstr(part.message(), "not implemented: see ") == nullptr)
+        if (part.failed() && std::strstr(part.message(), reduce::kNotImplementedPrefix) == nullptr)
           return false;
       }
     }

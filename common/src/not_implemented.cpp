@@ -11,6 +11,6 @@ std::string lab_relative_path(const std::string& source_file) {
 }
 
 NotImplemented::NotImplemented(const std::string& source_file)
-    : std::logic_error("not implemented: see " + lab_relative_path(source_file)) {}
+    : std::logic_error(kNotImplementedPrefix + lab_relative_path(source_file)) {}
 
 }  // namespace reduce

@@ -1,3 +1,4 @@
+#include <reduce/not_implemented.hpp>
 #include <reduce_grade/gtest_suite.hpp>
 #include <reduce_grade/parse.hpp>
 #include <reduce_grade/util.hpp>
@@ -118,8 +119,8 @@ const char* const kCheckerSkip = "[checker]";
 /// How a skip the checker did not decide reads once it is counted as a failure.
 const std::string kUnexplainedSkip =
     "skipped without the checker deciding it (counted as failed): ";
-/// What a stub's "not implemented" failure says.
-const char* const kNotImplemented = "not implemented: see";
+/// What a stub's "not implemented" failure says (the message of reduce::NotImplemented).
+const char* const kNotImplemented = reduce::kNotImplementedPrefix;
 
 bool stub_failure(const TestOutcome& outcome) {
   return outcome.result == TestResult::kFailed && !outcome.sticky_cuda_error &&

@@ -7,6 +7,10 @@
 
 namespace reduce {
 
+/// How the message of NotImplemented begins: what the checkers and the grader look for to tell a
+/// stub's failure from any other.
+inline constexpr char kNotImplementedPrefix[] = "not implemented: see ";
+
 /// Thrown by an untouched stub. Its message points at the file the student must complete,
 /// e.g. "not implemented: see labs/04_sequential/sum.cu".
 class NotImplemented : public std::logic_error {
