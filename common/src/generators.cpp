@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cmath>
 #include <map>
-#include <thread>
 
 namespace reduce {
 namespace {
@@ -14,18 +13,10 @@ namespace {
 /// Fills out[i] = f(i) for all i, split over the machine's cores.
 template <typename F>
 void parallel_fill(std::vector<float>& out, F&& f) {
-  const std::size_t n = out.size();
-  const std::size_t workers =
-      std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, n / (1u << 16) + 1);
-  std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < workers; ++w) {
-    threads.emplace_back([&, w] {
-      const std::size_t begin = n * w / workers;
-      const std::size_t end = n * (w + 1) / workers;
-      for (std::size_t i = begin; i < end; ++i) out[i] = f(i);
-    });
-  }
-  for (auto& t : threads) t.join();
+  for_each_chunk(out.size(), chunk_count(out.size()),
+                 [&](std::size_t, std::size_t begin, std::size_t end) {
+                   for (std::size_t i = begin; i < end; ++i) out[i] = f(i);
+                 });
 }
 
 /// Uniform double in [0, 1) from 53 random bits.

@@ -7,31 +7,6 @@
 #include <thread>
 
 namespace reduce {
-namespace {
-
-/// Sums f(x[i]) in double, one chunk per core, then the chunks in order.
-template <typename F>
-double parallel_sum(const std::vector<float>& x, F&& f) {
-  const std::size_t n = x.size();
-  const std::size_t workers =
-      std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, n / (1u << 16) + 1);
-  std::vector<double> partial(workers, 0.0);
-  std::vector<std::thread> threads;
-  for (std::size_t w = 0; w < workers; ++w) {
-    threads.emplace_back([&, w] {
-      double acc = 0.0;
-      for (std::size_t i = n * w / workers, end = n * (w + 1) / workers; i < end; ++i)
-        acc += f(x[i]);
-      partial[w] = acc;
-    });
-  }
-  for (auto& t : threads) t.join();
-  double total = 0.0;
-  for (double p : partial) total += p;
-  return total;
-}
-
-}  // namespace
 
 std::size_t chunk_count(std::size_t n) {
   return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, n / (1u << 16) + 1);
@@ -46,6 +21,21 @@ void for_each_chunk(std::size_t n, std::size_t chunks,
 }
 
 namespace {
+
+/// Sums f(x[i]) in double, one chunk per core, then the chunks in order.
+template <typename F>
+double parallel_sum(const std::vector<float>& x, F&& f) {
+  const std::size_t chunks = chunk_count(x.size());
+  std::vector<double> partial(chunks, 0.0);
+  for_each_chunk(x.size(), chunks, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    double acc = 0.0;
+    for (std::size_t i = begin; i < end; ++i) acc += f(x[i]);
+    partial[c] = acc;
+  });
+  double total = 0.0;
+  for (double p : partial) total += p;
+  return total;
+}
 
 std::size_t ceil_log2(std::size_t n) {
   std::size_t depth = 0;

@@ -154,7 +154,7 @@ std::int64_t reference_argmax(const std::vector<float>& x);
 // number of chunks (threads): \p chunks, or chunk_count(n) where that is 0 or more than n.
 
 /// How many chunks for_each_chunk() splits \p n indices into: one per hardware thread, at most
-/// one per 2^16 indices, at least one.
+/// one per 2^16 indices, at least one (the host generators and references use it too).
 std::size_t chunk_count(std::size_t n);
 
 /// Calls \p chunk(c, begin, end) for the \p chunks consecutive ranges [begin, end) that split
@@ -162,36 +162,37 @@ std::size_t chunk_count(std::size_t n);
 void for_each_chunk(std::size_t n, std::size_t chunks,
                     const std::function<void(std::size_t, std::size_t, std::size_t)>& chunk);
 
+/// ieee_maximum() or ieee_minimum() (\p combine) of value_at(0), ..., value_at(n - 1), from
+/// \p identity: what reference_maximum() or reference_minimum() gives on their vector.
+template <typename Combine, typename ValueAt>
+float streamed_extremum(std::size_t n, const ValueAt& value_at, Combine combine, float identity,
+                        std::size_t chunks) {
+  // combine is associative and commutative, and each chunk stops at its first NaN, so the
+  // chunks' results met in order give the first NaN, as the serial loop does.
+  if (chunks == 0 || chunks > n) chunks = chunk_count(n);
+  std::vector<float> partial(chunks, identity);
+  for_each_chunk(n, chunks, [&](std::size_t c, std::size_t begin, std::size_t end) {
+    float m = identity;
+    for (std::size_t i = begin; i < end && !std::isnan(m); ++i) m = combine(m, value_at(i));
+    partial[c] = m;
+  });
+  float m = identity;
+  for (std::size_t c = 0; c < chunks && !std::isnan(m); ++c) m = combine(m, partial[c]);
+  return m;
+}
+
 /// reference_maximum() of value_at(0), ..., value_at(n - 1).
 template <typename ValueAt>
 float streamed_maximum(std::size_t n, const ValueAt& value_at, std::size_t chunks = 0) {
-  // ieee_maximum() is associative and commutative, and each chunk stops at its first NaN, so
-  // the chunks' results met in order give the first NaN, as the serial loop does.
-  if (chunks == 0 || chunks > n) chunks = chunk_count(n);
-  std::vector<float> partial(chunks, -std::numeric_limits<float>::infinity());
-  for_each_chunk(n, chunks, [&](std::size_t c, std::size_t begin, std::size_t end) {
-    float m = -std::numeric_limits<float>::infinity();
-    for (std::size_t i = begin; i < end && !std::isnan(m); ++i) m = ieee_maximum(m, value_at(i));
-    partial[c] = m;
-  });
-  float m = -std::numeric_limits<float>::infinity();
-  for (std::size_t c = 0; c < chunks && !std::isnan(m); ++c) m = ieee_maximum(m, partial[c]);
-  return m;
+  return streamed_extremum(n, value_at, ieee_maximum, -std::numeric_limits<float>::infinity(),
+                           chunks);
 }
 
 /// reference_minimum() of value_at(0), ..., value_at(n - 1).
 template <typename ValueAt>
 float streamed_minimum(std::size_t n, const ValueAt& value_at, std::size_t chunks = 0) {
-  if (chunks == 0 || chunks > n) chunks = chunk_count(n);
-  std::vector<float> partial(chunks, std::numeric_limits<float>::infinity());
-  for_each_chunk(n, chunks, [&](std::size_t c, std::size_t begin, std::size_t end) {
-    float m = std::numeric_limits<float>::infinity();
-    for (std::size_t i = begin; i < end && !std::isnan(m); ++i) m = ieee_minimum(m, value_at(i));
-    partial[c] = m;
-  });
-  float m = std::numeric_limits<float>::infinity();
-  for (std::size_t c = 0; c < chunks && !std::isnan(m); ++c) m = ieee_minimum(m, partial[c]);
-  return m;
+  return streamed_extremum(n, value_at, ieee_minimum, std::numeric_limits<float>::infinity(),
+                           chunks);
 }
 
 /// reference_argmax() of value_at(0), ..., value_at(n - 1): the first NaN's index, else the
