@@ -93,7 +93,7 @@ void RegeneratedInputs::regenerate(int count) {
   tallies_.fill_bytes(0);
   timer_.start(nullptr);
   for (int b = 0; b < count; ++b) {
-    recipes_[b] = reduce::timed::draw_recipe(op_.answer, n_, graded_rng());
+    recipes_[b] = reduce::timed::draw_recipe(op_.answer(), n_, graded_rng());
     reduce::timed::regenerate(arrays_[b], recipes_[b], tallies_.data() + b, nullptr);
   }
   timer_.stop(nullptr);
@@ -101,9 +101,9 @@ void RegeneratedInputs::regenerate(int count) {
   for (int b = 0; b < count; ++b) {
     // Lab 18's rounding trap depends on the integers' sum: written once it is known.
     for (const reduce::timed::Write& w :
-         reduce::timed::finishing_writes(op_.answer, recipes_[b], tallies[b]))
+         reduce::timed::finishing_writes(op_.answer(), recipes_[b], tallies[b]))
       write_at(arrays_[b], w.at, w.value);
-    expected_[b] = reduce::timed::expected_result(op_.answer, recipes_[b], tallies[b]);
+    expected_[b] = reduce::timed::expected_result(op_.answer(), recipes_[b], tallies[b]);
   }
   REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
   cost_.add(started, timer_.elapsed_ms(), count);

@@ -28,16 +28,14 @@ inline constexpr unsigned kFillBlocks = 1024, kFillThreads = 256;
 using CubCall = cudaError_t (*)(void* storage, std::size_t& bytes, void* extra, const float* in,
                                 std::size_t n, void* out, cudaStream_t stream);
 
-/// One operation of the course: all the benchmark knows about it. Adding an operation adds a
-/// row to kOperations (operations.cu), and nothing else in the benchmark.
+/// One operation of the course: all the benchmark knows about it beside its graded inputs, which
+/// its answer (its row of kAnswers, timed_inputs.hpp, found by the operation's name) describes.
 struct Operation {
   const char* name;  ///< row family, and the catalogue's entry point
   float identity;    ///< where the CPU loop starts (argmax: the best value so far)
   /// Fills x[0, n) on the device, from \p seed, with an input whose result is known exactly
   /// (the trusted rows' rotating inputs).
   Expected (*make)(float* x, std::size_t n, std::uint64_t seed);
-  /// What the graded rows' inputs, made anew before every call, hold (timed_inputs.hpp).
-  reduce::timed::Answer answer;
   /// Whether a result (a float's value, or an index) is the expected one.
   bool (*check)(double got, const Expected& expected);
   /// The single-thread CPU loop a student would write first, in float.
@@ -46,6 +44,8 @@ struct Operation {
 
   /// What a call writes (the catalogue's): an int64 index (argmax) or one float.
   ResultKind kind() const { return catalogue_entry(name).kind; }
+  /// What the graded rows' inputs, made anew before every call, hold (kAnswers' row of this name).
+  reduce::timed::Answer answer() const { return reduce::timed::answer_named(name); }
   /// The C function a lab library exports the operation by (the catalogue's).
   const char* getter() const { return catalogue_entry(name).getter; }
 };

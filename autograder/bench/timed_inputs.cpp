@@ -12,22 +12,11 @@
 
 namespace reduce::timed {
 
-Content content_of(Answer answer) {
-  switch (answer) {
-    case Answer::kSum:
-    case Answer::kMean:
-      return Content::kIntegers;
-    case Answer::kMaximum:
-    case Answer::kMinimum:
-    case Answer::kArgmax:
-      return Content::kExtreme;
-    case Answer::kProduct:
-      return Content::kFactors;
-    case Answer::kCompensatedSum:
-    case Answer::kReproducibleSum:
-      return Content::kCancelling;
-  }
-  throw std::logic_error("unknown answer");
+Answer answer_named(const std::string& name) {
+  for (const AnswerTraits& row : kAnswers)
+    if (name == row.name) return row.answer;
+  throw std::invalid_argument("no graded input is defined for the operation " + name +
+                              " (kAnswers, timed_inputs.hpp)");
 }
 
 namespace {
@@ -43,7 +32,7 @@ unsigned shift_for_runs(std::size_t n, std::size_t runs) {
 
 Recipe draw_recipe(Answer answer, std::size_t n, std::mt19937_64& rng) {
   Recipe r;
-  r.content = content_of(answer);
+  r.content = traits_of(answer).content;
   r.seed = rng();
   r.n = n;
   if (n == 0) return r;

@@ -44,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace reduce::timed {
@@ -62,6 +63,40 @@ enum class Answer : int {
 
 /// The kinds of content (several answers share one).
 enum class Content : int { kIntegers, kExtreme, kFactors, kCancelling };
+
+/// What is known of an answer beside its rules: the operation it belongs to and its content.
+struct AnswerTraits {
+  Answer answer;
+  const char* name;  ///< the operation's name (the catalogue's entry point, the benchmark row's)
+  Content content;   ///< what its inputs hold
+};
+
+/// One row per answer, in the enum's order (checked below). A benchmark operation finds its
+/// answer here by its name (answer_named()).
+inline constexpr AnswerTraits kAnswers[] = {
+    {Answer::kSum, "sum", Content::kIntegers},
+    {Answer::kMean, "mean", Content::kIntegers},
+    {Answer::kMaximum, "maximum", Content::kExtreme},
+    {Answer::kMinimum, "minimum", Content::kExtreme},
+    {Answer::kArgmax, "argmax", Content::kExtreme},
+    {Answer::kProduct, "product", Content::kFactors},
+    {Answer::kCompensatedSum, "sum_compensated", Content::kCancelling},
+    {Answer::kReproducibleSum, "sum_reproducible", Content::kCancelling},
+};
+
+/// Whether kAnswers lists every answer once, in the enum's order.
+constexpr bool answers_in_order() {
+  int i = 0;
+  for (const AnswerTraits& row : kAnswers)
+    if (static_cast<int>(row.answer) != i++) return false;
+  return i == static_cast<int>(Answer::kReproducibleSum) + 1;
+}
+static_assert(answers_in_order(), "kAnswers must list every Answer once, in the enum's order");
+
+/// \p answer's row of kAnswers.
+constexpr const AnswerTraits& traits_of(Answer answer) {
+  return kAnswers[static_cast<int>(answer)];
+}
 
 inline constexpr int kMaxTies = 4;         ///< places of the extreme value
 inline constexpr int kMaxFactorRuns = 64;  ///< runs of the product's input, one 2 and one 1/2 each
@@ -179,8 +214,8 @@ REDUCE_HOST_DEVICE inline Element element_at(const Recipe& r, std::size_t i) noe
 
 // ---- host side ---------------------------------------------------------------------------------
 
-/// The content an answer's input holds.
-Content content_of(Answer answer);
+/// The answer of the operation named \p name; throws std::invalid_argument if kAnswers has none.
+Answer answer_named(const std::string& name);
 
 /// A fresh input for \p answer at size \p n: its seed and every random choice come from \p rng.
 Recipe draw_recipe(Answer answer, std::size_t n, std::mt19937_64& rng);

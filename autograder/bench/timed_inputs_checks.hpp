@@ -14,17 +14,13 @@
 
 namespace reduce::timed::testing {
 
-/// Every answer, with a name for test messages.
+/// Every answer, with its operation's name for test messages.
 inline const std::vector<std::pair<Answer, std::string>>& all_answers() {
-  static const std::vector<std::pair<Answer, std::string>> answers = {
-      {Answer::kSum, "sum"},
-      {Answer::kMean, "mean"},
-      {Answer::kMaximum, "maximum"},
-      {Answer::kMinimum, "minimum"},
-      {Answer::kArgmax, "argmax"},
-      {Answer::kProduct, "product"},
-      {Answer::kCompensatedSum, "sum_compensated"},
-      {Answer::kReproducibleSum, "sum_reproducible"}};
+  static const std::vector<std::pair<Answer, std::string>> answers = [] {
+    std::vector<std::pair<Answer, std::string>> all;
+    for (const AnswerTraits& row : kAnswers) all.emplace_back(row.answer, row.name);
+    return all;
+  }();
   return answers;
 }
 

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -49,9 +50,15 @@ Made make(Answer answer, std::size_t n, std::mt19937_64& rng) {
 }
 
 std::string name_of(Answer answer) {
-  for (const auto& [a, name] : all_answers())
-    if (a == answer) return name;
-  return "?";
+  return reduce::timed::traits_of(answer).name;
+}
+
+// A benchmark operation finds its graded inputs by its name; one without a row is refused.
+TEST(AnswerNames, EveryAnswerIsFoundByItsOperationsName) {
+  for (const reduce::timed::AnswerTraits& row : reduce::timed::kAnswers)
+    EXPECT_EQ(reduce::timed::answer_named(row.name), row.answer) << row.name;
+  EXPECT_THROW(reduce::timed::answer_named("segmented_sum"), std::invalid_argument);
+  EXPECT_THROW(reduce::timed::answer_named(""), std::invalid_argument);
 }
 
 // ---- every answer at every size: the expected result is the input's own ----------------------
