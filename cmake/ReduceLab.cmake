@@ -165,10 +165,10 @@ function(reduce_add_tree tree)
 endfunction()
 
 # reduce_write_manifest()
-# Writes <build>/course-manifest.json: the course's checkers, each operation's entry point and
-# the GoogleTest filters that select its public, hidden and graded (both) tests there, the
-# compile settings of a lab library, and the lab libraries of each tree. The grader reads paths
-# and filters from it.
+# Writes <build>/course-manifest.json: the course's checkers, each operation's entry point, its C
+# getter (REDUCE_ENTRY_<entry>_GETTER) and the GoogleTest filters that select its public, hidden
+# and graded (both) tests there, the compile settings of a lab library, and the lab libraries of
+# each tree. The grader reads paths, getters and filters from it.
 function(reduce_write_manifest)
   set(public_checker "")
   set(graded_checker "")
@@ -181,7 +181,8 @@ function(reduce_write_manifest)
   set(checkers "")
   foreach(op IN LISTS REDUCE_COURSE_OPERATIONS)
     get_property(entry GLOBAL PROPERTY REDUCE_OP_${op}_ENTRY)
-    set(fields "\"entry\": \"${entry}\"")
+    get_property(getter GLOBAL PROPERTY REDUCE_ENTRY_${entry}_GETTER)
+    set(fields "\"entry\": \"${entry}\", \"getter\": \"${getter}\"")
     foreach(kind IN ITEMS public hidden graded)
       string(TOUPPER ${kind} upper)
       get_property(filter GLOBAL PROPERTY REDUCE_OP_${op}_${upper}_FILTER)
