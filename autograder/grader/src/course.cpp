@@ -96,9 +96,6 @@ Course parse_course_catalogue(const std::string& json_text) {
       if (!runner::parse_result_kind(o.result))
         throw ConfigError("course.json: operation " + o.name + " has result '" + o.result + "' (" +
                           runner::result_kind_names() + ")");
-      o.getter = "reduce_" + o.name + "_lab";
-      for (const CourseOperation& earlier : course.operations)
-        if (earlier.entry == o.entry) o.getter = earlier.getter;
       o.bench = op.value("bench", std::string());
       course.operations.push_back(o);
     }
@@ -144,7 +141,6 @@ std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab) {
     plan.op = op;
     plan.entry = info != nullptr ? info->entry : op;
     plan.result = info != nullptr ? info->result : "float";
-    plan.getter = info != nullptr ? info->getter : "reduce_" + op + "_lab";
     plan.public_tests =
         fs::is_regular_file(course.root / "autograder" / "tests" / (op + "_test.cu"), ec);
     plan.hidden_tests =
