@@ -145,11 +145,7 @@ std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab) {
         fs::is_regular_file(course.root / "autograder" / "tests" / (op + "_test.cu"), ec);
     plan.hidden_tests =
         fs::is_regular_file(course.root / "autograder" / "hidden" / (op + "_hidden_test.cu"), ec);
-    if (info != nullptr && !info->bench.empty()) {
-      plan.bench_op = info->bench;
-      // A second mode of an operation (sum_deterministic) gets a row of its own.
-      plan.bench_name = op == info->entry ? lab.folder : lab.folder + "_" + op;
-    }
+    if (info != nullptr) plan.bench_op = info->bench;
     plans.push_back(plan);
   }
   return plans;

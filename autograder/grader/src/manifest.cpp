@@ -53,7 +53,12 @@ fs::path BuildManifest::grading_checker() const {
 
 fs::path BuildManifest::library(const std::string& lab, const std::string& op) const {
   const auto it = libraries.find({lab, op});
-  return it == libraries.end() ? fs::path() : it->second;
+  return it == libraries.end() ? fs::path() : it->second.library;
+}
+
+std::string BuildManifest::bench_name(const std::string& lab, const std::string& op) const {
+  const auto it = libraries.find({lab, op});
+  return it == libraries.end() ? std::string() : it->second.bench_name;
 }
 
 const std::string& BuildManifest::getter(const std::string& op) const {
@@ -95,9 +100,13 @@ BuildManifest parse_manifest(const std::string& text, const fs::path& file) {
     const nlohmann::json* tree = trees.contains("submission") ? &trees.at("submission") : nullptr;
     if (tree == nullptr && !trees.empty()) tree = &trees.begin().value();
     if (tree != nullptr)
-      for (const nlohmann::json& lib : *tree)
-        m.libraries[{lib.at("lab").get<std::string>(), lib.at("op").get<std::string>()}] =
-            lib.at("library").get<std::string>();
+      for (const nlohmann::json& lib : *tree) {
+        const std::string lab = lib.at("lab").get<std::string>();
+        const std::string op = lib.at("op").get<std::string>();
+        m.libraries[{lab, op}] = {
+            lib.at("library").get<std::string>(),
+            required_string(lib, "bench_name", "the library of " + lab + "/" + op)};
+      }
   } catch (const std::exception& e) {
     throw ConfigError(file.string() + ": not a build manifest: " + e.what());
   }

@@ -1,5 +1,5 @@
 // The build manifest CMake writes (course-manifest.json): the grader takes every path from it,
-// and the getters the build names.
+// and every name the build gives (getters, benchmark rows).
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/manifest.hpp>
 #include <reduce_grade/util.hpp>
@@ -25,7 +25,8 @@ constexpr const char* kManifest = R"({
   },
   "trees": {
     "submission": [
-      {"lab": "14_atomic_max", "op": "maximum", "library": "/b/submission/lib/lib14_atomic_max_maximum.so"}
+      {"lab": "14_atomic_max", "op": "maximum", "library": "/b/submission/lib/lib14_atomic_max_maximum.so", "bench_name": "14_atomic_max"},
+      {"lab": "15_capstone", "op": "sum_deterministic", "library": "/b/submission/lib/lib15_capstone_sum_deterministic.so", "bench_name": "15_capstone_sum_deterministic"}
     ]
   }
 })";
@@ -83,12 +84,16 @@ TEST(BuildManifest, EachOperationsSuitesAreAFilterInTheCoursesCheckers) {
   EXPECT_TRUE(students.suites("sum", SuiteKind::kGraded).checker.empty());
 }
 
-// The C getter of an operation's entry point, named once by CMake (cmake/LabExports.cmake).
-TEST(BuildManifest, GettersAreTheBuilds) {
+// The names the build gives, written once by CMake (cmake/LabExports.cmake, ReduceLab.cmake):
+// the C getter of an operation's entry point and the name of a library's benchmark rows.
+TEST(BuildManifest, GettersAndBenchmarkRowsAreTheBuilds) {
   const BuildManifest m = parse_manifest(kManifest, "course-manifest.json");
   EXPECT_EQ(m.getter("sum"), "reduce_sum_lab");
   EXPECT_EQ(m.getter("sum_deterministic"), "reduce_sum_lab");  // the entry's getter, shared
   EXPECT_THROW(m.getter("argmax"), ConfigError);
+  EXPECT_EQ(m.bench_name("14_atomic_max", "maximum"), "14_atomic_max");
+  EXPECT_EQ(m.bench_name("15_capstone", "sum_deterministic"), "15_capstone_sum_deterministic");
+  EXPECT_TRUE(m.bench_name("15_capstone", "sum").empty());
 }
 
 TEST(BuildManifest, AMalformedManifestIsAConfigurationError) {
@@ -97,13 +102,19 @@ TEST(BuildManifest, AMalformedManifestIsAConfigurationError) {
   EXPECT_THROW(read_manifest("/nonexistent-build-folder"), ConfigError);
 }
 
-// A getter missing, or not a string, is the manifest's error, which names it.
+// A getter or a row name missing, or not a string, is the manifest's error, which names it.
 TEST(BuildManifest, AMissingOrMistypedNameIsAParseError) {
   const std::string getter = "m.json: not a build manifest: operation sum has no string 'getter'";
   EXPECT_EQ(parse_error(manifest_with("\"getter\": \"reduce_sum_lab\", ", "")), getter);
   EXPECT_EQ(parse_error(manifest_with("\"getter\": \"reduce_sum_lab\"", "\"getter\": 3")), getter);
   EXPECT_EQ(parse_error(manifest_with("\"getter\": \"reduce_sum_lab\"", "\"getter\": null")),
             getter);
+  const std::string row =
+      "m.json: not a build manifest: the library of 14_atomic_max/maximum has no string "
+      "'bench_name'";
+  EXPECT_EQ(parse_error(manifest_with(", \"bench_name\": \"14_atomic_max\"", "")), row);
+  EXPECT_EQ(parse_error(manifest_with("\"bench_name\": \"14_atomic_max\"", "\"bench_name\": []")),
+            row);
   EXPECT_EQ(parse_error(kManifest), "");
 }
 

@@ -33,8 +33,9 @@ struct CourseLab {
   int number = 0;                ///< the leading number of the folder, e.g. 4
 };
 
-/// How the grader treats one operation of a lab, derived from the course's files. The C getter
-/// of its library is the build manifest's (BuildManifest::getter()), never derived here.
+/// How the grader treats one operation of a lab, derived from the course's files. The names the
+/// build gives its library, its C getter and its benchmark rows' name, are the build manifest's
+/// (BuildManifest::getter(), BuildManifest::bench_name()), never derived here.
 struct OpPlan {
   std::string op;      ///< e.g. "sum", "sum_deterministic", "maximum", "atomic_max"
   std::string entry;   ///< the lab.cuh function called for it, e.g. "sum"
@@ -42,7 +43,6 @@ struct OpPlan {
   bool public_tests = false;  ///< `autograder/tests/<op>_test`.cu exists
   bool hidden_tests = false;  ///< `autograder/hidden/<op>_hidden_test`.cu exists
   std::string bench_op;       ///< benchmark row family ("sum" for sum_deterministic); empty: none
-  std::string bench_name;     ///< the lab's benchmark row: `"<lab>"`, or `"<lab>_<op>"` for a mode
 };
 
 /// The course: where it lives and which labs it has, in teaching order.

@@ -4,7 +4,7 @@
 /// CMake writes `course-manifest.json` into every build folder (reduce_write_manifest() in
 /// cmake/ReduceLab.cmake, with `file(GENERATE)`, so it exists once configure has run). The grader
 /// reads every path from it and formats none itself, and takes from it the names the build gave:
-/// each entry point's C getter.
+/// each entry point's C getter and each lab library's benchmark rows.
 #pragma once
 
 #include <filesystem>
@@ -34,7 +34,7 @@ struct SuiteSelection {
 };
 
 /// What one build folder's course-manifest.json says: paths, and the names the build gave
-/// (getters, filters).
+/// (getters, filters, benchmark rows).
 struct BuildManifest {
   std::filesystem::path file;                         ///< the manifest read
   std::filesystem::path runner;                       ///< reduce_lab_runner
@@ -59,8 +59,16 @@ struct BuildManifest {
   };
   /// Each operation.
   std::map<std::string, Operation> operations;
+  /// One lab library of a tree.
+  struct LabLibrary {
+    std::filesystem::path library;  ///< the built library
+    /// The middle part of its benchmark rows (`<family>/<bench_name>/<n>`), as the build named it
+    /// (cmake/ReduceLab.cmake): the lab, or `<lab>_<op>` for a second mode of an operation
+    /// ("15_capstone_sum_deterministic").
+    std::string bench_name;
+  };
   /// Lab libraries of the tree "submission" (or the first tree): (lab, op) to the library.
-  std::map<std::pair<std::string, std::string>, std::filesystem::path> libraries;
+  std::map<std::pair<std::string, std::string>, LabLibrary> libraries;
 
   /// The checker and filter that run \p op's suites of \p kind; an empty checker where the
   /// build has none (an operation without such suites, hidden suites not built).
@@ -69,6 +77,8 @@ struct BuildManifest {
   std::filesystem::path grading_checker() const;
   /// The library of \p lab's \p op; empty when the build has none.
   std::filesystem::path library(const std::string& lab, const std::string& op) const;
+  /// The name of the benchmark rows of \p lab's \p op; empty when the build has no such library.
+  std::string bench_name(const std::string& lab, const std::string& op) const;
   /// The C getter of \p op's entry point. Throws ConfigError when the build has no operation
   /// \p op (a manifest of another course).
   const std::string& getter(const std::string& op) const;
@@ -77,7 +87,7 @@ struct BuildManifest {
 };
 
 /// Parses manifest text (\p file names it in errors). Throws ConfigError, also where an
-/// operation has no string `getter`.
+/// operation has no string `getter` or a library no string `bench_name`.
 BuildManifest parse_manifest(const std::string& text, const std::filesystem::path& file);
 
 /// Reads `<build_dir>/course-manifest.json`. Throws ConfigError when it is missing or malformed.
