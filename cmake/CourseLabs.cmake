@@ -15,8 +15,11 @@ set(REDUCE_COURSE_OPERATIONS "")
 # Each entry point of lab.cuh, once, as the C++ side sees it: a line of
 # <build>/generated/reduce/course_entries.inc, REDUCE_ENTRY(entry, getter, ResultKind, LabTable),
 # for the runner's protocol table, the checkers' forwarding functions and the C names a lab
-# library exports (generated/export_<op>.cu). The getter is named after the first operation
-# with that entry: reduce_sum_lab serves sum and sum_deterministic.
+# library exports (generated/export_<op>.cu). The getter is the one reduce_name_entry_getters()
+# (LabExports.cmake) names, REDUCE_ENTRY_<entry>_GETTER: reduce_sum_lab serves sum and
+# sum_deterministic.
+include(${CMAKE_CURRENT_LIST_DIR}/LabExports.cmake)
+reduce_name_entry_getters(${_reduce_catalogue})
 set(REDUCE_GENERATED_INCLUDE_DIR ${CMAKE_BINARY_DIR}/generated CACHE INTERNAL "")
 set(_reduce_entries "// Generated from course.json by cmake/CourseLabs.cmake: do not edit.\n")
 set(_reduce_seen_entries "")
@@ -42,13 +45,12 @@ foreach(i RANGE ${_reduce_last})
   set_property(GLOBAL PROPERTY REDUCE_OP_${_name}_SUITES ${_suites})
   reduce_result_kind("${_result}" _result_kind "course.json: operation ${_name}")
   set(_table ${_result_kind_TABLE})
+  get_property(_getter GLOBAL PROPERTY REDUCE_ENTRY_${_entry}_GETTER)
   if(NOT _entry IN_LIST _reduce_seen_entries)
     list(APPEND _reduce_seen_entries ${_entry})
-    set_property(GLOBAL PROPERTY REDUCE_ENTRY_${_entry}_GETTER reduce_${_name}_lab)
     string(APPEND _reduce_entries
-           "REDUCE_ENTRY(${_entry}, reduce_${_name}_lab, ${_result_kind_KIND}, ${_table})\n")
+           "REDUCE_ENTRY(${_entry}, ${_getter}, ${_result_kind_KIND}, ${_table})\n")
   endif()
-  get_property(_getter GLOBAL PROPERTY REDUCE_ENTRY_${_entry}_GETTER)
   set(_workspace "")
   if(NOT _result_kind_WORKSPACE_ARGS STREQUAL "")
     set(_workspace "&reduce::${_entry}_workspace_bytes, ")

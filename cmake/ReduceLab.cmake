@@ -66,7 +66,9 @@ function(reduce_add_lab)
   set(lib ${ARG_TREE}_${ARG_LAB}_${ARG_OP})
   reduce_lab_library(${lib} SOURCE ${source} OP ${ARG_OP} LAB_DIR ${ARG_TREE_DIR}/${ARG_LAB}
     OUTPUT_DIR ${CMAKE_BINARY_DIR}/${ARG_TREE}/lib NAME ${ARG_LAB}_${ARG_OP})
-  # The benchmark row: the lab, or <lab>_<op> for a second mode of an operation.
+  # The middle part of the library's benchmark rows (<family>/<bench_name>/<n>): the lab, or
+  # <lab>_<op> for a second mode of an operation. Named here only: the benchmark reads it from
+  # labs.txt, the grader from course-manifest.json.
   set(bench_name ${ARG_LAB})
   if(NOT ARG_OP STREQUAL entry AND NOT ARG_OP STREQUAL "atomic_max")
     set(bench_name ${ARG_LAB}_${ARG_OP})
@@ -74,8 +76,10 @@ function(reduce_add_lab)
   set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_LIBS
     "${bench_name}=$<TARGET_FILE:${lib}>")
   set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_TARGETS ${lib})
-  set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_MANIFEST
-    "{\"lab\": \"${ARG_LAB}\", \"op\": \"${ARG_OP}\", \"library\": \"$<TARGET_FILE:${lib}>\"}")
+  set(manifest_entry "{\"lab\": \"${ARG_LAB}\", \"op\": \"${ARG_OP}\", ")
+  string(APPEND manifest_entry
+    "\"library\": \"$<TARGET_FILE:${lib}>\", \"bench_name\": \"${bench_name}\"}")
+  set_property(GLOBAL APPEND PROPERTY REDUCE_TREE_${ARG_TREE}_MANIFEST "${manifest_entry}")
 
   if(NOT REDUCE_BUILD_TESTS)
     return()
@@ -165,10 +169,11 @@ function(reduce_add_tree tree)
 endfunction()
 
 # reduce_write_manifest()
-# Writes <build>/course-manifest.json: the course's checkers, each operation's entry point and
-# the GoogleTest filters that select its public, hidden and graded (both) tests there, the
-# compile settings of a lab library, and the lab libraries of each tree. The grader reads paths
-# and filters from it.
+# Writes <build>/course-manifest.json: the course's checkers, each operation's entry point, its C
+# getter (REDUCE_ENTRY_<entry>_GETTER) and the GoogleTest filters that select its public, hidden
+# and graded (both) tests there, the compile settings of a lab library, and the lab libraries of
+# each tree with their benchmark rows' name. The grader reads paths, getters, filters and row
+# names from it.
 function(reduce_write_manifest)
   set(public_checker "")
   set(graded_checker "")
@@ -181,7 +186,8 @@ function(reduce_write_manifest)
   set(checkers "")
   foreach(op IN LISTS REDUCE_COURSE_OPERATIONS)
     get_property(entry GLOBAL PROPERTY REDUCE_OP_${op}_ENTRY)
-    set(fields "\"entry\": \"${entry}\"")
+    get_property(getter GLOBAL PROPERTY REDUCE_ENTRY_${entry}_GETTER)
+    set(fields "\"entry\": \"${entry}\", \"getter\": \"${getter}\"")
     foreach(kind IN ITEMS public hidden graded)
       string(TOUPPER ${kind} upper)
       get_property(filter GLOBAL PROPERTY REDUCE_OP_${op}_${upper}_FILTER)

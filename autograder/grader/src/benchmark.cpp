@@ -24,13 +24,13 @@ std::size_t timed_size(const Rubric& rubric, std::uint64_t seed) {
   return n - 1 - static_cast<std::size_t>(seed % 4093);
 }
 
-/// Why the benchmark's output holds no row for \p plan.
-std::string missing_row_problem(const OpPlan& plan, const ProcessResult& r,
+/// Why the benchmark's output holds no row named \p row_name.
+std::string missing_row_problem(const std::string& row_name, const ProcessResult& r,
                                 const BenchResults& results) {
   if (r.output_flood) return "output flood in the benchmark: " + r.describe();
   std::string problem =
       r.timed_out ? fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s))
-                  : fmt::format("no benchmark result for {} ({}{})", plan.bench_name, r.describe(),
+                  : fmt::format("no benchmark result for {} ({}{})", row_name, r.describe(),
                                 results.parsed ? "" : ", " + results.problem);
   const std::string tail = clip(r.output, 8, 1500);
   if (!tail.empty()) problem += "\n" + tail;
@@ -55,13 +55,13 @@ std::string family_regex(const std::string& bench_op) {
                                      : bench_op;
 }
 
-/// The rows of \p plan at \p n: one (the last), or, for a family pattern (lab 17's segment
-/// lengths), one per family.
-std::vector<const BenchRow*> plan_rows(const OpPlan& plan, const BenchResults& results,
-                                       std::size_t n) {
+/// The rows of \p plan, named \p row_name, at \p n: one (the last), or, for a family pattern
+/// (lab 17's segment lengths), one per family.
+std::vector<const BenchRow*> plan_rows(const OpPlan& plan, const std::string& row_name,
+                                       const BenchResults& results, std::size_t n) {
   std::vector<const BenchRow*> matching;
   for (const BenchRow& candidate : results.rows)
-    if (candidate.impl == plan.bench_name && candidate.n == n &&
+    if (candidate.impl == row_name && candidate.n == n &&
         (candidate.family.empty() || family_matches(candidate.family, plan.bench_op))) {
       if (!is_family_pattern(plan.bench_op)) matching.clear();  // the last one, as before
       matching.push_back(&candidate);
@@ -127,10 +127,11 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
   return true;
 }
 
-/// The lab's facts from one benchmark process: its rows beside the same run's ceiling and CUB.
-PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
-                            const BenchResults& results, const Rubric& rubric, const fs::path& log,
-                            std::uint64_t seed) {
+/// The lab's facts from one benchmark process: its rows (named as \p labs says) beside the same
+/// run's ceiling and CUB.
+PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs,
+                            const ProcessResult& r, const BenchResults& results,
+                            const Rubric& rubric, const fs::path& log, std::uint64_t seed) {
   PerfFacts perf;
   perf.n = timed_size(rubric, seed);
   perf.log = log.string();
@@ -144,9 +145,10 @@ PerfFacts perf_from_results(const BenchTarget& target, const ProcessResult& r,
   double slowest = -1;
   for (const OpPlan& plan : target.plans) {
     if (plan.bench_op.empty()) continue;
-    const std::vector<const BenchRow*> matching = plan_rows(plan, results, perf.n);
+    const std::string row_name = labs.bench_name(target.lab, plan.op);
+    const std::vector<const BenchRow*> matching = plan_rows(plan, row_name, results, perf.n);
     if (matching.empty()) {
-      perf.problem = missing_row_problem(plan, r, results);
+      perf.problem = missing_row_problem(row_name, r, results);
       return perf;
     }
     for (const BenchRow* row : matching)
@@ -172,13 +174,15 @@ std::map<std::string, PerfFacts> run_benchmarks(
   for (const BenchTarget& target : targets) {
     for (const OpPlan& plan : target.plans) {
       if (plan.bench_op.empty()) continue;
-      libs += (libs.empty() ? "" : ",") + plan.bench_name + "=" + plan.entry + ":" +
+      // The rows' name is the build's (course-manifest.json), as the benchmark's labs.txt has it.
+      const std::string row_name = labs.bench_name(target.lab, plan.op);
+      libs += (libs.empty() ? "" : ",") + row_name + "=" + plan.entry + ":" +
               labs.library(target.lab, plan.op).string();
       if (first_family.empty()) first_family = family_regex(plan.bench_op);
       const std::string family = family_regex(plan.bench_op);
       if (!contains("|" + families + "|", "|" + family + "|"))
         families += (families.empty() ? "" : "|") + family;
-      names += "|" + plan.bench_name;
+      names += "|" + row_name;
     }
   }
   std::map<std::string, PerfFacts> perf;
@@ -210,7 +214,7 @@ std::map<std::string, PerfFacts> run_benchmarks(
     counts->benchmark_lab_processes += results.lab_process_starts;
   }
   for (const BenchTarget& target : targets)
-    perf[target.lab] = perf_from_results(target, r, results, rubric, spec.log_file, seed);
+    perf[target.lab] = perf_from_results(target, labs, r, results, rubric, spec.log_file, seed);
   return perf;
 }
 

@@ -96,9 +96,6 @@ Course parse_course_catalogue(const std::string& json_text) {
       if (!runner::parse_result_kind(o.result))
         throw ConfigError("course.json: operation " + o.name + " has result '" + o.result + "' (" +
                           runner::result_kind_names() + ")");
-      o.getter = "reduce_" + o.name + "_lab";
-      for (const CourseOperation& earlier : course.operations)
-        if (earlier.entry == o.entry) o.getter = earlier.getter;
       o.bench = op.value("bench", std::string());
       course.operations.push_back(o);
     }
@@ -144,16 +141,11 @@ std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab) {
     plan.op = op;
     plan.entry = info != nullptr ? info->entry : op;
     plan.result = info != nullptr ? info->result : "float";
-    plan.getter = info != nullptr ? info->getter : "reduce_" + op + "_lab";
     plan.public_tests =
         fs::is_regular_file(course.root / "autograder" / "tests" / (op + "_test.cu"), ec);
     plan.hidden_tests =
         fs::is_regular_file(course.root / "autograder" / "hidden" / (op + "_hidden_test.cu"), ec);
-    if (info != nullptr && !info->bench.empty()) {
-      plan.bench_op = info->bench;
-      // A second mode of an operation (sum_deterministic) gets a row of its own.
-      plan.bench_name = op == info->entry ? lab.folder : lab.folder + "_" + op;
-    }
+    if (info != nullptr) plan.bench_op = info->bench;
     plans.push_back(plan);
   }
   return plans;

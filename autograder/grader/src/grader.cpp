@@ -83,7 +83,7 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& b
     check.stub = check.stub || reductions.stub;
     if (!reductions.problem.empty()) check.problem = reductions.problem;
     add(reductions.forbidden);
-    const LibraryCheck symbols = inspect_symbols(library, contract_exports({plan}));
+    const LibraryCheck symbols = inspect_symbols(library, contract_exports({plan}, built));
     if (!symbols.inspected)
       add({{FindingKind::kUnchecked, "the grader could not inspect " + library.filename().string() +
                                          " (" + symbols.problem +

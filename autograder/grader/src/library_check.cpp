@@ -367,13 +367,13 @@ std::string unversioned(const std::string& name) {
 
 }  // namespace
 
-ContractExports contract_exports(const std::vector<OpPlan>& plans) {
+ContractExports contract_exports(const std::vector<OpPlan>& plans, const BuildManifest& built) {
   ContractExports allowed;
   const auto add = [](std::vector<std::string>& list, const std::string& name) {
     if (std::find(list.begin(), list.end(), name) == list.end()) list.push_back(name);
   };
   for (const OpPlan& plan : plans) {
-    add(allowed.c_names, plan.getter);
+    add(allowed.c_names, built.getter(plan.op));
     add(allowed.cxx_prefixes, "reduce::" + plan.entry + "(");
     const std::optional<runner::ResultKind> kind = runner::parse_result_kind(plan.result);
     if (!kind || runner::has_workspace(*kind))

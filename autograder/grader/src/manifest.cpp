@@ -5,6 +5,19 @@
 #include <nlohmann/json.hpp>
 
 namespace reduce::grade {
+namespace {
+
+/// \p object's string \p key; throws ConfigError naming \p what where it is missing or not a
+/// string.
+std::string required_string(const nlohmann::json& object, const char* key,
+                            const std::string& what) {
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_string())
+    throw ConfigError(what + " has no string '" + key + "'");
+  return it->get<std::string>();
+}
+
+}  // namespace
 
 std::vector<std::string> SuiteSelection::args() const {
   return {"--lab-entry=" + entry, "--lab-filter=" + filter};
@@ -13,7 +26,7 @@ std::vector<std::string> SuiteSelection::args() const {
 SuiteSelection BuildManifest::suites(const std::string& op, SuiteKind kind) const {
   const auto it = operations.find(op);
   if (it == operations.end()) return {};
-  const OperationSuites& o = it->second;
+  const Operation& o = it->second;
   SuiteSelection s;
   s.entry = o.entry;
   switch (kind) {
@@ -40,7 +53,20 @@ fs::path BuildManifest::grading_checker() const {
 
 fs::path BuildManifest::library(const std::string& lab, const std::string& op) const {
   const auto it = libraries.find({lab, op});
-  return it == libraries.end() ? fs::path() : it->second;
+  return it == libraries.end() ? fs::path() : it->second.library;
+}
+
+std::string BuildManifest::bench_name(const std::string& lab, const std::string& op) const {
+  const auto it = libraries.find({lab, op});
+  return it == libraries.end() ? std::string() : it->second.bench_name;
+}
+
+const std::string& BuildManifest::getter(const std::string& op) const {
+  const auto it = operations.find(op);
+  if (it == operations.end())
+    throw ConfigError(file.string() + ": the build has no operation " + op +
+                      " (a build of another course: configure it again)");
+  return it->second.getter;
 }
 
 std::vector<fs::path> BuildManifest::contract_header_paths() const {
@@ -66,16 +92,21 @@ BuildManifest parse_manifest(const std::string& text, const fs::path& file) {
       m.graded_checker = checkers->value("graded", std::string());
     }
     for (const auto& [op, entry] : j.at("operations").items())
-      m.operations[op] = {entry.value("entry", op), entry.value("public_filter", std::string()),
-                          entry.value("hidden_filter", std::string()),
-                          entry.value("graded_filter", std::string())};
+      m.operations[op] = {
+          entry.value("entry", op), required_string(entry, "getter", "operation " + op),
+          entry.value("public_filter", std::string()), entry.value("hidden_filter", std::string()),
+          entry.value("graded_filter", std::string())};
     const nlohmann::json& trees = j.at("trees");
     const nlohmann::json* tree = trees.contains("submission") ? &trees.at("submission") : nullptr;
     if (tree == nullptr && !trees.empty()) tree = &trees.begin().value();
     if (tree != nullptr)
-      for (const nlohmann::json& lib : *tree)
-        m.libraries[{lib.at("lab").get<std::string>(), lib.at("op").get<std::string>()}] =
-            lib.at("library").get<std::string>();
+      for (const nlohmann::json& lib : *tree) {
+        const std::string lab = lib.at("lab").get<std::string>();
+        const std::string op = lib.at("op").get<std::string>();
+        m.libraries[{lab, op}] = {
+            lib.at("library").get<std::string>(),
+            required_string(lib, "bench_name", "the library of " + lab + "/" + op)};
+      }
   } catch (const std::exception& e) {
     throw ConfigError(file.string() + ": not a build manifest: " + e.what());
   }

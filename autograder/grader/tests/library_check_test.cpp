@@ -22,9 +22,21 @@ std::vector<OpPlan> catalogue_plans(const std::vector<std::string>& ops) {
   return plan_ops(course, lab);
 }
 
+/// The exports allowed to a library of \p ops, the getters named as the course's build names
+/// them in course-manifest.json.
+ContractExports catalogue_exports(const std::vector<std::string>& ops) {
+  BuildManifest built;
+  for (const auto& [op, getter] : {std::pair{"sum", "reduce_sum_lab"},
+                                   {"sum_deterministic", "reduce_sum_lab"},
+                                   {"maximum", "reduce_maximum_lab"},
+                                   {"atomic_max", "reduce_atomic_max_lab"}})
+    built.operations[op].getter = getter;
+  return contract_exports(catalogue_plans(ops), built);
+}
+
 /// The exports a library of a sum lab may have.
 ContractExports sum_contract() {
-  return contract_exports(catalogue_plans({"sum"}));
+  return catalogue_exports({"sum"});
 }
 
 class LibraryCheckTest : public ::testing::Test {
@@ -458,16 +470,22 @@ TEST(SymbolCheckText, ForbiddenImports) {
 }
 
 TEST(SymbolCheckText, ContractExports) {
-  const ContractExports sum = contract_exports(catalogue_plans({"sum", "sum_deterministic"}));
+  const ContractExports sum = catalogue_exports({"sum", "sum_deterministic"});
   EXPECT_EQ(sum.c_names, std::vector<std::string>{"reduce_sum_lab"});
   EXPECT_EQ(sum.cxx_prefixes,
             (std::vector<std::string>{"reduce::sum(", "reduce::sum_workspace_bytes("}));
-  const ContractExports lab14 = contract_exports(catalogue_plans({"atomic_max", "maximum"}));
+  const ContractExports lab14 = catalogue_exports({"atomic_max", "maximum"});
   EXPECT_EQ(lab14.c_names,
             (std::vector<std::string>{"reduce_atomic_max_lab", "reduce_maximum_lab"}));
   EXPECT_EQ(lab14.cxx_prefixes,
             (std::vector<std::string>{"reduce::atomic_max_apply(", "reduce::maximum(",
                                       "reduce::maximum_workspace_bytes("}));
+  // The getters are the build's (course-manifest.json): the grader names none itself.
+  BuildManifest renamed;
+  renamed.operations["sum"].getter = "reduce_renamed_lab";
+  EXPECT_EQ(contract_exports(catalogue_plans({"sum"}), renamed).c_names,
+            std::vector<std::string>{"reduce_renamed_lab"});
+  EXPECT_THROW(contract_exports(catalogue_plans({"maximum"}), renamed), ConfigError);
 }
 
 TEST(SymbolCheckText, ExportsOutsideTheContract) {
@@ -478,9 +496,7 @@ TEST(SymbolCheckText, ExportsOutsideTheContract) {
       "0000000000001c41 T reduce_sum_lab\n"
       "0000000000004010 B __bss_start\n";
   EXPECT_TRUE(check_exports(contract, sum_contract()).empty());
-  EXPECT_TRUE(
-      check_exports(contract, contract_exports(catalogue_plans({"sum", "sum_deterministic"})))
-          .empty());
+  EXPECT_TRUE(check_exports(contract, catalogue_exports({"sum", "sum_deterministic"})).empty());
   const std::string extra = contract +
                             "0000000000001b0a W dim3::dim3(unsigned int, unsigned int, unsigned "
                             "int)\n"
@@ -503,7 +519,7 @@ TEST(SymbolCheckText, ExportsOutsideTheContract) {
       "0000000000001100 T reduce_maximum_lab\n"
       "0000000000001180 T reduce_atomic_max_lab\n"
       "0000000000001200 T reduce_sum_lab\n",
-      contract_exports(catalogue_plans({"atomic_max", "maximum"})));
+      catalogue_exports({"atomic_max", "maximum"}));
   ASSERT_EQ(lab14.size(), 1u);
   EXPECT_EQ(lab14[0].what, "exports symbols outside the lab contract: reduce_sum_lab");
 }

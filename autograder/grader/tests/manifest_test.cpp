@@ -1,8 +1,13 @@
-// The build manifest CMake writes (course-manifest.json): the grader takes every path from it.
+// The build manifest CMake writes (course-manifest.json): the grader takes every path from it,
+// and every name the build gives (getters, benchmark rows).
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/manifest.hpp>
+#include <reduce_grade/util.hpp>
 
 #include <gtest/gtest.h>
+
+#include <map>
+#include <string>
 
 namespace reduce::grade {
 namespace {
@@ -15,15 +20,34 @@ constexpr const char* kManifest = R"({
   "bench": "",
   "checkers": {"public": "/b/bin/course_test", "graded": "/b/bin/course_graded_test"},
   "operations": {
-    "sum": {"entry": "sum", "public_filter": "Sum*.*", "hidden_filter": "HiddenSum*.*", "graded_filter": "Sum*.*:HiddenSum*.*", "export_object": "x.o"},
-    "sum_deterministic": {"entry": "sum", "public_filter": "Sum*.*:SumDeterministic*.*", "hidden_filter": "", "graded_filter": "", "export_object": "y.o"}
+    "sum": {"entry": "sum", "getter": "reduce_sum_lab", "public_filter": "Sum*.*", "hidden_filter": "HiddenSum*.*", "graded_filter": "Sum*.*:HiddenSum*.*", "export_object": "x.o"},
+    "sum_deterministic": {"entry": "sum", "getter": "reduce_sum_lab", "public_filter": "Sum*.*:SumDeterministic*.*", "hidden_filter": "", "graded_filter": "", "export_object": "y.o"}
   },
   "trees": {
     "submission": [
-      {"lab": "14_atomic_max", "op": "maximum", "library": "/b/submission/lib/lib14_atomic_max_maximum.so"}
+      {"lab": "14_atomic_max", "op": "maximum", "library": "/b/submission/lib/lib14_atomic_max_maximum.so", "bench_name": "14_atomic_max"},
+      {"lab": "15_capstone", "op": "sum_deterministic", "library": "/b/submission/lib/lib15_capstone_sum_deterministic.so", "bench_name": "15_capstone_sum_deterministic"}
     ]
   }
 })";
+
+/// kManifest with \p from replaced by \p to (once).
+std::string manifest_with(const std::string& from, const std::string& to) {
+  std::string text = kManifest;
+  const std::size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  return at == std::string::npos ? text : text.replace(at, from.size(), to);
+}
+
+/// The message of the ConfigError that parsing \p text throws (empty: none).
+std::string parse_error(const std::string& text) {
+  try {
+    parse_manifest(text, "m.json");
+  } catch (const ConfigError& e) {
+    return e.what();
+  }
+  return "";
+}
 
 TEST(BuildManifest, PathsComeFromTheManifest) {
   const BuildManifest m = parse_manifest(kManifest, "course-manifest.json");
@@ -60,10 +84,60 @@ TEST(BuildManifest, EachOperationsSuitesAreAFilterInTheCoursesCheckers) {
   EXPECT_TRUE(students.suites("sum", SuiteKind::kGraded).checker.empty());
 }
 
+// The names the build gives, written once by CMake (cmake/LabExports.cmake, ReduceLab.cmake):
+// the C getter of an operation's entry point and the name of a library's benchmark rows.
+TEST(BuildManifest, GettersAndBenchmarkRowsAreTheBuilds) {
+  const BuildManifest m = parse_manifest(kManifest, "course-manifest.json");
+  EXPECT_EQ(m.getter("sum"), "reduce_sum_lab");
+  EXPECT_EQ(m.getter("sum_deterministic"), "reduce_sum_lab");  // the entry's getter, shared
+  EXPECT_THROW(m.getter("argmax"), ConfigError);
+  EXPECT_EQ(m.bench_name("14_atomic_max", "maximum"), "14_atomic_max");
+  EXPECT_EQ(m.bench_name("15_capstone", "sum_deterministic"), "15_capstone_sum_deterministic");
+  EXPECT_TRUE(m.bench_name("15_capstone", "sum").empty());
+}
+
 TEST(BuildManifest, AMalformedManifestIsAConfigurationError) {
   EXPECT_THROW(parse_manifest("{\"runner\": 3}", "m.json"), ConfigError);
   EXPECT_THROW(parse_manifest("not json", "m.json"), ConfigError);
   EXPECT_THROW(read_manifest("/nonexistent-build-folder"), ConfigError);
+}
+
+// A getter or a row name missing, or not a string, is the manifest's error, which names it.
+TEST(BuildManifest, AMissingOrMistypedNameIsAParseError) {
+  const std::string getter = "m.json: not a build manifest: operation sum has no string 'getter'";
+  EXPECT_EQ(parse_error(manifest_with("\"getter\": \"reduce_sum_lab\", ", "")), getter);
+  EXPECT_EQ(parse_error(manifest_with("\"getter\": \"reduce_sum_lab\"", "\"getter\": 3")), getter);
+  EXPECT_EQ(parse_error(manifest_with("\"getter\": \"reduce_sum_lab\"", "\"getter\": null")),
+            getter);
+  const std::string row =
+      "m.json: not a build manifest: the library of 14_atomic_max/maximum has no string "
+      "'bench_name'";
+  EXPECT_EQ(parse_error(manifest_with(", \"bench_name\": \"14_atomic_max\"", "")), row);
+  EXPECT_EQ(parse_error(manifest_with("\"bench_name\": \"14_atomic_max\"", "\"bench_name\": []")),
+            row);
+  EXPECT_EQ(parse_error(kManifest), "");
+}
+
+// The course's own build (where the grader is built inside it): every operation has the getter
+// the lab libraries' version script exports, one per entry point.
+TEST(BuildManifest, TheCourseBuildNamesTheVersionScriptsGetters) {
+#ifndef REDUCE_GRADE_COURSE_MANIFEST
+  GTEST_SKIP() << "the grader was built alone, without the course's build";
+#else
+  const BuildManifest m =
+      parse_manifest(read_file(REDUCE_GRADE_COURSE_MANIFEST), REDUCE_GRADE_COURSE_MANIFEST);
+  const std::string script = read_file(REDUCE_GRADE_LAB_EXPORTS_MAP);
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  std::map<std::string, std::string> getter_of_entry;
+  for (const CourseOperation& op : course.operations) {
+    const std::string& getter = m.getter(op.name);
+    EXPECT_TRUE(contains(script, "    " + getter + ";\n")) << op.name << ": " << getter;
+    const auto [it, first] = getter_of_entry.emplace(op.entry, getter);
+    EXPECT_EQ(it->second, getter) << op.name << " shares " << op.entry;
+    if (first) EXPECT_EQ(getter, "reduce_" + op.name + "_lab");  // the first with that entry
+  }
+  EXPECT_EQ(m.getter("sum_deterministic"), "reduce_sum_lab");
+#endif
 }
 
 }  // namespace

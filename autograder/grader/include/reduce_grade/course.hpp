@@ -22,7 +22,6 @@ struct CourseOperation {
   std::string entry;   ///< the lab.cuh function that implements it, e.g. "sum", "atomic_max_apply"
   std::string result;  ///< what the entry returns: "float", "index", "apply" (no workspace),
                        ///< "segments" or "segment_pairs"
-  std::string getter;  ///< its C name in a lab library: reduce_<first op with that entry>_lab
   std::string bench;   ///< the benchmark's row family ("sum" for sum_deterministic); empty: none
 };
 
@@ -34,16 +33,16 @@ struct CourseLab {
   int number = 0;                ///< the leading number of the folder, e.g. 4
 };
 
-/// How the grader treats one operation of a lab, derived from the course's files.
+/// How the grader treats one operation of a lab, derived from the course's files. The names the
+/// build gives its library, its C getter and its benchmark rows' name, are the build manifest's
+/// (BuildManifest::getter(), BuildManifest::bench_name()), never derived here.
 struct OpPlan {
   std::string op;      ///< e.g. "sum", "sum_deterministic", "maximum", "atomic_max"
   std::string entry;   ///< the lab.cuh function called for it, e.g. "sum"
   std::string result;  ///< "float", "index", "apply", "segments" or "segment_pairs" (course.json)
-  std::string getter;  ///< the entry's C name in the lab library, e.g. "reduce_sum_lab"
   bool public_tests = false;  ///< `autograder/tests/<op>_test`.cu exists
   bool hidden_tests = false;  ///< `autograder/hidden/<op>_hidden_test`.cu exists
   std::string bench_op;       ///< benchmark row family ("sum" for sum_deterministic); empty: none
-  std::string bench_name;     ///< the lab's benchmark row: `"<lab>"`, or `"<lab>_<op>"` for a mode
 };
 
 /// The course: where it lives and which labs it has, in teaching order.

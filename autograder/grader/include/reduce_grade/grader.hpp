@@ -135,10 +135,11 @@ struct BenchTarget {
 };
 
 /// Runs the benchmark of \p course (build_course()) once for several labs of \p labs (a
-/// submission's build): every benchmarked operation of every lab at
-/// the rubric's size, beside the ceiling probe and CUB, in one process (one probe, one set of
-/// inputs). A lab's fraction is that of its slowest operation. A lab whose rows are missing (the
-/// process died in another lab's code, say) gets a problem; the caller may rerun it alone.
+/// submission's build, whose manifest names each library's rows): every benchmarked operation of
+/// every lab at the rubric's size, beside the ceiling probe and CUB, in one process (one probe,
+/// one set of inputs). A lab's fraction is that of its slowest operation. A lab whose rows are
+/// missing (the process died in another lab's code, say) gets a problem; the caller may rerun it
+/// alone.
 /// \p cuda_device pins it to one GPU (CUDA_VISIBLE_DEVICES; empty: the default). \p counts, when
 /// given, gets the benchmark process and the lab processes it started added.
 std::map<std::string, PerfFacts> run_benchmarks(

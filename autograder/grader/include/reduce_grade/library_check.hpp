@@ -13,11 +13,12 @@
 ///   the compiler's system folders;
 /// - inspect_symbols() checks the built library's dynamic imports (no dlopen, fork, exec...),
 ///   its exports (the lab contract only: the version script cmake/LabExports.cmake writes from
-///   course.json) and its host code (no raw
+///   course.json, with the getters the build manifest names) and its host code (no raw
 ///   syscall instruction).
 #pragma once
 
 #include <reduce_grade/course.hpp>
+#include <reduce_grade/manifest.hpp>
 #include <reduce_grade/rubric.hpp>
 
 #include <filesystem>
@@ -214,10 +215,12 @@ struct ContractExports {
   std::vector<std::string> cxx_prefixes;  ///< demangled-name prefixes, e.g. "reduce::sum("
 };
 
-/// The exports allowed for the operations \p plans, from the catalogue (course.json): each
-/// entry's C getter (`reduce_sum_lab`, which sum_deterministic shares), `reduce::<entry>(` and,
+/// The exports allowed for the operations \p plans of a lab built as \p built says: each
+/// operation's C getter as the build named it (the manifest's `getter`: `reduce_sum_lab`, which
+/// sum_deterministic shares) and, from the catalogue (course.json), `reduce::<entry>(` and,
 /// unless the entry applies in place (atomic_max_apply), `reduce::<entry>_workspace_bytes(`.
-ContractExports contract_exports(const std::vector<OpPlan>& plans);
+/// Throws ConfigError where \p built has no operation of \p plans.
+ContractExports contract_exports(const std::vector<OpPlan>& plans, const BuildManifest& built);
 
 /// Checks the undefined dynamic symbols (`nm -D --undefined-only` output); one finding (kind
 /// kImport) per forbidden symbol: "forbidden import: dlopen".
