@@ -44,6 +44,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -93,9 +94,12 @@ constexpr bool answers_in_order() {
 }
 static_assert(answers_in_order(), "kAnswers must list every Answer once, in the enum's order");
 
-/// \p answer's row of kAnswers.
+/// \p answer's row of kAnswers; throws std::logic_error for an answer added to the enum without
+/// a row (the order check above cannot see a missing last row).
 constexpr const AnswerTraits& traits_of(Answer answer) {
-  return kAnswers[static_cast<int>(answer)];
+  for (const AnswerTraits& row : kAnswers)
+    if (row.answer == answer) return row;
+  throw std::logic_error("kAnswers (timed_inputs.hpp) has no row for an answer");
 }
 
 inline constexpr int kMaxTies = 4;         ///< places of the extreme value
