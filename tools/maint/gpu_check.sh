@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [sweep] [capstone] [grade] [planted] [attack] [class] [batch]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -18,6 +18,8 @@
 #        grade only these), GRADE_STUBS (0: do not grade the untouched labs/),
 #        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
 #        PLANTED_GPUS (0,0,0: three cases at once on GPU 0, benchmarks one at a time),
+#        CALIBRATE_RUNS (benchmark runs of reduce-grade calibrate, default 3), CALIBRATE_LABS (17:
+#        calibrate only these; default GRADE_LABS, else every lab),
 #        CAPSTONE_CONFIGS (strategy:waves runs at large sizes), CAPSTONE_SMALL (strategies forced
 #        at SMALL_SIZES),
 #        BATCH_COPIES (whole-course copies of solutions/ in the batch step, default 8),
@@ -50,7 +52,8 @@ finish() {
   [ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
   [ -f "$OUT/accuracy.txt" ] && cat "$OUT/accuracy.txt"
   [ -f "$OUT/segmented.txt" ] && cat "$OUT/segmented.txt"
-  cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" "$OUT/batch/compare.md" 2>/dev/null
+  cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" "$OUT/calibrate/calibrate.txt" \
+    "$OUT/batch/compare.md" 2>/dev/null
   [ -f "$OUT/ops.log" ] && sed -n '/^probe layouts/,$p' "$OUT/ops.log" | grep -v "^probe\|^$\|^rung"
   [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
   } | tee "$OUT/summary.txt"
@@ -221,9 +224,9 @@ split_times() {
   summary+=("$(tail -1 "$OUT/grade-times.txt")")
 }
 G=${GRADER:-build-grader/autograder/grader/reduce-grade}
-if { want grade || want planted; } && [ ! -x "$G" ]; then
-  note "grade/planted: no grader at $G (build it where its libraries are and set GRADER)"
-  steps=("${steps[@]/grade}"); steps=("${steps[@]/planted}")
+if { want grade || want planted || want calibrate; } && [ ! -x "$G" ]; then
+  note "grade/planted/calibrate: no grader at $G (build it where its libraries are and set GRADER)"
+  steps=("${steps[@]/grade}"); steps=("${steps[@]/planted}"); steps=("${steps[@]/calibrate}")
 fi
 if want grade; then
   # Gradings of the solutions: the first from an empty build folder (the wall time a student
@@ -258,6 +261,16 @@ if want planted; then
   sed -E "s/^(test|hidden|sanitizer)_timeout_s = 300/\1_timeout_s = 60/" autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
   "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} ${PLANTED_GPUS:+--gpus "$PLANTED_GPUS"} >"$OUT/planted.log" 2>&1
   note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"
+fi
+
+# The reference solutions' fraction of the ceiling, as grading measures it (reduce-grade calibrate:
+# a build of solutions/, then CALIBRATE_RUNS benchmark runs with fresh seeds); its calibrate.txt
+# is docs/results/<folder>/calibrate_lab<NN>_<gpu>.txt. Exit 1: a reference below its threshold.
+if want calibrate; then
+  t0=$(stamp); labs=${CALIBRATE_LABS:-${GRADE_LABS:-}}
+  "$G" calibrate --runs "${CALIBRATE_RUNS:-3}" ${labs:+--labs "$labs"} --out "$OUT/calibrate" -j "$JOBS" \
+    >"$OUT/calibrate.log" 2>&1
+  note "calibrate: rc=$? in $(( $(stamp) - t0 ))s"
 fi
 
 # Three submissions in one batch, the middle one attacking the grading (tools/maint/batch_attack.sh).
