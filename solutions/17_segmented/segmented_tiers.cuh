@@ -3,7 +3,7 @@
 // The offsets live on the device and the call must not wait for them, so the host cannot look at
 // the lengths. It knows only their average, n / segments, and picks from it how many lanes share
 // a row: a thread, a few lanes, or a warp (run()). Then, on one stream:
-//   clear_counters: zeroes the work lists' counters (one thread);
+//   a memset zeroes the work lists' counters (the workspace holds garbage on entry);
 //   group_rows: a group of kLanes lanes per row, every first load of the group's rows issued
 //     before any value is combined, 16-byte loads between each row's first and last 16-byte
 //     boundaries. A row longer than the tier's cap is listed instead: its chunks of kChunk
@@ -14,16 +14,15 @@
 //     loads in flight on each multiprocessor;
 //   listed_chunks: a warp per listed chunk, the resident warps taking chunks in turn (and
 //     loading the next chunk's place while their loads are in flight). A row of one chunk is
-//     stored at once, a longer row's chunks write partials;
-//   totals: a warp per row of partials (a listed row of several chunks, a split row of several
-//     parts) combines them in order.
+//     stored at once; a longer row's chunks write partials, and the warp that reads the row's
+//     last chunk to finish combines them in chunk order.
 // Rows averaging kSplitFrom elements or more take split_rows instead of group_rows: a block per
 // part of a row (the row cut in equal parts of at most 4096, 8192 or 16384 elements, as many as a
 // block's loads cover at once, like CUB's one tile per block), so the memory sees every load of
-// a part at once; a row of one part is stored by its block, a longer row's parts are left to
-// totals.
-// Each kernel after the first is launched so that it may start while the previous one drains
-// (programmatic dependent launch, sm_90) and waits for it only where it needs its results.
+// a part at once; a row of one part is stored by its block, a longer row's parts write partials
+// that listed_chunks' warps combine in part order before they read the listed chunks.
+// listed_chunks is launched so that it may start while the rows' kernel drains (programmatic
+// dependent launch, sm_90) and waits for it only where it needs its results.
 //
 // Each row's result is computed in a fixed order (the lists' order changes from run to run, but a
 // row's own tree does not), so the results are the same on every run.
@@ -39,6 +38,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 
 namespace reduce::segmented {
 
@@ -59,16 +59,20 @@ __host__ __device__ constexpr std::int64_t group_cap(unsigned lanes, unsigned lo
   return 16 * lanes * loads > kListedFrom - 1 ? 16 * lanes * loads : kListedFrom - 1;
 }
 
-/// A listed piece of work: chunk `chunk` of row `segment`.
+/// A listed piece of work: chunk `chunk` of row `segment`, whose entry in the long-row list is
+/// `row` (kOneChunk for a row of one chunk).
 struct Item {
   std::uint64_t segment;
-  std::uint64_t chunk;
+  std::uint32_t chunk, row;
 };
 
-/// A listed row of several chunks: its partials are partials[first], ..., [first + chunks - 1].
+/// Item::row of a row of one chunk.
+constexpr std::uint32_t kOneChunk = 0xFFFFFFFFu;
+
+/// A listed row of several chunks: its partials are partials[first], ..., [first + chunks - 1];
+/// `left` counts its chunks not yet read (the warp that brings it to 0 combines them).
 struct LongRow {
-  std::uint64_t segment;
-  std::uint32_t first, chunks;
+  std::uint32_t first, chunks, left, unused;
 };
 
 /// The workspace: the counters (chunks listed, long rows listed), the chunk list, the long-row
@@ -112,6 +116,25 @@ __device__ inline void wait_for_previous_grid() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   cudaGridDependencySynchronize();
 #endif
+}
+
+/// A value that another block of this grid wrote, read from the L2 (where every block's writes
+/// meet), never from a stale line of this multiprocessor's L1.
+template <class T>
+__device__ T load_from_l2(const T* p) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16, "a 4, 8 or 16-byte value");
+  T v;
+  if constexpr (sizeof(T) == 4) {
+    const unsigned raw = __ldcg(reinterpret_cast<const unsigned*>(p));
+    std::memcpy(&v, &raw, sizeof(T));
+  } else if constexpr (sizeof(T) == 8) {
+    const uint2 raw = __ldcg(reinterpret_cast<const uint2*>(p));
+    std::memcpy(&v, &raw, sizeof(T));
+  } else {
+    const uint4 raw = __ldcg(reinterpret_cast<const uint4*>(p));
+    std::memcpy(&v, &raw, sizeof(T));
+  }
+  return v;
 }
 
 /// Every lane of the warp ends with the warp's combined value: a butterfly of Op::combine in a
@@ -289,13 +312,17 @@ struct Lists {
   /// several. The whole warp calls it with the same row; its lanes write the chunks.
   __device__ void add(std::size_t s, std::int64_t length, unsigned lane) const {
     const auto chunks = static_cast<unsigned>((length + kChunk - 1) / kChunk);
-    unsigned first = 0;
+    unsigned first = 0, row = kOneChunk;
     if (lane == 0) {
       first = atomicAdd(&counters[0], chunks);
-      if (chunks > 1) long_rows[atomicAdd(&counters[1], 1u)] = {s, first, chunks};
+      if (chunks > 1) {
+        row = atomicAdd(&counters[1], 1u);
+        long_rows[row] = {first, chunks, chunks, 0};
+      }
     }
     first = __shfl_sync(kFullMask, first, 0);
-    for (unsigned c = lane; c < chunks; c += kWarp) items[first + c] = {s, c};
+    row = __shfl_sync(kFullMask, row, 0);
+    for (unsigned c = lane; c < chunks; c += kWarp) items[first + c] = {s, c, row};
   }
 };
 
@@ -308,8 +335,6 @@ __global__ __launch_bounds__(kThreads,
                                                            std::size_t segments,
                                                            float* __restrict__ out, Lists lists) {
   let_next_grid_start();
-  // The grid ends after clear_counters (the next kernels read the counters once it has ended).
-  if (blockIdx.x == 0 && threadIdx.x == 0) wait_for_previous_grid();
   using Value = typename Op::Value;
   constexpr unsigned kGroups = kWarp / kLanes;
   constexpr std::int64_t kCap = group_cap(kLanes, kLoads);
@@ -329,7 +354,6 @@ __global__ __launch_bounds__(kThreads,
     for (unsigned listing = __ballot_sync(kFullMask, !ours[r] && lane == 0); listing != 0;
          listing &= listing - 1) {
       const unsigned by = __ffs(listing) - 1;
-      wait_for_previous_grid();  // the counters are zero
       lists.add(__shfl_sync(kFullMask, s, by), __shfl_sync(kFullMask, end - begin, by),
                 threadIdx.x % kWarp);
     }
@@ -356,7 +380,6 @@ __global__ __launch_bounds__(kThreads, kBlocksPerSm) void short_rows(
     const float* __restrict__ in, std::size_t n, const std::int64_t* __restrict__ offsets,
     std::size_t segments, float* __restrict__ out, Lists lists) {
   let_next_grid_start();
-  if (blockIdx.x == 0 && threadIdx.x == 0) wait_for_previous_grid();  // as in group_rows
   constexpr unsigned kGroups = kWarp / kLanes;
   constexpr std::int64_t kCap = group_cap(kLanes, kLoads);
   const unsigned lane = threadIdx.x % kLanes, group = threadIdx.x % kWarp / kLanes;
@@ -372,7 +395,6 @@ __global__ __launch_bounds__(kThreads, kBlocksPerSm) void short_rows(
   for (unsigned listing = __ballot_sync(kFullMask, !ours && lane == 0); listing != 0;
        listing &= listing - 1) {
     const unsigned by = __ffs(listing) - 1;
-    wait_for_previous_grid();  // the counters are zero
     lists.add(__shfl_sync(kFullMask, s, by), __shfl_sync(kFullMask, end - begin, by),
               threadIdx.x % kWarp);
   }
@@ -383,59 +405,13 @@ __global__ __launch_bounds__(kThreads, kBlocksPerSm) void short_rows(
   if (lane == 0 && s < segments && ours) Op::store(out, s, v);
 }
 
-/// Where a listed chunk lies: its item and its row's bounds.
-struct Placed {
-  Item item;
-  std::int64_t begin, end;
-};
-
-/// Listed chunks, a warp each: warp w takes chunks w, w + (warps in the grid), ..., and loads the
-/// next one's place while the current one's loads are in flight. A row of one chunk is stored; a
-/// longer row's chunk writes its partial for totals.
-template <class Op>
-__global__ __launch_bounds__(kThreads, kListedBlocksPerSm) void listed_chunks(
-    const float* __restrict__ in, const std::int64_t* __restrict__ offsets, float* __restrict__ out,
-    const unsigned* __restrict__ counters, const Item* __restrict__ items,
-    typename Op::Value* __restrict__ partials) {
-  let_next_grid_start();
-  wait_for_previous_grid();  // the lists are complete and visible
-  const unsigned lane = threadIdx.x % kWarp;
-  const unsigned warps = gridDim.x * (kThreads / kWarp);
-  const unsigned total = counters[0];
-  const auto place = [&](unsigned i) {
-    Placed p{};
-    if (i < total) {
-      p.item = items[i];
-      p.begin = offsets[p.item.segment];
-      p.end = offsets[p.item.segment + 1];
-    }
-    return p;
-  };
-  unsigned i = (blockIdx.x * kThreads + threadIdx.x) / kWarp;
-  Placed here = place(i);
-  for (; i < total; i += warps) {
-    const std::int64_t from = here.begin + static_cast<std::int64_t>(here.item.chunk) * kChunk;
-    const Span span = cut(in, from, from + kChunk < here.end ? from + kChunk : here.end);
-    FirstLoads<kWarp, kChunkLoads> loads;
-    loads.issue(span, lane);
-    const Placed next = place(i + warps);
-    const auto v = Op::warp_combine(loads.template finish<Op>(span, lane));
-    if (lane == 0) {
-      if (here.end - here.begin <= kChunk)
-        Op::store(out, here.item.segment, v);
-      else
-        partials[i] = v;
-    }
-    here = next;
-  }
-}
-
-/// One warp stores row \p s's value: its \p count partials combined in order.
+/// One warp stores row \p s's value: its \p count partials combined in order (read from the L2:
+/// other blocks of the grid may have written them).
 template <class Op>
 __device__ void store_in_order(float* out, std::size_t s, const typename Op::Value* partials,
                                unsigned count, unsigned lane) {
   auto acc = Op::identity();
-  for (unsigned c = lane; c < count; c += kWarp) acc = Op::combine(acc, partials[c]);
+  for (unsigned c = lane; c < count; c += kWarp) acc = Op::combine(acc, load_from_l2(partials + c));
   acc = Op::warp_combine(acc);
   if (lane == 0) Op::store(out, s, acc);
 }
@@ -470,7 +446,7 @@ constexpr std::int64_t part_of = std::int64_t{kThreads} * 4 * kLoads;
 
 /// Rows split by their average: block b reads part b % parts of row b / parts (parts equal shares
 /// of the row, whatever its length), its loads all in flight at once. A row of one part is
-/// stored, a longer row's parts write their partials for totals; a row longer than
+/// stored, a longer row's parts write their partials for listed_chunks; a row longer than
 /// parts * part_of<kLoads> * 4 is listed instead. No list, no atomics: every block knows its
 /// place from its index.
 template <class Op, unsigned kLoads>
@@ -480,15 +456,11 @@ __global__ __launch_bounds__(kThreads) void split_rows(const float* __restrict__
                                                        Lists lists, float* __restrict__ out,
                                                        typename Op::Value* __restrict__ row_parts) {
   let_next_grid_start();
-  if (blockIdx.x == 0 && threadIdx.x == 0) wait_for_previous_grid();  // as in group_rows
   const std::size_t s = blockIdx.x / parts;
   const unsigned part = blockIdx.x % parts;
   const std::int64_t begin = offsets[s], end = offsets[s + 1], length = end - begin;
   if (too_long_to_split(length, parts, part_of<kLoads>)) {
-    if (part == 0 && threadIdx.x < kWarp) {
-      wait_for_previous_grid();  // the counters are zero
-      lists.add(s, length, threadIdx.x);
-    }
+    if (part == 0 && threadIdx.x < kWarp) lists.add(s, length, threadIdx.x);
     return;
   }
   const std::int64_t share = (length + parts - 1) / parts;
@@ -502,45 +474,75 @@ __global__ __launch_bounds__(kThreads) void split_rows(const float* __restrict__
     row_parts[blockIdx.x] = v;
 }
 
-/// Rows split by split_rows in several parts, as totals finds them.
+/// Rows split by split_rows in several parts, as listed_chunks finds them.
 template <class Value>
 struct SplitParts {
-  const std::int64_t* offsets = nullptr;
   std::size_t segments = 0;
   unsigned parts = 0;     ///< parts a row: none to combine unless more than one
   std::int64_t part = 0;  ///< elements a block of split_rows reads at once
   const Value* row_parts = nullptr;
 };
 
-/// The rows combined from partials, a warp each, once every partial is written: the listed rows
-/// of several chunks (their chunks' partials in chunk order) and the rows split_rows cut in
-/// several parts (their parts' partials in part order; the rows it listed are left to the first
-/// loop).
+/// Where a listed chunk lies: its item and its row's bounds.
+struct Placed {
+  Item item;
+  std::int64_t begin, end;
+};
+
+/// Once the tier's kernel has ended: first the rows \p split cut in several parts, a warp each,
+/// their parts combined in part order (the rows split_rows listed are read below); then the
+/// listed chunks, a warp each: warp w takes chunks w, w + (warps in the grid), ..., and loads the
+/// next one's place while the current one's loads are in flight. A row of one chunk is stored; a
+/// longer row's chunk writes its partial, and the warp that finishes the row's last chunk
+/// combines them all in chunk order.
 template <class Op>
-__global__ __launch_bounds__(kThreads) void totals(float* __restrict__ out,
-                                                   const unsigned* __restrict__ counters,
-                                                   const LongRow* __restrict__ long_rows,
-                                                   const typename Op::Value* __restrict__ partials,
-                                                   SplitParts<typename Op::Value> split) {
-  wait_for_previous_grid();  // every partial is written
+__global__ __launch_bounds__(kThreads, kListedBlocksPerSm) void listed_chunks(
+    const float* __restrict__ in, const std::int64_t* __restrict__ offsets, float* __restrict__ out,
+    Lists lists, typename Op::Value* __restrict__ partials, SplitParts<typename Op::Value> split) {
+  wait_for_previous_grid();  // the lists and the split rows' parts are complete and visible
   const unsigned lane = threadIdx.x % kWarp;
-  const std::size_t warps = static_cast<std::size_t>(gridDim.x) * (kThreads / kWarp);
-  const std::size_t warp = (static_cast<std::size_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
-  const unsigned listed = counters[1];
-  for (std::size_t k = warp; k < listed; k += warps) {
-    const LongRow row = long_rows[k];
-    store_in_order<Op>(out, row.segment, partials + row.first, row.chunks, lane);
-  }
+  const unsigned warps = gridDim.x * (kThreads / kWarp);
+  const unsigned warp = (blockIdx.x * kThreads + threadIdx.x) / kWarp;
   if (split.parts > 1)
     for (std::size_t s = warp; s < split.segments; s += warps)
-      if (!too_long_to_split(split.offsets[s + 1] - split.offsets[s], split.parts, split.part))
+      if (!too_long_to_split(offsets[s + 1] - offsets[s], split.parts, split.part))
         store_in_order<Op>(out, s, split.row_parts + s * split.parts, split.parts, lane);
-}
-
-/// Zeroes the lists' counters (one thread), and lets group_rows start at once.
-__global__ void clear_counters(unsigned* counters) {
-  let_next_grid_start();
-  counters[0] = counters[1] = 0;
+  const unsigned total = lists.counters[0];
+  const auto place = [&](unsigned i) {
+    Placed p{};
+    if (i < total) {
+      p.item = lists.items[i];
+      p.begin = offsets[p.item.segment];
+      p.end = offsets[p.item.segment + 1];
+    }
+    return p;
+  };
+  unsigned i = warp;
+  Placed here = place(i);
+  for (; i < total; i += warps) {
+    const std::int64_t from = here.begin + static_cast<std::int64_t>(here.item.chunk) * kChunk;
+    const Span span = cut(in, from, from + kChunk < here.end ? from + kChunk : here.end);
+    FirstLoads<kWarp, kChunkLoads> loads;
+    loads.issue(span, lane);
+    const Placed next = place(i + warps);
+    const auto v = Op::warp_combine(loads.template finish<Op>(span, lane));
+    bool last = false;
+    if (lane == 0) {
+      if (here.item.row == kOneChunk) {
+        Op::store(out, here.item.segment, v);
+      } else {
+        partials[i] = v;
+        __threadfence();  // the partial is visible before the count of chunks left says so
+        last = atomicSub(&lists.long_rows[here.item.row].left, 1u) == 1;
+      }
+    }
+    if (__shfl_sync(kFullMask, last, 0)) {  // every other chunk of the row has its partial
+      __threadfence();
+      const LongRow row = load_from_l2(lists.long_rows + here.item.row);
+      store_in_order<Op>(out, here.item.segment, partials + row.first, row.chunks, lane);
+    }
+    here = next;
+  }
 }
 
 /// Blocks of \p kernel that fit on the device at once.
@@ -591,22 +593,19 @@ struct Places {
   }
 };
 
-/// The two launches after the tier's kernel: the listed chunks, then the totals (of the listed
-/// rows of several chunks and of the rows \p split cut in several parts).
+/// The launch after the tier's kernel: the listed chunks (and the parts of the rows \p split cut
+/// in several parts).
 template <class Op>
-void run_listed(const float* in, std::size_t n, const std::int64_t* offsets, std::size_t segments,
-                float* out, const Places<Op>& places, SplitParts<typename Op::Value> split,
-                cudaStream_t stream) {
+void run_listed(const float* in, const std::int64_t* offsets, float* out, const Places<Op>& places,
+                SplitParts<typename Op::Value> split, cudaStream_t stream) {
   static const unsigned listed_grid = resident_blocks(listed_chunks<Op>);
-  launch_overlapped(listed_chunks<Op>, listed_grid, stream, in, offsets, out, places.lists.counters,
-                    places.lists.items, places.partials);
-  const std::size_t rows = std::max(Layout::max_long_rows(n, segments),
-                                    split.parts > 1 ? split.segments : std::size_t{0});
-  const auto total_blocks = static_cast<unsigned>(
-      std::min<std::size_t>(listed_grid, (rows * kWarp + kThreads - 1) / kThreads));
-  launch_overlapped(totals<Op>, total_blocks, stream, out,
-                    static_cast<const unsigned*>(places.lists.counters), places.lists.long_rows,
-                    static_cast<const typename Op::Value*>(places.partials), split);
+  launch_overlapped(listed_chunks<Op>, listed_grid, stream, in, offsets, out, places.lists,
+                    places.partials, split);
+}
+
+/// Zeroes the lists' counters: a memset, which the stream runs before the tier's kernel.
+inline void clear_counters(const Lists& lists, cudaStream_t stream) {
+  REDUCE_CUDA_CHECK(cudaMemsetAsync(lists.counters, 0, 2 * sizeof(unsigned), stream));
 }
 
 /// The launches of one tier of groups (see the top of this file).
@@ -616,11 +615,11 @@ void run_tier(const float* in, std::size_t n, const std::int64_t* offsets, std::
   const Places<Op> places(workspace, n, segments);
   constexpr std::size_t kRowsPerBlock = kThreads / kLanes * kRows;
   const auto blocks = static_cast<unsigned>((segments + kRowsPerBlock - 1) / kRowsPerBlock);
-  clear_counters<<<1, 1, 0, stream>>>(places.lists.counters);
+  clear_counters(places.lists, stream);
+  group_rows<Op, kLanes, kLoads, kRows, kBlocksPerSm>
+      <<<blocks, kThreads, 0, stream>>>(in, offsets, segments, out, places.lists);
   REDUCE_CUDA_CHECK_LAUNCH();
-  launch_overlapped(group_rows<Op, kLanes, kLoads, kRows, kBlocksPerSm>, blocks, stream, in,
-                    offsets, segments, out, places.lists);
-  run_listed<Op>(in, n, offsets, segments, out, places, {}, stream);
+  run_listed<Op>(in, offsets, out, places, {}, stream);
 }
 
 /// The launches of a tier of short rows (short_rows, then the listed rows' kernels).
@@ -630,11 +629,11 @@ void run_short(const float* in, std::size_t n, const std::int64_t* offsets, std:
   const Places<Op> places(workspace, n, segments);
   constexpr std::size_t kRowsPerBlock = kThreads / kLanes;
   const auto blocks = static_cast<unsigned>((segments + kRowsPerBlock - 1) / kRowsPerBlock);
-  clear_counters<<<1, 1, 0, stream>>>(places.lists.counters);
+  clear_counters(places.lists, stream);
+  short_rows<Op, kLanes, kLoads, kBlocksPerSm>
+      <<<blocks, kThreads, 0, stream>>>(in, n, offsets, segments, out, places.lists);
   REDUCE_CUDA_CHECK_LAUNCH();
-  launch_overlapped(short_rows<Op, kLanes, kLoads, kBlocksPerSm>, blocks, stream, in, n, offsets,
-                    segments, out, places.lists);
-  run_listed<Op>(in, n, offsets, segments, out, places, {}, stream);
+  run_listed<Op>(in, offsets, out, places, {}, stream);
 }
 
 /// The launches of rows split by their average: parts of up to part_of<kLoads> elements.
@@ -644,12 +643,12 @@ void run_split(const float* in, std::size_t n, const std::int64_t* offsets, std:
   const Places<Op> places(workspace, n, segments);
   const std::size_t average = n / segments;
   const auto parts = static_cast<unsigned>((average + part_of<kLoads> - 1) / part_of<kLoads>);
-  clear_counters<<<1, 1, 0, stream>>>(places.lists.counters);
+  clear_counters(places.lists, stream);
+  split_rows<Op, kLoads><<<static_cast<unsigned>(segments * parts), kThreads, 0, stream>>>(
+      in, offsets, segments, parts, places.lists, out, places.row_parts);
   REDUCE_CUDA_CHECK_LAUNCH();
-  launch_overlapped(split_rows<Op, kLoads>, static_cast<unsigned>(segments * parts), stream, in,
-                    offsets, segments, parts, places.lists, out, places.row_parts);
-  run_listed<Op>(in, n, offsets, segments, out, places,
-                 {offsets, segments, parts, part_of<kLoads>, places.row_parts}, stream);
+  run_listed<Op>(in, offsets, out, places, {segments, parts, part_of<kLoads>, places.row_parts},
+                 stream);
 }
 
 /// Picks the tier from the rows' average length (n / segments bounds it from above).
