@@ -14,8 +14,8 @@
 //     loads in flight on each multiprocessor;
 //   listed_chunks: a warp per listed chunk, the resident warps taking chunks in turn (and
 //     loading the next chunk's place while their loads are in flight). A row of one chunk is
-//     stored at once; a longer row's chunks write partials, and the warp that reads the row's
-//     last chunk to finish combines them in chunk order.
+//     stored at once; a longer row's chunks write partials, and the warp whose chunk is the
+//     row's last to finish combines them in chunk order.
 // Rows averaging kSplitFrom elements or more take split_rows instead of group_rows: a block per
 // part of a row (the row cut in equal parts of at most 4096, 8192 or 16384 elements, as many as a
 // block's loads cover at once, like CUB's one tile per block), so the memory sees every load of
