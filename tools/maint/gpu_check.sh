@@ -4,12 +4,14 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [plans] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
 #        SEGMENTED_SIZES, SEGMENTED_LENGTHS, SEGMENTED_RAGGED (the segmented step's rows),
 #        CCCL_INCLUDE (the newest CCCL headers for its cub_fixed rows),
+#        PLANS (the plans step's patches, default docs/results/segmented/plans/*.patch),
+#        PLAN_SIZES, PLAN_LENGTHS, PLAN_RAGGED (its rows),
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"), TEST_EXCLUDE
 #        (ctest name regex left out of it),
@@ -52,6 +54,7 @@ finish() {
   [ -f "$OUT/capstone.txt" ] && cat "$OUT/capstone.txt"
   [ -f "$OUT/accuracy.txt" ] && cat "$OUT/accuracy.txt"
   [ -f "$OUT/segmented.txt" ] && cat "$OUT/segmented.txt"
+  [ -f "$OUT/plans.txt" ] && cat "$OUT/plans.txt"
   cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" "$OUT/calibrate/calibrate.txt" \
     "$OUT/batch/compare.md" 2>/dev/null
   [ -f "$OUT/ops.log" ] && sed -n '/^probe layouts/,$p' "$OUT/ops.log" | grep -v "^probe\|^$\|^rung"
@@ -178,6 +181,42 @@ if want segmented; then
   note "segmented: rc=$? in $(( $(stamp) - t0 ))s; $(grep -c 'WRONG' "$OUT/segmented.log") rows with wrong results; cub_fixed: $(grep -o '"cub_fixed_version": "[^"]*"' "$OUT/segmented.json" | cut -d'"' -f4)"
   # Every row's line stays in segmented.log; the summary gets the table (GB/s and of_floor).
   sed -n '/^segmented rows, n = /,$p' "$OUT/segmented.log" >"$OUT/segmented.txt"
+fi
+
+# Lab 17's plans that lost (docs/results/segmented/plans/*.patch, or PLANS="a.patch b.patch"):
+# each patch applied to a copy of solutions/17_segmented, built as a submission tree of its own
+# (target submission_all), and timed beside the reference of $BUILD (a build step first), CUB
+# 3.6's fixed-size rows and the floor in one process, the only fair comparison
+# (docs/results/segmented/plans_<gpu>.json is $OUT/plans.json). A patch whose header has the line
+# "rows: uniform" is right only where no row is listed, and is left out of the ragged rows.
+if want plans; then
+  t0=$(stamp)
+  work=$(mktemp -d /tmp/plans.XXXXXX)
+  labs=() ragged=(17_segmented)
+  for patch in ${PLANS:-docs/results/segmented/plans/*.patch}; do
+    name=$(basename "$patch" .patch)
+    mkdir -p "$work/$name" && cp -r solutions/17_segmented "$work/$name/" &&
+      patch -s -p3 -d "$work/$name/17_segmented" <"$patch" ||
+      { note "plans: $patch does not apply to solutions/17_segmented"; continue; }
+    (cmake -S . -B "$work/build-$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DREDUCE_TREES="$work/$name" -DREDUCE_ONLY_LABS=17_segmented -DREDUCE_BUILD_TESTS=OFF \
+      -DREDUCE_BUILD_GRADER=OFF -DREDUCE_BUILD_DOCS=OFF &&
+      cmake --build "$work/build-$name" -j "$JOBS" --target submission_all) \
+      >"$OUT/plans_build_$name.log" 2>&1 &
+    for op in sum softmax; do
+      labs+=("$name=$work/build-$name/submission/lib/lib17_segmented_segmented_$op.so")
+    done
+    grep -q '^rows: uniform' "$patch" || ragged+=("$name")
+  done
+  wait
+  IFS=, ; all="${labs[*]}"; IFS='|'; ragged_impls="${ragged[*]}"; unset IFS
+  REDUCE_LABS="$all" REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" \
+    REDUCE_BENCH_SIZES=${PLAN_SIZES:-2^24,2^28} REDUCE_SEGMENT_LENGTHS=${PLAN_LENGTHS:-16,32,64,512,4096} \
+    REDUCE_SEGMENT_RAGGED=${PLAN_RAGGED:-32} "$BUILD/bin/reduce_bench" \
+    --benchmark_filter="^(segmented_(sum|softmax)_[0-9]+/(17[0-9a-z_]*|cub_fixed)/|segmented_(sum|softmax)_ragged[0-9]+/($ragged_impls)/|floor/)" \
+    --benchmark_out="$OUT/plans.json" --benchmark_out_format=json >"$OUT/plans.log" 2>&1
+  note "plans: rc=$? in $(( $(stamp) - t0 ))s; ${#labs[@]} libraries; $(grep -c 'WRONG' "$OUT/plans.log") rows with wrong results"
+  sed -n '/^segmented rows, n = /,$p' "$OUT/plans.log" | grep -v '^floor\|^segmented_.*/.*/' >"$OUT/plans.txt"
 fi
 
 if want sweep; then
