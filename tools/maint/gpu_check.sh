@@ -192,7 +192,7 @@ fi
 if want plans; then
   t0=$(stamp)
   work=$(mktemp -d /tmp/plans.XXXXXX)
-  labs=() ragged=(17_segmented)
+  names=() labs=() ragged=(17_segmented)
   for patch in ${PLANS:-docs/results/segmented/plans/*.patch}; do
     name=$(basename "$patch" .patch)
     mkdir -p "$work/$name" && cp -r solutions/17_segmented "$work/$name/" &&
@@ -203,12 +203,16 @@ if want plans; then
       -DREDUCE_BUILD_GRADER=OFF -DREDUCE_BUILD_DOCS=OFF &&
       cmake --build "$work/build-$name" -j "$JOBS" --target submission_all) \
       >"$OUT/plans_build_$name.log" 2>&1 &
-    for op in sum softmax; do
-      labs+=("$name=$work/build-$name/submission/lib/lib17_segmented_segmented_$op.so")
-    done
+    names+=("$name")
     grep -q '^rows: uniform' "$patch" || ragged+=("$name")
   done
   wait
+  for name in ${names[@]+"${names[@]}"}; do  # a plan that did not build is named, not timed
+    lib=$work/build-$name/submission/lib/lib17_segmented_segmented
+    [ -f "${lib}_sum.so" ] && [ -f "${lib}_softmax.so" ] ||
+      { note "plans: $name did not build (plans_build_$name.log)"; continue; }
+    labs+=("$name=${lib}_sum.so" "$name=${lib}_softmax.so")
+  done
   IFS=, ; all="${labs[*]}"; IFS='|'; ragged_impls="${ragged[*]}"; unset IFS
   REDUCE_LABS="$all" REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" \
     REDUCE_BENCH_SIZES=${PLAN_SIZES:-2^24,2^28} REDUCE_SEGMENT_LENGTHS=${PLAN_LENGTHS:-16,32,64,512,4096} \
