@@ -192,7 +192,7 @@ fi
 if want plans; then
   t0=$(stamp)
   work=$(mktemp -d /tmp/plans.XXXXXX)
-  names=() labs=() ragged=(17_segmented)
+  names=() plan_libs=() ragged=(17_segmented)
   for patch in ${PLANS:-docs/results/segmented/plans/*.patch}; do
     name=$(basename "$patch" .patch)
     mkdir -p "$work/$name" && cp -r solutions/17_segmented "$work/$name/" &&
@@ -211,15 +211,15 @@ if want plans; then
     lib=$work/build-$name/submission/lib/lib17_segmented_segmented
     [ -f "${lib}_sum.so" ] && [ -f "${lib}_softmax.so" ] ||
       { note "plans: $name did not build (plans_build_$name.log)"; continue; }
-    labs+=("$name=${lib}_sum.so" "$name=${lib}_softmax.so")
+    plan_libs+=("$name=${lib}_sum.so" "$name=${lib}_softmax.so")
   done
-  IFS=, ; all="${labs[*]}"; IFS='|'; ragged_impls="${ragged[*]}"; unset IFS
+  IFS=, ; all="${plan_libs[*]}"; IFS='|'; ragged_impls="${ragged[*]}"; unset IFS
   REDUCE_LABS="$all" REDUCE_LABS_FILE="$BUILD/solutions/labs.txt" \
     REDUCE_BENCH_SIZES=${PLAN_SIZES:-2^24,2^28} REDUCE_SEGMENT_LENGTHS=${PLAN_LENGTHS:-16,32,64,512,4096} \
     REDUCE_SEGMENT_RAGGED=${PLAN_RAGGED:-32} "$BUILD/bin/reduce_bench" \
     --benchmark_filter="^(segmented_(sum|softmax)_[0-9]+/(17[0-9a-z_]*|cub_fixed)/|segmented_(sum|softmax)_ragged[0-9]+/($ragged_impls)/|floor/)" \
     --benchmark_out="$OUT/plans.json" --benchmark_out_format=json >"$OUT/plans.log" 2>&1
-  note "plans: rc=$? in $(( $(stamp) - t0 ))s; ${#labs[@]} libraries; $(grep -c 'WRONG' "$OUT/plans.log") rows with wrong results"
+  note "plans: rc=$? in $(( $(stamp) - t0 ))s; ${#plan_libs[@]} libraries; $(grep -c 'WRONG' "$OUT/plans.log") rows with wrong results"
   sed -n '/^segmented rows, n = /,$p' "$OUT/plans.log" | grep -v '^floor\|^segmented_.*/.*/' >"$OUT/plans.txt"
 fi
 
