@@ -42,10 +42,10 @@ class HiddenArgmaxSizes : public HiddenArgmax, public ::testing::WithParamInterf
 
 TEST_P(HiddenArgmaxSizes, AnswerInTheTail) {
   const std::size_t n = GetParam();
-  const std::vector<float> base = all_negative(n, test_seed() + 13 * n);
+  const std::vector<float> base = all_negative(n, input_seed(13 * n));
   const std::size_t window = std::min<std::size_t>(n, 4096);
-  const std::size_t tail = n - 1 - mix(test_seed(), n) % window;  // among the last 4096
-  const std::size_t head = mix(test_seed(), n + 1) % window;      // among the first 4096
+  const std::size_t tail = n - 1 - mix(input_seed(), n) % window;  // among the last 4096
+  const std::size_t head = mix(input_seed(), n + 1) % window;      // among the first 4096
   const auto with = [&](std::vector<std::pair<std::size_t, float>> changes) {
     std::vector<float> x = base;
     for (const auto& [p, v] : changes) x[p] = v;
@@ -105,9 +105,9 @@ TEST_F(HiddenArgmax, WindowsOfOneAllocation) {
 
 TEST_F(HiddenArgmax, FirstNaNOfAnyKind) {
   const std::size_t n = 3 * (std::size_t{1} << 20) + 1;
-  std::vector<float> host = all_negative(n, test_seed() ^ 0xA9A);
+  std::vector<float> host = all_negative(n, input_seed(0xA9A));
   host[n / 3] = kInf;
-  const std::size_t first = 4096 + mix(test_seed(), 0xA9B) % (n / 2);
+  const std::size_t first = 4096 + input_seed(0xA9B) % (n / 2);
   // Later NaNs of the usual kind: in the next float, a later block and the tail.
   for (std::size_t p : {first + 1, first + 70001, n - 1}) host[p] = kNaN;
   for (std::uint32_t nan_bits : {0xFFC00000u, 0x7F800001u, 0xFF800001u, 0xFFFFFFFFu}) {
@@ -124,14 +124,14 @@ TEST_F(HiddenArgmax, FirstNaNOfAnyKind) {
 
 TEST_F(HiddenArgmax, MovingTiesWithNewValues) {
   const std::size_t n = 3 * (std::size_t{1} << 22) + 1;
-  const std::uint64_t seed = test_seed() ^ 0xA9C;
+  const std::uint64_t seed = input_seed(0xA9C);
   DeviceBuffer<float> in = all_negative_on_device(n, seed);
   std::vector<std::size_t> previous;
   for (int k = 0; k < 12; ++k) {
     const float value = static_cast<float>(1 + (5 * k) % 12);  // 1..12, scrambled
     std::vector<std::size_t> places;
     for (int j = 0; j < 3; ++j)
-      places.push_back(64 + mix(test_seed(), 0xA9D + 3 * k + j) % (n - 128));
+      places.push_back(64 + mix(input_seed(0xA9D), 3 * k + j) % (n - 128));
     for (std::size_t p : previous) set_element(in.data(), p, all_negative_at(seed, p));
     for (std::size_t p : places) set_element(in.data(), p, value);
     const std::size_t first = *std::min_element(places.begin(), places.end());

@@ -64,7 +64,7 @@ class HiddenAtomicMaxBounds : public HiddenAtomicMax,
 
 TEST_P(HiddenAtomicMaxBounds, NothingBeyondTheValues) {
   const std::size_t n = GetParam();
-  const std::vector<float> values = all_negative(n, test_seed() ^ (n + 0xB0));
+  const std::vector<float> values = all_negative(n, input_seed(n + 0xB0));
   for (std::size_t offset = 0; offset < 4; ++offset) {
     // +inf before and after the values, and a NaN after that.
     std::vector<float> buffer(offset + n + 8, kInf);
@@ -98,7 +98,7 @@ TEST_F(HiddenAtomicMax, SequentialWalks) {
     // 48 values drawn from the pool; the last walk ends with NaNs of several kinds.
     std::vector<float> values;
     for (std::uint64_t k = 0; k < 48; ++k) {
-      values.push_back(pool[mix(test_seed(), 0xB100 + 64 * w + k) % pool.size()]);
+      values.push_back(pool[mix(input_seed(0xB100, w), k) % pool.size()]);
     }
     if (w + 1 == std::size(starts)) {
       values[36] = kNegativeNaN;
@@ -160,7 +160,7 @@ TEST_F(HiddenAtomicMax, OneChainOfRaisesUnderContention) {
     check_history(-kInf, *c.values, olds, final);
     expect_one_chain_of_raises(-kInf, *c.values, olds, final);
   }
-  const std::vector<float> mixed = signed_mix(n, test_seed() ^ 0xB2, 0.05, 0.001);
+  const std::vector<float> mixed = signed_mix(n, input_seed(0xB2), 0.05, 0.001);
   SCOPED_TRACE("random signs with signed zeros and infinities");
   float final = 0.0f;
   const std::vector<float> olds =

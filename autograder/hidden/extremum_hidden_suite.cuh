@@ -46,13 +46,13 @@ class REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes)
 TEST_P(REDUCE_EXTREMUM_PICK(HiddenMaximumSizes, HiddenMinimumSizes), LargestInTheTail) {
   const std::size_t n = GetParam();
   // mirror(all_negative(n, seed)), written on the GPU.
-  const std::uint64_t seed = test_seed() + 11 * n;
+  const std::uint64_t seed = input_seed(11 * n);
   const auto value_at = [seed](std::size_t i) { return mirror(all_negative_at(seed, i)); };
   DeviceBuffer<float> in = all_negative_on_device(n, seed, Traits::kMirrored);
   // The last element, and one drawn from the seed among the last 4096: past every whole tile of
   // the grid-stride loop, where the remainder is handled (an `if` instead of a `for` there keeps
   // one element per thread and drops the rest).
-  const std::size_t drawn = n - 1 - mix(test_seed(), n) % std::min<std::size_t>(n, 4096);
+  const std::size_t drawn = n - 1 - mix(input_seed(), n) % std::min<std::size_t>(n, 4096);
   for (std::size_t p : {n - 1, drawn}) {
     SCOPED_TRACE(std::string(Traits::kLargest) + " element at index " + std::to_string(p) + " of " +
                  std::to_string(n));
@@ -94,7 +94,7 @@ TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), WindowsOfOneAllocatio
 TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), HeadAndTailOfMisalignedInputs) {
   const float loser = mirror(-0.0f), winner = mirror(0.0f);
   for (std::size_t n : {std::size_t{4099}, (std::size_t{1} << 20) + 3}) {
-    const std::vector<float> negatives = mirror(all_negative(n + 4, test_seed() ^ (n + 0x4EAD)));
+    const std::vector<float> negatives = mirror(all_negative(n + 4, input_seed(n + 0x4EAD)));
     DeviceBuffer<float> in(negatives);
     DeviceBuffer<float> zeros(std::vector<float>(n + 4, loser));
     for (std::size_t offset = 1; offset < 4; ++offset) {
@@ -120,13 +120,13 @@ TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), HeadAndTailOfMisalign
 
 TEST_F(REDUCE_EXTREMUM_PICK(HiddenMaximum, HiddenMinimum), MovingLargestWithNewValues) {
   const std::size_t n = 3 * (std::size_t{1} << 22) + 1;
-  const std::uint64_t seed = test_seed() ^ 0x3A0;
+  const std::uint64_t seed = input_seed(0x3A0);
   DeviceBuffer<float> in = all_negative_on_device(n, seed, Traits::kMirrored);
   std::size_t previous = 0;
   for (int k = 0; k < 24; ++k) {
     // 1..24 in a scrambled order: neither the last answer nor the largest so far is right.
     const float value = mirror(static_cast<float>(1 + (7 * k) % 24));
-    const std::size_t p = 64 + mix(test_seed(), 0x3A1 + k) % (n - 128);
+    const std::size_t p = 64 + mix(input_seed(0x3A1), k) % (n - 128);
     if (k > 0) set_element(in.data(), previous, mirror(all_negative_at(seed, previous)));
     set_element(in.data(), p, value);
     SCOPED_TRACE("round " + std::to_string(k) + ": " + spell(value) + " at index " +

@@ -50,7 +50,7 @@ class HiddenMeanSizes : public HiddenMean, public ::testing::WithParamInterface<
 
 TEST_P(HiddenMeanSizes, ExactIntegers) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = exact_integers(n, test_seed() ^ (n + 0x3EA));
+  const std::vector<float> host = exact_integers(n, input_seed(n + 0x3EA));
   expect_bits(mean_of(host), exact_mean(reference_sum(host), n),
               "exact integers, n = " + std::to_string(n) + " (no element is 0)");
 }
@@ -80,10 +80,10 @@ TEST_P(HiddenMeanCount, DividesByTheExactCount) {
   // cancel: every partial sum is a small integer. Only the places that are not zero are kept
   // on the host; the zeros are written on the GPU.
   std::map<std::size_t, float> placed;
-  for (int k = 0; k < s; ++k) placed[k == 0 ? n - 1 : mix(test_seed(), 0xC0 + k) % n] += 1.0f;
+  for (int k = 0; k < s; ++k) placed[k == 0 ? n - 1 : mix(input_seed(0xC0), k) % n] += 1.0f;
   for (int k = 1; k <= 20; ++k) {
-    placed[mix(test_seed(), 0xC100 + k) % n] += static_cast<float>(k % 8 + 1);
-    placed[mix(test_seed(), 0xC200 + k) % n] -= static_cast<float>(k % 8 + 1);
+    placed[mix(input_seed(0xC100), k) % n] += static_cast<float>(k % 8 + 1);
+    placed[mix(input_seed(0xC200), k) % n] -= static_cast<float>(k % 8 + 1);
   }
   DeviceBuffer<float> in(n);
   in.fill_bytes(0);  // +0.0f
@@ -125,7 +125,7 @@ TEST_F(HiddenMean, InfinitiesAndNaN) {
 
 TEST_F(HiddenMean, WindowsOfOneAllocation) {
   // A float read from outside a window adds 1e30 to its sum.
-  const std::vector<float> host = exact_integers(kWindowSpan, test_seed() ^ 0xEA0);
+  const std::vector<float> host = exact_integers(kWindowSpan, input_seed(0xEA0));
   DeviceBuffer<float> in(host);
   for_each_window(host, in, std::pair{1e30f, 1e30f}, [&](const Window& w) {
     expect_bits(run(w.device, w.n), exact_mean(reference_sum(w.host), w.n),
@@ -144,7 +144,7 @@ TEST_F(HiddenMean, MovingValueWithNewValues) {
     // -8..-1, 1..8 in a scrambled order: neither the last answer nor a running total is right.
     const int v = (5 * k) % 16 - 8;
     const float value = static_cast<float>(v < 0 ? v : v + 1);
-    const std::size_t p = 64 + mix(test_seed(), 0xEA1 + k) % (n - 128);
+    const std::size_t p = 64 + mix(input_seed(0xEA1), k) % (n - 128);
     if (k > 0) set_element(in.data(), previous, 0.0f);
     set_element(in.data(), p, value);
     expect_bits(run(in.data(), n), exact_mean(value, n),

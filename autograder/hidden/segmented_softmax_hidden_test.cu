@@ -26,7 +26,7 @@ class HiddenSegmentedSoftmaxDrawn : public HiddenSegmentedSoftmax,
                                     public ::testing::WithParamInterface<int> {};
 
 TEST_P(HiddenSegmentedSoftmaxDrawn, MaximumExactSumWithinBound) {
-  const std::uint64_t seed = test_seed() + 131 * GetParam();
+  const std::uint64_t seed = input_seed(131 * GetParam());
   const std::size_t segments = 1 + mix(seed, 0x50F) % 300;
   const std::vector<std::int64_t> offsets = drawn_offsets(seed, segments);
   const float centre = static_cast<float>(static_cast<int>(mix(seed, 1) % 181) - 90);
@@ -45,19 +45,22 @@ INSTANTIATE_TEST_SUITE_P(Draws, HiddenSegmentedSoftmaxDrawn, ::testing::Range(0,
 TEST_F(HiddenSegmentedSoftmax, ManyShortSegments) {
   // A million rows of lengths 0 to 40, each with its maximum at a drawn place.
   std::vector<std::int64_t> offsets{0};
+  const std::uint64_t lengths = input_seed();
   for (std::size_t s = 0; s < (1u << 20); ++s)
-    offsets.push_back(offsets.back() + static_cast<std::int64_t>(mix(test_seed(), s) % 41));
+    offsets.push_back(offsets.back() + static_cast<std::int64_t>(mix(lengths, s) % 41));
   std::vector<float> host(offsets.back());
+  const std::uint64_t values = input_seed(3);
   for (std::size_t i = 0; i < host.size(); ++i)
-    host[i] = -static_cast<float>(mix(test_seed() ^ 3, i) % 64) / 4.0f;
+    host[i] = -static_cast<float>(mix(values, i) % 64) / 4.0f;
   check(host, offsets, "2^20 segments of 0 to 40 elements");
 }
 
 TEST_F(HiddenSegmentedSoftmax, QueuesOnTheGivenStream) {
   const std::vector<std::int64_t> offsets{0, 100, 5000, 400000, 400001};
   std::vector<float> host(offsets.back());
+  const std::uint64_t values = input_seed(5);
   for (std::size_t i = 0; i < host.size(); ++i)
-    host[i] = static_cast<float>(mix(test_seed() ^ 5, i) % 50) / 5.0f;
+    host[i] = static_cast<float>(mix(values, i) % 50) / 5.0f;
   runner::LabRunner& lab = runner::LabRunner::from_environment();
   lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round)

@@ -57,8 +57,8 @@ class HiddenSegmentedSumDrawn : public HiddenSegmentedSum,
 TEST_P(HiddenSegmentedSumDrawn, ExactPerSegment) {
   std::vector<float> host;
   std::vector<std::int64_t> offsets;
-  const std::size_t segments = 1 + mix(test_seed(), 0x5E9 + GetParam()) % 300;
-  drawn_layout(test_seed() + 97 * GetParam(), segments, host, offsets);
+  const std::size_t segments = 1 + input_seed(0x5E9) % 300;
+  drawn_layout(input_seed(97 * GetParam()), segments, host, offsets);
   expect_exact(host, offsets,
                "draw " + std::to_string(GetParam()) + ": " + std::to_string(segments) +
                    " segments over " + std::to_string(offsets.back()) + " elements");
@@ -69,19 +69,22 @@ INSTANTIATE_TEST_SUITE_P(Draws, HiddenSegmentedSumDrawn, ::testing::Range(0, 6))
 TEST_F(HiddenSegmentedSum, ManyShortSegments) {
   // A million rows of lengths 0 to 40: the warp-per-row tier at scale.
   std::vector<std::int64_t> offsets{0};
+  const std::uint64_t lengths = input_seed();
   for (std::size_t s = 0; s < (1u << 20); ++s)
-    offsets.push_back(offsets.back() + static_cast<std::int64_t>(mix(test_seed(), s) % 41));
+    offsets.push_back(offsets.back() + static_cast<std::int64_t>(mix(lengths, s) % 41));
   std::vector<float> host(offsets.back());
+  const std::uint64_t values = input_seed(3);
   for (std::size_t i = 0; i < host.size(); ++i)
-    host[i] = static_cast<float>(1 + mix(test_seed() ^ 3, i) % 4);
+    host[i] = static_cast<float>(1 + mix(values, i) % 4);
   expect_exact(host, offsets, "2^20 segments of 0 to 40 elements");
 }
 
 TEST_F(HiddenSegmentedSum, QueuesOnTheGivenStream) {
   std::vector<std::int64_t> offsets{0, 100, 5000, 400000, 400001};
   std::vector<float> host(offsets.back());
+  const std::uint64_t values = input_seed(5);
   for (std::size_t i = 0; i < host.size(); ++i)
-    host[i] = static_cast<float>(1 + mix(test_seed() ^ 5, i) % 3);
+    host[i] = static_cast<float>(1 + mix(values, i) % 3);
   runner::LabRunner& lab = runner::LabRunner::from_environment();
   lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round)

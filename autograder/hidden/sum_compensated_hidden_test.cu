@@ -17,9 +17,8 @@ class HiddenSumCompensatedDrawn : public HiddenSum, public ::testing::WithParamI
 
 TEST_P(HiddenSumCompensatedDrawn, WithinCompensatedBound) {
   const std::size_t n = drawn_size(100 + GetParam()) + 2;
-  const std::vector<float> host = GetParam() % 2 == 0
-                                      ? cancelling_shuffled(n, test_seed() ^ (0xC0 + n))
-                                      : cancelling(n, test_seed() ^ (0xC1 + n));
+  const std::vector<float> host = GetParam() % 2 == 0 ? cancelling_shuffled(n, input_seed(0xC0 + n))
+                                                      : cancelling(n, input_seed(0xC1 + n));
   expect_compensated(run(host), host,
                      std::string("cancelling pairs") +
                          (GetParam() % 2 == 0 ? " in random order" : "") +

@@ -2,7 +2,7 @@
 // every lab that implements reduce::sum, and on their own entry points for lab 18's sums
 // (HiddenSum, sum_hidden_suite.hpp), never shipped in the student release. They check what the
 // public suite (autograder/tests/sum_test.cu) leaves to chance: sizes the student cannot know in
-// advance (drawn from REDUCE_SEED, which the grader sets fresh for every run), inputs that are not
+// advance (a keyed hash of REDUCE_SEED, fresh for every run: input_seed()), inputs that are not
 // 16-byte aligned, a workspace reused across sizes, calls on the same buffer with new contents,
 // results that must not accumulate across calls, work queued on the caller's stream only, and
 // inputs whose only non-zero elements sit in the tail.
@@ -50,7 +50,7 @@ class HiddenSumRandomSize : public HiddenSum, public ::testing::WithParamInterfa
 
 TEST_P(HiddenSumRandomSize, ExactForASizeDrawnFromTheSeed) {
   const std::size_t n = drawn_size(GetParam());
-  const std::vector<float> host = exact_integers(n, test_seed() ^ (0xA11CEull + n));
+  const std::vector<float> host = exact_integers(n, input_seed(0xA11CEull + n));
   const DeviceBuffer<float> in(host);
   expect_exact(run(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
 }
@@ -66,7 +66,8 @@ class HiddenSumMisaligned
 TEST_P(HiddenSumMisaligned, ReadsFromAnyFloatOffset) {
   const auto [offset, n] = GetParam();
   std::vector<float> host(n + 4, 100.0f);  // the floats around the input must not be read
-  for (std::size_t i = 0; i < n; ++i) host[offset + i] = exact_value(test_seed() + offset, i);
+  const std::uint64_t seed = input_seed(offset);
+  for (std::size_t i = 0; i < n; ++i) host[offset + i] = exact_value(seed, i);
   const DeviceBuffer<float> buffer(host);
   const std::vector<float> input(host.begin() + offset, host.begin() + offset + n);
   expect_exact(run(buffer.data() + offset, n), reference_sum(input),
@@ -96,7 +97,7 @@ TEST_P(HiddenSumWorkspaceReuse, AlternatingSizesOnTheSameBuffers) {
   const auto [n1, n2] = GetParam();
   const std::size_t n_max = std::max(n1, n2);
   // Any prefix of an exact input is exact too (its magnitudes add up to less).
-  const std::vector<float> host = exact_integers(n_max, test_seed() ^ 0xB0B);
+  const std::vector<float> host = exact_integers(n_max, input_seed(0xB0B));
   const DeviceBuffer<float> in(host);
   const double expected[2] = {reference_sum(std::vector<float>(host.begin(), host.begin() + n1)),
                               reference_sum(std::vector<float>(host.begin(), host.begin() + n2))};
@@ -137,7 +138,7 @@ class HiddenSumLarge : public HiddenSum, public ::testing::WithParamInterface<st
 
 TEST_P(HiddenSumLarge, ExactBeyondTwoToTheTwentyFour) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = exact_integers(n, test_seed() + 0x1A26E);
+  const std::vector<float> host = exact_integers(n, input_seed(0x1A26E));
   const DeviceBuffer<float> in(host);
   expect_exact(run(in.data(), n), reference_sum(host), "n = " + std::to_string(n));
 }
@@ -154,7 +155,8 @@ class HiddenSumTail : public HiddenSum,
 TEST_P(HiddenSumTail, OnlyTheLastElementsAreNonZero) {
   const auto [n, tail] = GetParam();
   std::vector<float> host(n, 0.0f);
-  for (std::size_t i = n - tail; i < n; ++i) host[i] = exact_value(test_seed() ^ 0x7A11, i);
+  const std::uint64_t seed = input_seed(0x7A11);
+  for (std::size_t i = n - tail; i < n; ++i) host[i] = exact_value(seed, i);
   const DeviceBuffer<float> in(host);
   expect_exact(run(in.data(), n), reference_sum(host),
                "n = " + std::to_string(n) + ", non-zero only in the last " + std::to_string(tail) +
@@ -180,7 +182,7 @@ TEST_F(HiddenSum, SameBufferNewContents) {
   const std::size_t n = 3000017;
   DeviceBuffer<float> in(n);
   for (std::uint64_t round = 0; round < 4; ++round) {
-    const std::vector<float> host = exact_integers(n, test_seed() * 7 + round);
+    const std::vector<float> host = exact_integers(n, input_seed(7, round));
     in.copy_from_host(host.data(), n);
     expect_exact(run(in.data(), n), reference_sum(host),
                  "round " + std::to_string(round) +
@@ -193,7 +195,7 @@ TEST_F(HiddenSum, SameBufferNewContents) {
 
 TEST_F(HiddenSum, RepeatedCallsDoNotAccumulate) {
   const std::size_t n = 100003;
-  const std::vector<float> host = exact_integers(n, test_seed() + 0xACC);
+  const std::vector<float> host = exact_integers(n, input_seed(0xACC));
   const DeviceBuffer<float> in(host);
   DeviceBuffer<unsigned char> workspace(lab().workspace_bytes(n));
   const double expected = reference_sum(host);
@@ -218,7 +220,7 @@ TEST_F(HiddenSum, QueuesOnTheGivenStream) {
   // of its own, is not ordered after that copy and reads poison or a half-copied input, even
   // when it waits for the whole device before returning.
   const std::size_t n = std::size_t{1} << 24;
-  const std::vector<float> host = exact_integers(n, test_seed() + 0x57AE);
+  const std::vector<float> host = exact_integers(n, input_seed(0x57AE));
   const DeviceBuffer<float> in(host);
   runner::LabRunner& lab = runner::LabRunner::from_environment();
   lab.set_stage_inputs(true);
@@ -239,7 +241,7 @@ TEST_F(HiddenSum, SentinelsAtRandomPlaces) {
   in.fill_bytes(0);
   const float value = -3.0f, zero = 0.0f;
   for (std::uint64_t k = 0; k < 6; ++k) {
-    const std::size_t p = static_cast<std::size_t>(mix(test_seed(), 0x5E47 + k) % n);
+    const std::size_t p = static_cast<std::size_t>(mix(input_seed(0x5E47), k) % n);
     copy_to_device(in.data() + p, &value, 1);
     expect_exact(run(in.data(), n), -3.0,
                  "one -3 at index " + std::to_string(p) + " of " + std::to_string(n) +
@@ -253,7 +255,8 @@ TEST_F(HiddenSum, SentinelsAtRandomPlaces) {
 TEST_F(HiddenSum, AllNegative) {
   const std::size_t n = (1u << 21) + 13;
   std::vector<float> host(n);
-  for (std::size_t i = 0; i < n; ++i) host[i] = -static_cast<float>(1 + (mix(test_seed(), i) & 3));
+  const std::uint64_t seed = input_seed();
+  for (std::size_t i = 0; i < n; ++i) host[i] = -static_cast<float>(1 + (mix(seed, i) & 3));
   const DeviceBuffer<float> in(host);
   expect_exact(run(in.data(), n), reference_sum(host),
                "all-negative input, n = " + std::to_string(n));

@@ -19,7 +19,7 @@ class HiddenSumReproducibleDrawn : public HiddenSum, public ::testing::WithParam
 
 TEST_P(HiddenSumReproducibleDrawn, CorrectlyRounded) {
   const std::size_t n = drawn_size(200 + GetParam());
-  const std::uint64_t seed = test_seed() ^ (0xEC0 + n);
+  const std::uint64_t seed = input_seed(0xEC0 + n);
   const std::vector<float> host = GetParam() % 3 == 0   ? full_range(n, seed)
                                   : GetParam() % 3 == 1 ? cancelling_shuffled(n, seed)
                                                         : make_data(Data::kWideRange, n, seed);
@@ -40,13 +40,13 @@ TEST_F(HiddenSumReproducible, RoundsOnceAtRandomPlaces) {
   for (std::uint64_t round = 0; round < 3; ++round) {
     std::fill(host.begin(), host.end(), 0.0f);
     for (std::size_t k = 0; k < 200; ++k) {
-      const std::size_t a = mix(test_seed(), round * 1000 + 2 * k) % n;
-      const std::size_t b = mix(test_seed(), round * 1000 + 2 * k + 1) % n;
+      const std::size_t a = mix(input_seed(1000, round), 2 * k) % n;
+      const std::size_t b = mix(input_seed(1000, round), 2 * k + 1) % n;
       if (a == b) continue;
       host[a] = 0x1.0p20f + static_cast<float>(k);
       host[b] = -host[a];
     }
-    for (std::size_t k = 0; k < 3; ++k) host[mix(test_seed(), 0x7E + round * 3 + k) % n] = terms[k];
+    for (std::size_t k = 0; k < 3; ++k) host[mix(input_seed(0x7E, round), k) % n] = terms[k];
     expect_correctly_rounded(run(host), host, "round " + std::to_string(round));
   }
 }

@@ -92,14 +92,14 @@ TEST_P(ArgmaxRandom, MatchesReference) {
   // values a message names come from the generators' per-index functions.
   {
     SCOPED_TRACE("random signs and magnitudes");
-    const std::uint64_t seed = test_seed() ^ n;
+    const std::uint64_t seed = input_seed(1, n);
     const auto value_at = [seed](std::size_t i) { return signed_mix_at(seed, i, 0.001, 0.0); };
     const DeviceBuffer<float> in = signed_mix_on_device(n, seed, 0.001, 0.0);
     expect_index(run(in.data(), n), streamed_argmax(n, value_at), value_at, n);
   }
   {
     SCOPED_TRACE("all negative (a start value of 0 would never be beaten)");
-    const std::uint64_t seed = test_seed() + n;
+    const std::uint64_t seed = input_seed(2, n);
     const auto value_at = [seed](std::size_t i) { return all_negative_at(seed, i); };
     const DeviceBuffer<float> in = all_negative_on_device(n, seed);
     expect_index(run(in.data(), n), streamed_argmax(n, value_at), value_at, n);
@@ -115,7 +115,7 @@ class ArgmaxSentinel : public ArgmaxTest, public ::testing::WithParamInterface<s
 
 TEST_P(ArgmaxSentinel, FindsTheOnlyLargest) {
   const std::size_t n = GetParam();
-  std::vector<float> host = all_negative(n, test_seed() * 7 + n);
+  std::vector<float> host = all_negative(n, input_seed(7, n));
   DeviceBuffer<float> in(host);
   for (std::size_t p : boundary_positions(n)) {
     if (p >= n) continue;
@@ -161,7 +161,7 @@ TEST_P(ArgmaxTies, FirstIndexWins) {
     std::string where;
     for (std::size_t p : in_range) where += std::to_string(p) + " ";
     SCOPED_TRACE("the largest value at indices " + where + "of " + std::to_string(n));
-    const std::vector<float> host = ties(n, test_seed() + in_range[0], 10.0f, in_range);
+    const std::vector<float> host = ties(n, input_seed(in_range[0]), 10.0f, in_range);
     ASSERT_EQ(reference_argmax(host), first);
     expect_index(run(host), first, &host, n);
   }
@@ -198,7 +198,7 @@ TEST_P(ArgmaxSignedZeros, TieAndFirstWins) {
       SCOPED_TRACE(std::string(std::signbit(early) ? "-0.0" : "+0.0") + " at " + std::to_string(p) +
                    ", " + (std::signbit(late) ? "-0.0" : "+0.0") + " at " + std::to_string(q) +
                    ", negatives elsewhere: +0.0 and -0.0 tie");
-      std::vector<float> host = all_negative(n, test_seed() + p);
+      std::vector<float> host = all_negative(n, input_seed(p));
       host[p] = early;
       host[q] = late;
       expect_index(run(host), static_cast<std::int64_t>(p), &host, n);
@@ -206,7 +206,7 @@ TEST_P(ArgmaxSignedZeros, TieAndFirstWins) {
   }
   {
     SCOPED_TRACE("+0.0 and -0.0 at random: the first element is a maximum");
-    const std::vector<float> host = signed_zeros(n, test_seed() + 17);
+    const std::vector<float> host = signed_zeros(n, input_seed(17));
     expect_index(run(host), 0, &host, n);
   }
 }
@@ -221,7 +221,7 @@ class ArgmaxNaN : public ArgmaxTest, public ::testing::WithParamInterface<std::s
 
 TEST_P(ArgmaxNaN, FirstNaNWins) {
   const std::size_t n = GetParam();
-  std::vector<float> base = all_negative(n, test_seed() + 5 * n);
+  std::vector<float> base = all_negative(n, input_seed(5 * n));
   place(base, {n / 3}, kInf);  // a NaN must beat +inf
   for (const std::vector<std::size_t>& nans : std::vector<std::vector<std::size_t>>{
            {0}, {n / 2}, {n - 1}, {n - 1, n / 2, 37}, {n - 1, 1024, 1023}, {n - 2, n - 1}}) {
@@ -251,7 +251,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, ArgmaxNaN,
 TEST_F(ArgmaxTest, EveryCallComputesAfresh) {
   const std::size_t n = (1u << 20) + 7;
   const RotatingInputs inputs(
-      3, [n](std::uint64_t k) { return signed_mix(n, test_seed() * 31 + k, 0.0, 0.0); });
+      3, [n](std::uint64_t k) { return signed_mix(n, input_seed(31, k), 0.0, 0.0); });
   for (int call : kRotation) {
     SCOPED_TRACE("input " + std::to_string(call));
     expect_index(run(inputs.device(call), n), reference_argmax(inputs.host(call)),

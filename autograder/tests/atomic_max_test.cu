@@ -201,7 +201,7 @@ class AtomicMaxContention : public AtomicMaxTest, public ::testing::WithParamInt
 TEST_P(AtomicMaxContention, MatchesSequentialMaximum) {
   const Mix mix = GetParam();
   const std::size_t n = std::size_t{1} << 22;  // four million threads on one address
-  check_concurrent(runner(), make(mix, n, test_seed() + static_cast<int>(mix)));
+  check_concurrent(runner(), make(mix, n, input_seed(static_cast<int>(mix))));
 }
 
 INSTANTIATE_TEST_SUITE_P(Inputs, AtomicMaxContention,
@@ -219,11 +219,11 @@ TEST_P(AtomicMaxSmall, MatchesSequentialMaximum) {
   const std::size_t n = GetParam();
   {
     SCOPED_TRACE("random signs, signed zeros");
-    check_concurrent(runner(), signed_mix(n, test_seed() + n, 0.1, 0.0));
+    check_concurrent(runner(), signed_mix(n, input_seed(n), 0.1, 0.0));
   }
   {
     SCOPED_TRACE("all negative");
-    check_concurrent(runner(), all_negative(n, test_seed() + 2 * n));
+    check_concurrent(runner(), all_negative(n, input_seed(2 * n)));
   }
 }
 

@@ -103,7 +103,7 @@ TEST_P(REDUCE_EXTREMUM_PICK(MaximumAllNegative, MinimumAllPositive),
        REDUCE_EXTREMUM_PICK(IsTheLeastNegative, IsTheSmallestPositive)) {
   const std::size_t n = GetParam();
   // mirror(all_negative(n, seed)), written on the GPU: no host copy of 3 x 10^8 floats.
-  const std::uint64_t seed = test_seed() + n;
+  const std::uint64_t seed = input_seed(n);
   const DeviceBuffer<float> in = all_negative_on_device(n, seed, Traits::kMirrored);
   const float want =
       Traits::streamed(n, [seed](std::size_t i) { return mirror(all_negative_at(seed, i)); });
@@ -120,7 +120,7 @@ TEST_P(REDUCE_EXTREMUM_PICK(MaximumRandom, MinimumRandom), MatchesReferenceBitwi
   const std::size_t n = GetParam();
   // Random signs, 12 decades of magnitude, 1 % signed zeros (symmetric: not mirrored):
   // signed_mix(n, seed, 0.01, 0.0), written on the GPU.
-  const std::uint64_t seed = test_seed() ^ n;
+  const std::uint64_t seed = input_seed(n);
   const DeviceBuffer<float> in = signed_mix_on_device(n, seed, 0.01, 0.0);
   const float want =
       Traits::streamed(n, [seed](std::size_t i) { return signed_mix_at(seed, i, 0.01, 0.0); });
@@ -138,7 +138,7 @@ class REDUCE_EXTREMUM_PICK(MaximumSentinel, MinimumSentinel)
 TEST_P(REDUCE_EXTREMUM_PICK(MaximumSentinel, MinimumSentinel),
        REDUCE_EXTREMUM_PICK(FindsTheOnlyLargest, FindsTheOnlySmallest)) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = mirror(all_negative(n, test_seed() * 7 + n));
+  const std::vector<float> host = mirror(all_negative(n, input_seed(7, n)));
   DeviceBuffer<float> in(host);
   const float base = Traits::reference(host);
   for (std::size_t p : boundary_positions(n)) {
@@ -163,7 +163,7 @@ class REDUCE_EXTREMUM_PICK(MaximumNaN, MinimumNaN)
 
 TEST_P(REDUCE_EXTREMUM_PICK(MaximumNaN, MinimumNaN), PropagatesFromAnyPlace) {
   const std::size_t n = GetParam();
-  std::vector<float> host = mirror(all_negative(n, test_seed() + 3 * n));
+  std::vector<float> host = mirror(all_negative(n, input_seed(3 * n)));
   place(host, {n - 1}, mirror(kInf));  // a NaN must beat the infinity that wins otherwise too
   DeviceBuffer<float> in(host);
   for (std::size_t p : boundary_positions(n)) {
@@ -185,7 +185,7 @@ REDUCE_EXTREMUM_INSTANTIATE(Sizes, REDUCE_EXTREMUM_PICK(MaximumNaN, MinimumNaN),
 
 TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), ManyNaNs) {
   const std::size_t n = (1u << 20) + 7;
-  std::vector<float> host = mirror(all_negative(n, test_seed()));
+  std::vector<float> host = mirror(all_negative(n, input_seed()));
   for (std::size_t i = 0; i < n; i += 1000) host[i] = kNaN;
   expect_result(run(host), kNaN, n);
 }
@@ -207,13 +207,13 @@ TEST_P(REDUCE_EXTREMUM_PICK(MaximumSignedZeros, MinimumSignedZeros),
   {
     SCOPED_TRACE(std::string(Traits::kNegative) + " numbers and one " + spell(loser) +
                  " at the end" + is + spell(loser));
-    std::vector<float> host = mirror(all_negative(n, test_seed() + 5));
+    std::vector<float> host = mirror(all_negative(n, input_seed(5)));
     host[n - 1] = loser;
     expect_result(run(host), loser, n);
   }
   {
     SCOPED_TRACE("+0.0 and -0.0 at random" + is + spell(winner));
-    const std::vector<float> host = signed_zeros(n, test_seed() + 9);  // symmetric: not mirrored
+    const std::vector<float> host = signed_zeros(n, input_seed(9));  // symmetric: not mirrored
     expect_result(run(host), Traits::reference(host), n);
   }
   DeviceBuffer<float> in(std::vector<float>(n, loser));
@@ -246,12 +246,12 @@ TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), Infinities) {
   }
   {
     SCOPED_TRACE("random values with +-inf and +-0.0 mixed in");
-    const std::vector<float> host = signed_mix(n, test_seed() + 11, 0.01, 0.001);
+    const std::vector<float> host = signed_mix(n, input_seed(11), 0.01, 0.001);
     expect_result(run(host), Traits::reference(host), n);
   }
   {
     SCOPED_TRACE("one " + spell(winning_inf) + " among " + Traits::kNegative + "s");
-    std::vector<float> host = mirror(all_negative(n, test_seed() + 13));
+    std::vector<float> host = mirror(all_negative(n, input_seed(13)));
     host[n / 3] = winning_inf;
     expect_result(run(host), winning_inf, n);
   }
@@ -262,8 +262,8 @@ TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), Infinities) {
 TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), EveryCallComputesAfresh) {
   const std::size_t n = (1u << 20) + 7;
   const RotatingInputs inputs(3, [n](std::uint64_t k) {
-    return k == 1 ? mirror(all_negative(n, test_seed() * 31 + k))
-                  : signed_mix(n, test_seed() * 31 + k, 0.0, 0.0);
+    return k == 1 ? mirror(all_negative(n, input_seed(31, k)))
+                  : signed_mix(n, input_seed(31, k), 0.0, 0.0);
   });
   for (int call : kRotation) {
     SCOPED_TRACE("input " + std::to_string(call));

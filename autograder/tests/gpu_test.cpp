@@ -2,6 +2,7 @@
 
 #include <reduce/cuda_check.cuh>
 #include <reduce/generators.hpp>
+#include <reduce/keyed_hash.hpp>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -38,6 +39,16 @@ std::uint64_t test_seed() {
     return value;
   }();
   return seed;
+}
+
+std::string current_test_name() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  if (info == nullptr) return {};
+  return std::string(info->test_suite_name()) + "." + info->name();
+}
+
+std::uint64_t input_seed_of(std::initializer_list<std::uint64_t> numbers) {
+  return test_input_key(test_seed(), current_test_name(), numbers);
 }
 
 std::string lab_order() {

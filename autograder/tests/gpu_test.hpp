@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -89,9 +90,28 @@ std::string describe(float v);
 /// a failure names \p what, both values with their bits (describe()) and the run's seed.
 void expect_bits(float got, float want, const std::string& what);
 
-/// Seed for the random inputs of this run: REDUCE_SEED if set (to reproduce a failure),
-/// else fixed. Printed once so every log carries it.
+/// The grading secret of this run: REDUCE_SEED if set (the grader's, or one to reproduce a
+/// failure), else fixed. Printed once so every log carries it. Only for messages and for
+/// reproducing: no input is made from it but through input_seed().
 std::uint64_t test_seed();
+
+/// The current GoogleTest test's full name, "Suite.Test" ("Prefix/Suite.Test/param" for a
+/// parameterised one); empty outside a test.
+std::string current_test_name();
+
+/// input_seed() with its numbers as a list.
+std::uint64_t input_seed_of(std::initializer_list<std::uint64_t> numbers);
+
+/// The seed of one input of the current test: reduce::test_input_key() of the grading secret
+/// (test_seed()), the test's full name (current_test_name()) and the call site's \p numbers.
+/// A keyed hash (SipHash): the seed recovered from one input, by inverting the generators'
+/// mix(), says nothing about the secret or about any other input, of this test or another.
+/// Within one test, every input needs its own numbers; the host's expected values and the
+/// device's input must use the same seed.
+template <typename... Numbers>
+std::uint64_t input_seed(Numbers... numbers) {
+  return input_seed_of({static_cast<std::uint64_t>(numbers)...});
+}
 
 /// Summation order of the lab under test, "serial" or "tree", from the environment variable
 /// REDUCE_LAB_ORDER (the checker's --lab-order option); "tree" when unset.

@@ -73,7 +73,7 @@ class MeanExact : public MeanTest, public ::testing::WithParamInterface<std::siz
 
 TEST_P(MeanExact, MatchesBitwise) {
   const std::size_t n = GetParam();
-  const std::uint64_t seed = test_seed() + n;
+  const std::uint64_t seed = input_seed(n);
   const DeviceBuffer<float> in = exact_integers_on_device(n, seed);
   const float want = static_cast<float>(exact_integers_sum(n, seed) / static_cast<double>(n));
   expect_exact(run(in.data(), n), want, n, "exact integers");
@@ -145,7 +145,7 @@ class MeanRealistic : public MeanTest,
 
 TEST_P(MeanRealistic, WithinErrorBound) {
   const auto [kind, n] = GetParam();
-  const std::vector<float> host = make_data(kind, n, test_seed() ^ n);
+  const std::vector<float> host = make_data(kind, n, input_seed(n));
   const double exact = reference_mean(host);
   const double bound = mean_error_bound(tree_depth(n), n, absolute_sum(host), exact);
   const float got = run(host);
@@ -167,7 +167,7 @@ INSTANTIATE_TEST_SUITE_P(Data, MeanRealistic,
 TEST_F(MeanTest, EveryCallComputesAfresh) {
   const std::size_t n = (1u << 20) + 7;
   const RotatingInputs inputs(
-      3, [n](std::uint64_t k) { return exact_integers(n, test_seed() * 31 + k); });
+      3, [n](std::uint64_t k) { return exact_integers(n, input_seed(31, k)); });
   for (int call : kRotation) {
     expect_exact(run(inputs.device(call), n), static_cast<float>(reference_mean(inputs.host(call))),
                  n, "input " + std::to_string(call));

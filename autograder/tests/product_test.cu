@@ -118,7 +118,7 @@ class ProductExact : public ProductTest, public ::testing::WithParamInterface<st
 TEST_P(ProductExact, MatchesBitwise) {
   const std::size_t n = GetParam();
   // exact_product_factors(n, seed), written on the GPU: no host copy of 3 x 10^8 floats.
-  const std::uint64_t seed = test_seed() + n;
+  const std::uint64_t seed = input_seed(n);
   const DeviceBuffer<float> in = exact_product_factors_on_device(n, seed);
   expect_exact(run(in.data(), n), exact_product_factors_product(n, seed), n);
 }
@@ -157,7 +157,7 @@ class ProductRealistic : public ProductTest, public ::testing::WithParamInterfac
 TEST_P(ProductRealistic, WithinErrorBound) {
   const std::size_t n = GetParam();
   // 1 +- 2^-9: the product of 2^24 such factors stays within e^+-30, far inside float range.
-  const std::vector<float> host = uniform(n, test_seed() ^ n, 1.0f - 0x1p-9f, 1.0f + 0x1p-9f);
+  const std::vector<float> host = uniform(n, input_seed(n), 1.0f - 0x1p-9f, 1.0f + 0x1p-9f);
   const double exact = reference_product(host);
   const double bound = product_relative_error_bound(n);
   const float got = run(host);
@@ -220,7 +220,7 @@ TEST_F(ProductTest, UnderflowsToZero) {
 TEST_F(ProductTest, EveryCallComputesAfresh) {
   const std::size_t n = (1u << 20) + 7;
   const RotatingInputs inputs(
-      3, [n](std::uint64_t k) { return exact_product_factors(n, test_seed() * 31 + k); });
+      3, [n](std::uint64_t k) { return exact_product_factors(n, input_seed(31, k)); });
   for (int call : kRotation) {
     SCOPED_TRACE("input " + std::to_string(call));
     expect_exact(run(inputs.device(call), n),

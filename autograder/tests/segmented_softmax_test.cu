@@ -44,7 +44,7 @@ class SegmentedSoftmaxUniform : public SegmentedSoftmaxTest,
 TEST_P(SegmentedSoftmaxUniform, MaximumExactSumWithinBound) {
   const auto [segments, length] = GetParam();
   const std::vector<std::int64_t> offsets = uniform_offsets(segments, length, 3);
-  check(values_inside(segments * length + 7, offsets, test_seed() + length, -8.0f, 8.0f), offsets,
+  check(values_inside(segments * length + 7, offsets, input_seed(length), -8.0f, 8.0f), offsets,
         std::to_string(segments) + " segments of " + std::to_string(length));
 }
 
@@ -55,7 +55,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, SegmentedSoftmaxUniform, segment_shapes(), segm
 TEST_F(SegmentedSoftmaxTest, LargeValuesNeedTheMaximumSubtracted) {
   // exp(100) overflows float: only exp(x - m) stays finite.
   const std::vector<std::int64_t> offsets = uniform_offsets(40, 5000);
-  check(values_inside(offsets.back(), offsets, test_seed() ^ 0x100, 60.0f, 100.0f), offsets,
+  check(values_inside(offsets.back(), offsets, input_seed(0x100), 60.0f, 100.0f), offsets,
         "values from 60 to 100");
 }
 
@@ -85,9 +85,10 @@ TEST_F(SegmentedSoftmaxTest, RegionsWithDifferentMaxima) {
   // has its own maximum: partials added without rescaling are far off.
   const std::vector<std::int64_t> offsets = {0, 2000, 70000, 500000, 1700000};
   std::vector<float> host(offsets.back());
+  const std::uint64_t seed = input_seed();
   for (std::size_t i = 0; i < host.size(); ++i)
     host[i] = static_cast<float>(i % 70000 / 700) * 0.75f - 30.0f -
-              static_cast<float>(mix(test_seed(), i) % 16) / 8.0f;
+              static_cast<float>(mix(seed, i) % 16) / 8.0f;
   check(host, offsets, "regions of 700 elements, each 0.75 above the last");
 }
 
@@ -107,7 +108,7 @@ TEST_F(SegmentedSoftmaxTest, RaggedLengthsAndGaps) {
       const std::size_t length = lengths[(k + round) % std::size(lengths)] / (round % 3 + 1);
       offsets.push_back(offsets.back() + static_cast<std::int64_t>(length));
     }
-  check(values_inside(offsets.back() + 11, offsets, test_seed() ^ 0x5E6, -20.0f, 20.0f), offsets,
+  check(values_inside(offsets.back() + 11, offsets, input_seed(0x5E6), -20.0f, 20.0f), offsets,
         "ragged segments");
 }
 
@@ -127,7 +128,7 @@ TEST_F(SegmentedSoftmaxTest, NoSegmentsWritesNothing) {
 TEST_F(SegmentedSoftmaxTest, EveryCallComputesAfresh) {
   const std::vector<std::int64_t> offsets = uniform_offsets(300, 3000);
   for (std::uint64_t k = 0; k < 3; ++k)
-    check(values_inside(offsets.back(), offsets, test_seed() * 13 + k, -5.0f, 5.0f), offsets,
+    check(values_inside(offsets.back(), offsets, input_seed(13, k), -5.0f, 5.0f), offsets,
           "input " + std::to_string(k));
 }
 

@@ -79,8 +79,7 @@ class SegmentedSumUniform : public SegmentedSumTest,
 TEST_P(SegmentedSumUniform, ExactPerSegment) {
   const auto [segments, length] = GetParam();
   const std::vector<std::int64_t> offsets = uniform_offsets(segments, length, 3);
-  const std::vector<float> host =
-      exact_inside(segments * length + 7, offsets, test_seed() + length);
+  const std::vector<float> host = exact_inside(segments * length + 7, offsets, input_seed(length));
   expect_segments(run(host, offsets), segment_sums(host, offsets), offsets,
                   std::to_string(segments) + " segments of " + std::to_string(length));
 }
@@ -97,7 +96,7 @@ TEST_F(SegmentedSumTest, RaggedLengthsAndGaps) {
       const std::size_t length = lengths[(k + round) % std::size(lengths)] / (round % 3 + 1);
       offsets.push_back(offsets.back() + static_cast<std::int64_t>(length));
     }
-  const std::vector<float> host = exact_inside(offsets.back() + 11, offsets, test_seed() ^ 0x5E6);
+  const std::vector<float> host = exact_inside(offsets.back() + 11, offsets, input_seed(0x5E6));
   expect_segments(run(host, offsets), segment_sums(host, offsets), offsets, "ragged segments");
 }
 
@@ -120,7 +119,7 @@ TEST_F(SegmentedSumTest, NoSegmentsWritesNothing) {
 
 TEST_F(SegmentedSumTest, RealisticDataWithinBound) {
   const std::vector<std::int64_t> offsets = {0, 100, 5000, 5001, 300000, 1500000};
-  const std::vector<float> host = make_data(Data::kMixedSign, offsets.back(), test_seed() ^ 0x8);
+  const std::vector<float> host = make_data(Data::kMixedSign, offsets.back(), input_seed(0x8));
   const std::vector<float> got = run(host, offsets);
   for (std::size_t s = 0; s + 1 < offsets.size(); ++s) {
     const std::vector<float> part(host.begin() + offsets[s], host.begin() + offsets[s + 1]);
@@ -138,7 +137,7 @@ TEST_F(SegmentedSumTest, RealisticDataWithinBound) {
 TEST_F(SegmentedSumTest, EveryCallComputesAfresh) {
   const std::vector<std::int64_t> offsets = uniform_offsets(300, 3000);
   for (std::uint64_t k = 0; k < 3; ++k) {
-    const std::vector<float> host = exact_inside(offsets.back(), offsets, test_seed() * 13 + k);
+    const std::vector<float> host = exact_inside(offsets.back(), offsets, input_seed(13, k));
     expect_segments(run(host, offsets), segment_sums(host, offsets), offsets,
                     "input " + std::to_string(k));
   }

@@ -20,7 +20,7 @@ class SumCompensatedIllConditioned
 
 TEST_P(SumCompensatedIllConditioned, WithinCompensatedBound) {
   const auto [kind, n] = GetParam();
-  const std::vector<float> host = make_data(kind, n, test_seed() ^ (n * 3));
+  const std::vector<float> host = make_data(kind, n, input_seed(n * 3));
   expect_compensated(run(host), host, data_name(kind));
 }
 
@@ -37,7 +37,7 @@ class SumCompensatedShuffled : public SumTest, public ::testing::WithParamInterf
 
 TEST_P(SumCompensatedShuffled, WithinCompensatedBound) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = cancelling_shuffled(n, test_seed() + n);
+  const std::vector<float> host = cancelling_shuffled(n, input_seed(n));
   expect_compensated(run(host), host, "cancelling pairs in random order");
 }
 
@@ -52,7 +52,7 @@ class SumCompensatedBigAndSmall : public SumTest,
 
 TEST_P(SumCompensatedBigAndSmall, KeepsTheSmallValues) {
   const std::size_t n = GetParam();
-  std::vector<float> host = exact_integers(n, test_seed() ^ 0xB16);
+  std::vector<float> host = exact_integers(n, input_seed(0xB16));
   const float big = 0x1.0p40f;
   for (std::size_t p : sentinel_positions(n)) {
     if (p + 1 >= n || 2 * p + 1 == n) continue;  // p and its mirror n - 1 - p form a pair

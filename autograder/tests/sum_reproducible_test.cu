@@ -25,7 +25,7 @@ class SumReproducibleData : public SumTest,
 
 TEST_P(SumReproducibleData, CorrectlyRounded) {
   const auto [kind, n] = GetParam();
-  const std::vector<float> host = make_data(kind, n, test_seed() ^ (n * 5));
+  const std::vector<float> host = make_data(kind, n, input_seed(n * 5));
   expect_correctly_rounded(run(host), host, data_name(kind));
 }
 
@@ -42,7 +42,7 @@ class SumReproducibleFullRange : public SumTest,
 
 TEST_P(SumReproducibleFullRange, CorrectlyRounded) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = full_range(n, test_seed() + n);
+  const std::vector<float> host = full_range(n, input_seed(n));
   expect_correctly_rounded(run(host), host, "magnitudes from 2^-149 to 2^100, random signs");
 }
 
@@ -56,7 +56,7 @@ class SumReproducibleOrder : public SumTest, public ::testing::WithParamInterfac
 
 TEST_P(SumReproducibleOrder, SameBitsInAnyOrder) {
   const std::size_t n = GetParam();
-  const std::vector<float> host = make_data(Data::kMixedSign, n, test_seed() + 3 * n);
+  const std::vector<float> host = make_data(Data::kMixedSign, n, input_seed(3 * n));
   const float first = run(host);
   expect_correctly_rounded(first, host, "uniform in [-1, 1)");
   std::vector<float> reversed(host.rbegin(), host.rend());
@@ -65,7 +65,7 @@ TEST_P(SumReproducibleOrder, SameBitsInAnyOrder) {
       << "n = " << n << ": the same values in reverse order gave " << describe(backwards)
       << " after " << describe(first);
   for (std::uint64_t k = 0; k < 3; ++k) {
-    const float again = run(shuffled(host, test_seed() + k));
+    const float again = run(shuffled(host, input_seed(k)));
     EXPECT_EQ(bits(again), bits(first))
         << "n = " << n << ": the same values shuffled (" << k << ") gave " << describe(again)
         << " after " << describe(first);

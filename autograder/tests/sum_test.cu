@@ -50,7 +50,7 @@ class SumExact : public SumTest, public ::testing::WithParamInterface<std::size_
 
 TEST_P(SumExact, MatchesBitwise) {
   const std::size_t n = GetParam();
-  const std::uint64_t seed = test_seed() + n;
+  const std::uint64_t seed = input_seed(n);
   const DeviceBuffer<float> in = exact_integers_on_device(n, seed);
   expect_exact(run(in.data(), n), exact_integers_sum(n, seed), n);
 }
@@ -93,7 +93,7 @@ class SumRealistic : public SumTest,
 
 TEST_P(SumRealistic, WithinErrorBound) {
   const auto [kind, n] = GetParam();
-  const std::vector<float> host = make_data(kind, n, test_seed() ^ n);
+  const std::vector<float> host = make_data(kind, n, input_seed(n));
   const DeviceBuffer<float> in(host);
   const double exact = reference_sum(host);
   const double bound = sum_error_bound(lab_depth(n), n, absolute_sum(host));
@@ -114,7 +114,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(SumTest, EveryCallComputesAfresh) {
   const std::size_t n = (1u << 20) + 7;
   const RotatingInputs inputs(
-      3, [n](std::uint64_t k) { return exact_integers(n, test_seed() * 31 + k); });
+      3, [n](std::uint64_t k) { return exact_integers(n, input_seed(31, k)); });
   for (int call : kRotation) {
     SCOPED_TRACE("input " + std::to_string(call));
     expect_exact(run(inputs.device(call), n), reference_sum(inputs.host(call)), n);
@@ -126,7 +126,7 @@ TEST_F(SumTest, EveryCallComputesAfresh) {
 
 TEST_F(SumTest, UnalignedStart) {
   const std::size_t n = (1u << 20) + 7;
-  const std::vector<float> host = exact_integers(n + 3, test_seed() + 77);
+  const std::vector<float> host = exact_integers(n + 3, input_seed(77));
   const DeviceBuffer<float> in(host);
   for (std::size_t offset : {1, 2, 3}) {  // in + offset is 4-byte but not 16-byte aligned
     SCOPED_TRACE("input starts " + std::to_string(offset) + " floats past a 16-byte boundary");
@@ -145,7 +145,7 @@ TEST_F(SumTest, UnalignedStart) {
 TEST_F(SumTest, AboveInt32Range) {
   const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
   REDUCE_REQUIRE_DEVICE_MEMORY(n * sizeof(float));
-  const std::uint64_t seed = test_seed() + 0x31;
+  const std::uint64_t seed = input_seed(0x31);
   // Written on the GPU: generating and copying 8 GiB on the host would cost seconds.
   DeviceBuffer<float> in = exact_integers_on_device(n, seed);
   double want = exact_integers_sum(n, seed);
