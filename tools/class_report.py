@@ -104,6 +104,43 @@ def read_gradebook(path):
         return labs, list(reader)
 
 
+ESCAPE = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})")
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n", "\0")
+
+
+def unescape(text):
+    """The name that the grader's inert_text() made \\p text (`\\x1b` back to ESC, `\\xff` back
+    to the byte 0xff), as the file system's str (undecodable bytes as surrogates)."""
+    out = bytearray()
+    pos = 0
+    for m in ESCAPE.finditer(text):
+        out += text[pos:m.start()].encode("utf-8", "surrogateescape")
+        out += bytes([int(m[1], 16)]) if m[1] else chr(int(m[2], 16)).encode("utf-8", "replace")
+        pos = m.end()
+    out += text[pos:].encode("utf-8", "surrogateescape")
+    return os.fsdecode(bytes(out))
+
+
+def student_folder(folder, cell):
+    """The folder name in \\p folder of a gradebook's student \\p cell, which the grader wrote
+    inert (escapes for control characters and bytes that are not UTF-8) and neutralised for
+    spreadsheets (a quote before a leading `=`, `+`, `-`, `@`); \\p cell itself when no folder
+    matches."""
+    candidates = [cell]
+    if cell.startswith("'") and cell[1:2] in FORMULA_START:
+        candidates.append(cell[1:])
+    candidates += [unescape(c) for c in list(candidates)]
+    for name in candidates:
+        if "/" in name or name in ("", ".", ".."):  # never a folder outside the batch's
+            continue
+        try:
+            if (folder / name).is_dir():
+                return name
+        except (OSError, ValueError):  # a name the file system cannot hold
+            continue
+    return cell
+
+
 def read_report(path):
     """(report, problem): report.json parsed, or None and why it could not be."""
     try:
@@ -129,7 +166,7 @@ def load_batch(folder):
     if gradebook.is_file():
         labs, rows = read_gradebook(gradebook)
     # Student folders: those the gradebook names, then any other with a report or an error.
-    names = [r["student"] for r in rows]
+    names = [student_folder(folder, r["student"]) for r in rows]
     for child in sorted(folder.iterdir()):
         if child.is_dir() and child.name not in names:
             if (child / "report.json").exists() or (child / "error.txt").exists():
@@ -141,7 +178,7 @@ def load_batch(folder):
         )
     if not names:
         raise BatchError(f"empty batch: {gradebook} lists no submissions and no report was found")
-    by_row = {r["student"]: r for r in rows}
+    by_row = {student_folder(folder, r["student"]): r for r in rows}
     submissions = []
     for name in names:
         s = Submission(name=name, folder=folder / name, row=by_row.get(name))
@@ -464,15 +501,37 @@ th { background: #f3f3f3; } td.num { text-align: right; }
 """
 
 
+BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A))
+
+
+def inert(text):
+    """\\p text with nothing a reader's tools obey, as the grader's inert_text() does: control
+    characters but tab and newline, C1 controls, bidirectional overrides and lone surrogates
+    (U+DC80..U+DCFF: a byte of a file name that is not UTF-8) as visible escapes."""
+    out = []
+    for ch in str(text):
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+        elif (code < 0x20 and ch not in "\t\n") or code == 0x7F:
+            out.append(f"\\x{code:02x}")
+        elif 0x80 <= code <= 0x9F or code in BIDI or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def esc(text):
-    """\\p text escaped for HTML."""
-    return html.escape(str(text), quote=True)
+    """\\p text made inert and escaped for HTML."""
+    return html.escape(inert(text), quote=True)
 
 
 def link(out, target, label):
     """An <a> to \\p target by a relative path from the page's folder \\p out."""
     rel = os.path.relpath(target, out)
-    href = "/".join(urllib.parse.quote(part) for part in pathlib.Path(rel).parts)
+    # os.fsencode: the bytes of a name that is not UTF-8, percent-encoded as they are.
+    href = "/".join(urllib.parse.quote(os.fsencode(part)) for part in pathlib.Path(rel).parts)
     return f'<a href="{esc(href)}">{esc(label)}</a>'
 
 
@@ -642,11 +701,15 @@ def write_report(batch_out, out=None, near=NEAR_DEFAULT):
     summaries = lab_summaries(batch)
     charts = make_charts(batch, summaries, out, near)
     page = out / "index.html"
-    page.write_text(render_page(batch, summaries, charts, out, near), encoding="utf-8")
+    page.write_text(render_page(batch, summaries, charts, out, near), encoding="utf-8",
+                    errors="replace")
     return page, batch
 
 
 def main(argv=None):
+    # A name that is not UTF-8 is printed escaped, never a UnicodeEncodeError.
+    for stream in (sys.stdout, sys.stderr):
+        stream.reconfigure(errors="backslashreplace")
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("batch_out", help="the --out folder of reduce-grade batch")
     parser.add_argument("--out", help="the report's folder (default: BATCH_OUT/class-report)")
@@ -659,7 +722,7 @@ def main(argv=None):
     except BatchError as e:
         print(f"class_report: error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    skipped = [s.name for s in batch.submissions if s.unreadable]
+    skipped = [inert(s.name) for s in batch.submissions if s.unreadable]
     print(f"class report: {page} ({len(batch.submissions)} submissions"
           + (f"; report.json unreadable, skipped: {', '.join(skipped)}" if skipped else "") + ")")
     return 0

@@ -20,6 +20,7 @@
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/grader.hpp>
 #include <reduce_grade/process.hpp>
+#include <reduce_grade/util.hpp>
 
 #include <sys/prctl.h>
 
@@ -219,13 +220,13 @@ int main(int argc, char** argv) {
     if (*calibrate) return cmd_calibrate(common, calibrate_args);
     if (*planted) return cmd_check_planted(common, planted_args);
   } catch (const rg::ConfigError& e) {
-    std::fprintf(stderr, "reduce-grade: error: %s\n", e.what());
+    std::fprintf(stderr, "reduce-grade: error: %s\n", rg::inert_text(e.what()).c_str());
     return rg::kExitUsage;
   } catch (const rg::SubmissionVoid& e) {
-    std::fprintf(stderr, "reduce-grade: not graded: %s\n", e.what());
+    std::fprintf(stderr, "reduce-grade: not graded: %s\n", rg::inert_text(e.what()).c_str());
     return rg::kExitUsage;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "reduce-grade: internal error: %s\n", e.what());
+    std::fprintf(stderr, "reduce-grade: internal error: %s\n", rg::inert_text(e.what()).c_str());
     return rg::kExitInternal;
   }
   return rg::kExitUsage;

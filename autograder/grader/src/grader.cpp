@@ -130,7 +130,7 @@ void Progress::line(const std::string& text) {
   if (quiet_) return;
   std::lock_guard<std::mutex> lock(mutex_);
   if (start_ < 0) start_ = now_seconds();
-  std::fprintf(stdout, "[%7.1fs] %s\n", now_seconds() - start_, text.c_str());
+  std::fprintf(stdout, "[%7.1fs] %s\n", now_seconds() - start_, inert_text(text).c_str());
   std::fflush(stdout);
 }
 

@@ -428,7 +428,8 @@ std::string next_step(const GradeReport& r) {
 }
 
 std::string summary_text(const GradeReport& r, bool verbose) {
-  std::string out = fmt::format("reduce-grade {}: {}\n", r.grader_version, r.submission);
+  std::string out =
+      fmt::format("reduce-grade {}: {}\n", r.grader_version, inert_name(r.submission, 400));
   out += fmt::format("seed {} | GPU {} | ceiling {} | {}\n", r.seed,
                      r.gpu_available ? r.gpu : "none (build only)",
                      r.ceiling_gbps > 0 ? fixed(r.ceiling_gbps, 1) + " GB/s" : "-", r.started_at);
@@ -451,7 +452,8 @@ std::string summary_text(const GradeReport& r, bool verbose) {
   if (header && !verbose) out += "(every note: report.json, summary.txt, or --verbose)\n";
   if (const std::string next = next_step(r); !next.empty()) out += "\n" + next;
   if (!r.reproduce.empty()) out += "\nreproduce: " + r.reproduce + "\n";
-  return out;
+  // The names and the lab's text in it reach a terminal: nothing of theirs may act there.
+  return inert_text(out);
 }
 
 void write_reports(const GradeReport& r, const fs::path& out_dir) {
@@ -464,6 +466,13 @@ void write_reports(const GradeReport& r, const fs::path& out_dir) {
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   return "\"" + replace_all(text, "\"", "\"\"") + "\"";
+}
+
+std::string csv_text(const std::string& text) {
+  // OWASP, "CSV Injection": a cell that begins with one of these is a formula to a spreadsheet.
+  static constexpr std::string_view kFormula("=+-@\t\r\n\0", 8);
+  if (text.empty() || kFormula.find(text.front()) == std::string_view::npos) return csv_field(text);
+  return "\"'" + replace_all(text, "\"", "\"\"") + "\"";
 }
 
 std::string gradebook_reason(const nlohmann::ordered_json& report) {
@@ -486,11 +495,12 @@ std::string gradebook_csv(const std::vector<std::string>& labs,
   for (const std::string& lab : labs) out += "," + csv_field(lab);
   out += ",seed,status,reason\n";
   for (const GradebookRow& row : rows) {
-    out += csv_field(row.student) + "," + points_text(row.total) + "," + points_text(row.max);
+    out += csv_text(inert_text(row.student, false)) + "," + points_text(row.total) + "," +
+           points_text(row.max);
     for (std::size_t i = 0; i < labs.size(); ++i)
       out += "," + (i < row.lab_points.size() ? points_text(row.lab_points[i]) : std::string("0"));
-    out += "," + std::to_string(row.seed) + "," + csv_field(sanitize_text(row.status)) + "," +
-           csv_field(sanitize_text(row.reason)) + "\n";
+    out += "," + std::to_string(row.seed) + "," + csv_text(sanitize_text(row.status)) + "," +
+           csv_text(sanitize_text(row.reason)) + "\n";
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
+#include <utility>
 
 namespace reduce::grade {
 
@@ -79,49 +80,98 @@ std::string replace_all(std::string text, std::string_view from, std::string_vie
   return text;
 }
 
+namespace {
+
+/// The code point of the UTF-8 sequence at \p s[i] and its length in bytes, or a length of 0
+/// where the byte at i does not begin a valid sequence (overlong forms, surrogates and code
+/// points above U+10FFFF are invalid).
+std::pair<std::uint32_t, std::size_t> decode_utf8(const unsigned char* s, std::size_t n,
+                                                  std::size_t i) {
+  const unsigned char c = s[i];
+  if (c < 0x80) return {c, 1};
+  std::size_t len = 0;
+  std::uint32_t cp = 0;
+  if ((c & 0xE0) == 0xC0)
+    len = 2, cp = c & 0x1F;
+  else if ((c & 0xF0) == 0xE0)
+    len = 3, cp = c & 0x0F;
+  else if ((c & 0xF8) == 0xF0)
+    len = 4, cp = c & 0x07;
+  if (len == 0 || i + len > n) return {0, 0};
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((s[i + k] & 0xC0) != 0x80) return {0, 0};
+    cp = (cp << 6) | (s[i + k] & 0x3F);
+  }
+  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+      cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+    return {0, 0};
+  return {cp, len};
+}
+
+/// A code point a terminal or an XML parser treats as a control: C0 and DEL, C1 (U+0080 to
+/// U+009F, which some terminals obey as ESC sequences), and the non-characters U+FFFE and U+FFFF
+/// that XML 1.0 forbids.
+bool control_code_point(std::uint32_t cp) {
+  return cp < 0x20 || (cp >= 0x7F && cp <= 0x9F) || cp == 0xFFFE || cp == 0xFFFF;
+}
+
+/// The bidirectional overrides and isolates, which reorder what a reader sees of a line.
+bool bidi_code_point(std::uint32_t cp) {
+  return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+}  // namespace
+
 std::string sanitize_text(std::string_view text) {
   std::string out;
   out.reserve(text.size());
   const auto* s = reinterpret_cast<const unsigned char*>(text.data());
-  const std::size_t n = text.size();
-  std::size_t i = 0;
-  while (i < n) {
-    const unsigned char c = s[i];
-    if (c < 0x80) {
-      if (c == '\t' || c == '\n' || (c >= 0x20 && c != 0x7F)) out += static_cast<char>(c);
+  for (std::size_t i = 0; i < text.size();) {
+    const auto [cp, len] = decode_utf8(s, text.size(), i);
+    if (len == 0) {
+      out += '?';
       ++i;
       continue;
     }
-    std::size_t len = 0;
-    std::uint32_t cp = 0;
-    if ((c & 0xE0) == 0xC0)
-      len = 2, cp = c & 0x1F;
-    else if ((c & 0xF0) == 0xE0)
-      len = 3, cp = c & 0x0F;
-    else if ((c & 0xF8) == 0xF0)
-      len = 4, cp = c & 0x07;
-    bool valid = len > 0 && i + len <= n;
-    for (std::size_t k = 1; valid && k < len; ++k) {
-      if ((s[i + k] & 0xC0) != 0x80)
-        valid = false;
-      else
-        cp = (cp << 6) | (s[i + k] & 0x3F);
-    }
-    if (valid) {
-      // Reject overlong forms, surrogates and out-of-range code points.
-      if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-          cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        valid = false;
-    }
-    if (valid) {
-      out.append(text.substr(i, len));
-      i += len;
-    } else {
-      out += '?';
-      ++i;
-    }
+    if (cp == '\t' || cp == '\n' || !control_code_point(cp)) out.append(text.substr(i, len));
+    i += len;
   }
   return out;
+}
+
+std::string inert_text(std::string_view text, bool keep_lines) {
+  std::string out;
+  out.reserve(text.size());
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  for (std::size_t i = 0; i < text.size();) {
+    const auto [cp, len] = decode_utf8(s, text.size(), i);
+    if (len == 0) {
+      out += fmt::format("\\x{:02x}", s[i]);
+      ++i;
+      continue;
+    }
+    if (keep_lines && (cp == '\t' || cp == '\n'))
+      out += static_cast<char>(cp);
+    else if (cp < 0x80 && control_code_point(cp))
+      out += fmt::format("\\x{:02x}", cp);
+    else if (control_code_point(cp) || bidi_code_point(cp))
+      out += fmt::format("\\u{:04x}", cp);
+    else
+      out.append(text.substr(i, len));
+    i += len;
+  }
+  return out;
+}
+
+std::string inert_name(std::string_view name, std::size_t max_bytes) {
+  std::string out = inert_text(name, false);
+  if (out.size() <= max_bytes) return out;
+  const std::size_t total = out.size();
+  std::size_t cut = max_bytes;
+  // Never inside a UTF-8 sequence (every escape is ASCII).
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  out.resize(cut);
+  return out + fmt::format("...[{} more bytes]", total - cut);
 }
 
 std::string clip(std::string_view text, std::size_t max_lines, std::size_t max_bytes) {

@@ -2,7 +2,8 @@
 # The class report end to end, CPU only: a batch of nine mixed submissions of labs 04 and 09
 # graded with --no-gpu, `reduce-grade report` on it, and the page checked in headless Chromium
 # (class_report_browser.py). Also the report's errors: a folder that is not a batch output, an
-# empty batch, and a report.json that cannot be parsed (skipped and listed on the page).
+# empty batch, a report.json that cannot be parsed (skipped and listed on the page), and a
+# batch of hostile folder names (a formula, terminal escapes, bytes that are not UTF-8).
 # Exits 77 (skipped) where chromium or matplotlib is missing.
 #
 #   class_report.sh GRADER COURSE_ROOT WORK_DIR
@@ -75,6 +76,24 @@ head -c 100 "$out/alice/report.json" >"$work/broken/alice/report.json"
 grep -q "unreadable, skipped: alice" "$work/broken.txt" || fail "alice's report not named as skipped"
 python3 "$here/class_report_browser.py" "$browser" "$work/broken-report/index.html" --students 9 \
   --expect "Reports that could not be read" || fail "the page of the broken batch failed"
+
+# Hostile student names: a spreadsheet formula, terminal escapes, bytes that are not UTF-8. The
+# whole class is still reported, every name inert on the page and in the gradebook.
+hostile=$work/hostile
+mkdir -p "$hostile/=HYPERLINK(\"x\")" "$hostile/$(printf '\033]0;pwned\007')" \
+  "$hostile/$(printf '\377\376')" "$hostile/plain"
+"$grader" --root "$root" batch "$hostile" --out "$work/hostile-out" --labs 04 --no-gpu \
+  >"$work/hostile.txt" 2>&1 || [ $? = 3 ] || fail "batch of hostile names: $(cat "$work/hostile.txt")"
+"$grader" --root "$root" report "$work/hostile-out" >"$work/hostile-report.txt" 2>&1 ||
+  fail "report of hostile names exited $?: $(cat "$work/hostile-report.txt")"
+for file in "$work/hostile-out/gradebook.csv" "$work/hostile-out/class-report/index.html" \
+  "$work/hostile.txt"; do
+  ! grep -q "$(printf '\033')" "$file" || fail "$file holds a raw escape"
+done
+grep -q "^\"'=HYPERLINK" "$work/hostile-out/gradebook.csv" || fail "the formula was not neutralised"
+python3 "$here/class_report_browser.py" "$browser" "$work/hostile-out/class-report/index.html" \
+  --students 4 --expect '\x1b]0;pwned\x07' --expect '\xff\xfe' ||
+  fail "the page of hostile names failed"
 
 # Bad input: a clear error, exit code 2.
 expect_error() {  # expect_error PATTERN ARGS...

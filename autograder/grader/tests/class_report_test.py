@@ -3,6 +3,7 @@
 boundaries, the review list, the ranking of failing tests and messages, and bad input."""
 import importlib.util
 import json
+import os
 import pathlib
 import sys
 import tempfile
@@ -177,6 +178,59 @@ class BadInput(unittest.TestCase):
         (summary,) = cr.lab_summaries(batch)
         self.assertEqual(sorted(summary.scores), [7.0, 10.0])  # bob, not graded, is left out
         self.assertEqual(alice.total(), (7.0, 10.0))
+
+
+class HostileNames(unittest.TestCase):
+    """Student folders named to trip a reader's tools: a spreadsheet formula, terminal escapes, and
+    bytes that are not UTF-8. The page is written for the whole class, each name inert, each
+    gradebook row with its own folder."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = pathlib.Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_the_page_survives_any_name(self):
+        folders = [b'=HYPERLINK("x")', b"\x1b]0;pwned\x07", b"\xff\xfe", b"alice"]
+        # The gradebook as reduce-grade writes it: names inert, formulas neutralised.
+        (self.dir / "gradebook.csv").write_text(
+            GRADEBOOK + '"\'=HYPERLINK(""x"")",10,10,10,1,graded,\n'
+            "\\x1b]0;pwned\\x07,10,10,10,1,graded,\n\\xff\\xfe,10,10,10,1,graded,\n"
+            "alice,0,10,0,0,error: none,\n")
+        for raw in folders[:3]:
+            name = os.fsdecode(raw)
+            (self.dir / name).mkdir()
+            (self.dir / name / "report.json").write_text(
+                json.dumps(submission(name, lab()).report))
+        (self.dir / "alice").mkdir()
+        (self.dir / "alice" / "error.txt").write_text("not graded\n")
+        charts = cr.make_charts
+        cr.make_charts = lambda batch, summaries, out, near: {
+            "totals": "t.png", "bandwidth": "b.png", "04_sequential": "s.png"}
+        try:
+            page, batch = cr.write_report(self.dir)
+        finally:
+            cr.make_charts = charts
+        self.assertEqual([os.fsencode(s.name) for s in batch.submissions], folders)
+        self.assertEqual(len(batch.graded()), 3)
+        html = page.read_bytes()
+        text = html.decode("utf-8")  # strict: the page is UTF-8 throughout
+        self.assertNotIn(b"\x1b", html)
+        self.assertNotIn(b"\x07", html)
+        self.assertIn("=HYPERLINK(&quot;x&quot;)", text)
+        self.assertIn("\\x1b]0;pwned\\x07", text)
+        self.assertIn("\\xff\\xfe", text)
+        self.assertIn('href="../%FF%FE/report.json"', text)
+
+    def test_inert_and_unescape(self):
+        self.assertEqual(cr.inert("a\x1b[2J\u009b\u202e\udcff\tb\n"), "a\\x1b[2J\\u009b\\u202e\\xff\tb\n")
+        self.assertEqual(cr.unescape("\\x1b]0;t\\x07\\xff"), "\x1b]0;t\x07\udcff")
+        self.assertEqual(cr.student_folder(self.dir, "'=1+1"), "'=1+1")  # no such folder
+        (self.dir / "=1+1").mkdir()
+        self.assertEqual(cr.student_folder(self.dir, "'=1+1"), "=1+1")
+        self.assertEqual(cr.student_folder(self.dir, ".."), "..")  # never outside the batch
 
 
 if __name__ == "__main__":

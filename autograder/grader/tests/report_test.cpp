@@ -1,5 +1,6 @@
 // Report writers: the JSON is parsed back and checked for Gradescope's required fields and
 // types; the JUnit XML is checked structurally.
+#include <reduce_grade/process.hpp>
 #include <reduce_grade/report.hpp>
 #include <reduce_grade/util.hpp>
 
@@ -237,6 +238,85 @@ TEST_F(ReportTest, GradebookReasonNamesEveryLabBelowItsMaximum) {
     const bool lost = lab.score.score + 1e-9 < lab.score.max_score;
     EXPECT_EQ(contains(reason, lab.facts.lab + ": "), lost) << reason;
   }
+}
+
+// A submission's names and text made inert in every report: a terminal obeys no escape of
+// theirs, a spreadsheet runs no formula, an XML or JSON reader never fails on their bytes.
+GradeReport hostile_report() {
+  GradeReport r = sample_report();
+  r.submission =
+      "/tmp/batch/\x1b]0;pwned\x07\xff\xfe\xc2\x9b"
+      "31m" +
+      std::string(600, 'x');
+  r.labs[1].score.messages = {
+      "public tests: \x1b[2J\r\bcleared \xe2\x80\xae"
+      "dlrow"};
+  r.labs[1].score.items[2].output = "passed 28 of 32 \x01\x0b\xef\xbf\xbe\x1b[31m";
+  r.messages = {"graded the lab folders in \x1b]52;c;cHduZWQ=\x07"};
+  return r;
+}
+
+/// No C0 control but tab and newline, no DEL, no C1, and nothing that is not UTF-8.
+bool inert(const std::string& text) {
+  return inert_text(text) == text;
+}
+
+TEST(HostileNames, SummaryAndTerminalGetVisibleEscapesOnly) {
+  const std::string summary = summary_text(hostile_report(), true);
+  EXPECT_TRUE(inert(summary)) << summary;
+  EXPECT_EQ(summary.find('\x1b'), std::string::npos);
+  EXPECT_EQ(summary.find('\r'), std::string::npos);
+  EXPECT_EQ(summary.find("\xc2\x9b"), std::string::npos);
+  EXPECT_TRUE(contains(summary, "\\x1b]0;pwned\\x07\\xff\\xfe\\u009b31m")) << summary;
+  EXPECT_TRUE(contains(summary, "\\x1b[2J\\x0d\\x08cleared \\u202edlrow")) << summary;
+  EXPECT_TRUE(contains(summary, "...[")) << "a very long name is clipped with a marker";
+  EXPECT_EQ(inert_name(std::string(300, 'y')).size(),
+            120 + std::string("...[180 more bytes]").size());
+}
+
+TEST(HostileNames, JunitXmlHoldsNoCharacterXmlForbids) {
+  const std::string xml = junit_xml(hostile_report());
+  EXPECT_EQ(sanitize_text(xml), xml) << "a C0 or C1 control, U+FFFE or bytes that are not UTF-8";
+  const fs::path dir = make_temp_dir("reduce-grade-xml-");
+  write_file(dir / "junit.xml", xml);
+  ProcessSpec parse;  // an XML parser, where python3 is installed
+  parse.argv = {"python3", "-c", "import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])",
+                (dir / "junit.xml").string()};
+  parse.timeout_s = 60;
+  const ProcessResult r = run_process(parse);
+  if (r.started) {
+    EXPECT_TRUE(r.succeeded()) << r.output;
+  }
+  remove_all_quietly(dir);
+}
+
+TEST(HostileNames, JsonReportsAreWrittenForANameThatIsNotUtf8) {
+  const fs::path dir = make_temp_dir("reduce-grade-json-");
+  ASSERT_NO_THROW(write_reports(hostile_report(), dir));
+  for (const char* file : {"report.json", "results.json"}) {
+    SCOPED_TRACE(file);
+    const auto json = nlohmann::json::parse(read_file(dir / file), nullptr, false);
+    ASSERT_FALSE(json.is_discarded());  // strict: valid UTF-8 throughout
+    EXPECT_TRUE(json.contains("score"));
+  }
+  EXPECT_TRUE(inert(read_file(dir / "summary.txt")));
+  remove_all_quietly(dir);
+}
+
+TEST(HostileNames, GradebookCellsThatWouldBeFormulasAreNeutralised) {
+  const std::string csv = gradebook_csv(
+      {"04_sequential"}, {{"=HYPERLINK(\"http://x\",\"y\")", 1, 10, {1}, 7, "graded", ""},
+                          {"+cmd", 0, 10, {0}, 8, "=1+1", "-2+3"},
+                          {"@SUM(A1)", 0, 10, {0}, 9, "error: \x1b]0;t\x07", "\tx"},
+                          {"\x1b]0;pwned\x07\xff", 0, 10, {0}, 9, "graded", ""}});
+  EXPECT_EQ(csv,
+            "student,total,max,04_sequential,seed,status,reason\n"
+            "\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\",1,10,1,7,graded,\n"
+            "\"'+cmd\",0,10,0,8,\"'=1+1\",\"'-2+3\"\n"
+            "\"'@SUM(A1)\",0,10,0,9,error: ]0;t,\"'\tx\"\n"
+            "\\x1b]0;pwned\\x07\\xff,0,10,0,9,graded,\n");
+  EXPECT_EQ(csv_text("-"), "\"'-\"");
+  EXPECT_EQ(csv_text("a=b"), "a=b");
 }
 
 }  // namespace

@@ -102,12 +102,20 @@ struct GradebookRow {
 /// report.json object; empty for full marks.
 std::string gradebook_reason(const nlohmann::ordered_json& report);
 
-/// The gradebook CSV: `student,total,max,<lab>`...,seed,status,reason.
+/// The gradebook CSV: `student,total,max,<lab>`...,seed,status,reason. The student (made
+/// inert: inert_text() on one line), the status and the reason are csv_text() cells; the
+/// numbers are the grader's own.
 std::string gradebook_csv(const std::vector<std::string>& labs,
                           const std::vector<GradebookRow>& rows);
 
 /// Quotes a CSV field when it needs it.
 std::string csv_field(const std::string& text);
+
+/// A CSV cell of text a student can influence (a name, a status, a reason): csv_field(), and a
+/// cell that begins with `=`, `+`, `-`, `@`, tab, carriage return, line feed or NUL is made
+/// plain text as OWASP's CSV-injection guidance says: a single quote in front, inside quotes
+/// (`=HYPERLINK("x")` is written `"'=HYPERLINK(""x"")"`).
+std::string csv_text(const std::string& text);
 
 /// JSON text that never throws on the invalid UTF-8 a student's program may print.
 std::string dump_json(const nlohmann::ordered_json& json);

@@ -38,8 +38,20 @@ bool contains(std::string_view text, std::string_view needle);
 std::string replace_all(std::string text, std::string_view from, std::string_view to);
 
 /// \p text with invalid UTF-8 sequences replaced by '?' and control characters other than tab
-/// and newline removed: safe to put in JSON, XML and terminals whatever a student's code printed.
+/// and newline removed (C0, DEL, C1 U+0080..U+009F, and U+FFFE and U+FFFF, which XML 1.0
+/// forbids): safe to put in JSON, XML and terminals whatever a student's code printed.
 std::string sanitize_text(std::string_view text);
+
+/// \p text made inert for a terminal or a text file, with nothing hidden: each control
+/// character (C0 and DEL as `\x1b`; C1 such as U+009B, a terminal's CSI, as `\u009b`) and each
+/// bidirectional override or isolate (`\u202e`) becomes a visible escape, and each byte that is
+/// not valid UTF-8 becomes `\xNN`. Tab and newline are kept when \p keep_lines. Never throws.
+std::string inert_text(std::string_view text, bool keep_lines = true);
+
+/// A name from a submission (a student's folder, a file) for one line of a terminal, a summary
+/// or a spreadsheet: inert_text() with tab and newline escaped too, cut to \p max_bytes with a
+/// marker ("...[40 more bytes]") where longer.
+std::string inert_name(std::string_view name, std::size_t max_bytes = 120);
 
 /// At most \p max_lines lines and \p max_bytes bytes of \p text, with a note when cut.
 std::string clip(std::string_view text, std::size_t max_lines, std::size_t max_bytes = 8192);
