@@ -272,6 +272,7 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
   p.seed = options.seed.value_or(random_seed());
   const std::string tag = options.label.empty() ? "" : options.label + ": ";
   std::error_code ec;
+  refuse_linked_submission(options.submission);  // before anything resolves the link
   const fs::path submission = fs::weakly_canonical(fs::absolute(options.submission, ec), ec);
   if (!fs::is_directory(submission, ec))
     throw ConfigError("submission folder not found: " + options.submission.string());

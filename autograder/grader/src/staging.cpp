@@ -1,3 +1,4 @@
+#include <reduce_grade/course.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/staging.hpp>
 #include <reduce_grade/util.hpp>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <iterator>
 #include <system_error>
 
 namespace reduce::grade {
@@ -35,12 +37,20 @@ std::string kind_text(fs::file_type type) {
   }
 }
 
-/// Control characters and backslashes in a name would confuse the build and its depfiles.
+/// Control characters and backslashes in a name would confuse the build and its depfiles. (C1
+/// controls and bytes that are not UTF-8 are taken: every report shows them inert.)
 bool unusual_name(const std::string& name) {
   return std::any_of(name.begin(), name.end(), [](char c) {
     const auto u = static_cast<unsigned char>(c);
     return u < 0x20 || u == 0x7F || c == '\\';
   });
+}
+
+/// " (to ../alice/labs)": where the link \p link points, made inert; empty when unreadable.
+std::string link_target_text(const fs::path& link) {
+  std::error_code ec;
+  const fs::path target = fs::read_symlink(link, ec);
+  return ec ? "" : " (to " + inert_name(target.string(), 200) + ")";
 }
 
 /// Copies regular files without following anything, within limits, collecting problems.
@@ -144,7 +154,7 @@ class Copier {
     for (const fs::path& entry : entries) {
       if (stopped_) return;
       const std::string name = entry.filename().string();
-      const std::string entry_label = label + "/" + name;
+      const std::string entry_label = label + "/" + inert_name(name, 200);
       if (++entries_ > limits_.max_files) {
         problem(label,
                 fmt::format("has too many files and folders (more than {})", limits_.max_files));
@@ -152,10 +162,7 @@ class Copier {
         return;
       }
       if (unusual_name(name)) {
-        std::string shown = name;
-        for (char& c : shown)
-          if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-        problem(label + "/" + shown,
+        problem(entry_label,
                 "has an unusual character in its name (a control character or a backslash)");
         continue;
       }
@@ -165,13 +172,10 @@ class Copier {
         continue;
       }
       switch (status.type()) {
-        case fs::file_type::symlink: {
-          const fs::path target = fs::read_symlink(entry, ec);
-          problem(entry_label, fmt::format("is a symbolic link{}; a submission may contain only "
-                                           "regular files and folders",
-                                           ec ? "" : " (to " + target.string() + ")"));
+        case fs::file_type::symlink:
+          problem(entry_label, "is a symbolic link" + link_target_text(entry) +
+                                   "; a submission may contain only regular files and folders");
           break;
-        }
         case fs::file_type::directory:
           if (depth >= limits_.max_depth) {
             problem(entry_label, fmt::format("folders nested too deeply (more than {} levels)",
@@ -216,6 +220,34 @@ void empty_folder(const fs::path& dir) {
 
 }  // namespace
 
+std::string link_above(const fs::path& lab_dir) {
+  std::error_code ec;
+  const fs::path full = fs::absolute(lab_dir, ec).lexically_normal();
+  fs::path walked;
+  for (auto it = full.begin(); it != full.end(); ++it) {
+    walked /= *it;
+    if (std::next(it) == full.end() || it->empty() || *it == walked.root_path()) continue;
+    if (fs::symlink_status(walked, ec).type() == fs::file_type::symlink)
+      return fmt::format(
+          "the folder {} that holds it is a symbolic link{}; a submission must be its own "
+          "folders and regular files, and nothing is read through a link",
+          inert_name(it->string()), link_target_text(walked));
+  }
+  return "";
+}
+
+void refuse_linked_submission(const fs::path& submission) {
+  // lstat() of "mallory/" follows the link: the name is looked at without its trailing slash.
+  fs::path named = submission.lexically_normal();
+  if (!named.has_filename() && named.has_parent_path()) named = named.parent_path();
+  std::error_code ec;
+  if (fs::symlink_status(named, ec).type() != fs::file_type::symlink) return;
+  throw ConfigError(fmt::format(
+      "the submission folder {} is a symbolic link{}: a submission must be its own folder of "
+      "regular files, so none of its labs is graded",
+      inert_name(named.filename().string()), link_target_text(named)));
+}
+
 std::string StageResult::describe() const {
   if (problems.empty())
     return fmt::format("staged {} file{}", files.size(), files.size() == 1 ? "" : "s");
@@ -243,8 +275,12 @@ StageResult stage_lab(const fs::path& submission_lab_dir, const fs::path& stagin
     return result;
   }
   if (source.type() == fs::file_type::symlink) {
-    copier.problem(label,
-                   "is a symbolic link; a submission may contain only regular files and folders");
+    copier.problem(label, "is a symbolic link" + link_target_text(submission_lab_dir) +
+                              "; a submission may contain only regular files and folders");
+    return result;
+  }
+  if (const std::string above = link_above(submission_lab_dir); !above.empty()) {
+    copier.problem(label, above);
     return result;
   }
   if (source.type() != fs::file_type::directory) {

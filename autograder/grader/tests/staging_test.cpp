@@ -1,5 +1,6 @@
 // Staging: a submission's lab folder is copied into a fresh folder, refusing symbolic links,
 // special files, hard links and oversized files; the contract headers are staged alone.
+#include <reduce_grade/course.hpp>
 #include <reduce_grade/staging.hpp>
 #include <reduce_grade/util.hpp>
 
@@ -77,7 +78,71 @@ TEST_F(StagingTest, RefusesALabFolderThatIsALink) {
   fs::create_directory_symlink(lab_, dir_ / "submission" / "10_max_min");
   const StageResult r = stage_lab(dir_ / "submission" / "10_max_min", dir_ / "staging" / "10");
   EXPECT_FALSE(r.ok);
-  EXPECT_TRUE(has_problem(r, {"10_max_min", "symbolic link"})) << r.describe();
+  EXPECT_TRUE(has_problem(r, {"10_max_min: is a symbolic link (to ", "regular files and folders"}))
+      << r.describe();
+}
+
+// A submission is its own files: a link above the lab folder (its labs/, a zip's top folder)
+// is refused, and nothing is read through it.
+TEST_F(StagingTest, RefusesALabsFolderThatIsALinkToAnotherStudent) {
+  const fs::path alice = dir_ / "batch" / "alice" / "labs" / "09_warp_shuffle";
+  write_file(alice / "sum.cu", "// alice's work\n");
+  fs::create_directories(dir_ / "batch" / "mallory");
+  fs::create_directory_symlink("../alice/labs", dir_ / "batch" / "mallory" / "labs");
+  const StageResult r = stage_lab(dir_ / "batch" / "mallory" / "labs" / "09_warp_shuffle", staged_);
+  EXPECT_FALSE(r.ok);
+  EXPECT_TRUE(has_problem(r, {"09_warp_shuffle: the folder labs that holds it is a symbolic link "
+                              "(to ../alice/labs); a submission must be its own folders and "
+                              "regular files, and nothing is read through a link"}))
+      << r.describe();
+  EXPECT_TRUE(is_empty_dir(staged_));
+  EXPECT_TRUE(r.files.empty());
+  // The same lab folder named by its real path is alice's, and stages.
+  EXPECT_TRUE(stage_lab(alice, dir_ / "staging" / "alice").ok);
+  // A zip's top folder that is a link (mallory/work -> ../alice) is refused the same way.
+  fs::create_directory_symlink("../alice", dir_ / "batch" / "mallory" / "work");
+  const StageResult zip = stage_lab(
+      dir_ / "batch" / "mallory" / "work" / "labs" / "09_warp_shuffle", dir_ / "staging" / "z");
+  EXPECT_TRUE(has_problem(zip, {"the folder work that holds it is a symbolic link (to ../alice)"}))
+      << zip.describe();
+}
+
+TEST_F(StagingTest, RefusesASubmissionFolderThatIsALink) {
+  fs::create_directory_symlink("submission", dir_ / "mallory");
+  const std::string expected =
+      "the submission folder mallory is a symbolic link (to submission): a submission must be "
+      "its own folder of regular files, so none of its labs is graded";
+  for (const fs::path& named :
+       {dir_ / "mallory", fs::path((dir_ / "mallory").string() + "/"), dir_ / "mallory" / "."}) {
+    SCOPED_TRACE(named.string());
+    try {
+      refuse_linked_submission(named);
+      ADD_FAILURE() << "not refused";
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(std::string(e.what()), expected);
+    }
+  }
+  // Its own folder passes, and so does a folder reached through a link above it (a course
+  // checked out through a link is not the submission's doing).
+  EXPECT_NO_THROW(refuse_linked_submission(dir_ / "submission"));
+  fs::create_directory_symlink(dir_, dir_.string() + "-via-link");
+  EXPECT_NO_THROW(refuse_linked_submission(dir_.string() + "-via-link/submission"));
+  fs::remove(dir_.string() + "-via-link");
+}
+
+TEST_F(StagingTest, AControlCharacterInANameIsRefusedAndShownInert) {
+  write_file(lab_ / "\x1b]0;pwned\x07.cuh", "");
+  // Taken: UTF-8 with a C1 control or an override, and bytes that are not UTF-8 (the reports
+  // show such names inert).
+  write_file(lab_ / "caf\xc3\xa9\xc2\x9b.cuh", "");
+  write_file(lab_ / "\xff\xfe.cuh", "");
+  write_file(lab_ / "\xe2\x80\xaeuc.cuh", "");
+  const StageResult r = stage_lab(lab_, staged_);
+  EXPECT_FALSE(r.ok);
+  ASSERT_EQ(r.problems.size(), 1u) << r.describe();
+  EXPECT_EQ(r.problems[0],
+            "09_warp_shuffle/\\x1b]0;pwned\\x07.cuh: has an unusual character in its name (a "
+            "control character or a backslash)");
 }
 
 TEST_F(StagingTest, RefusesSpecialFiles) {
@@ -136,7 +201,7 @@ TEST_F(StagingTest, LimitsOnCountDepthTotalAndNames) {
   EXPECT_TRUE(has_problem(stage_lab(lab_, dir_ / "s3", small), {"too large"}));
 
   write_file(lab_ / "bad\nname.cuh", "");
-  EXPECT_TRUE(has_problem(stage_lab(lab_, dir_ / "s4"), {"bad?name.cuh", "unusual character"}));
+  EXPECT_TRUE(has_problem(stage_lab(lab_, dir_ / "s4"), {"bad\\x0aname.cuh", "unusual character"}));
 }
 
 TEST_F(StagingTest, StagingFolderMustBeFresh) {
