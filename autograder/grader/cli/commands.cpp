@@ -12,6 +12,7 @@
 #include <reduce_grade/report.hpp>
 #include <reduce_grade/rubric.hpp>
 #include <reduce_grade/shared_course.hpp>
+#include <reduce_grade/similar_sources.hpp>
 #include <reduce_grade/slurm.hpp>
 #include <reduce_grade/util.hpp>
 
@@ -123,7 +124,7 @@ int cmd_grade(const Common& common, const GradeArgs& a) {
       rg::write_file(fs::path(o.out) / "error.txt", why + "\n");
     } catch (const std::exception&) {
     }
-    std::fprintf(stderr, "reduce-grade: %s\n", why.c_str());
+    std::fprintf(stderr, "reduce-grade: %s\n", rg::inert_text(why).c_str());
     return rg::kExitInternal;
   }
   std::printf("reports: %s (report.json, junit.xml, results.json, summary.txt); exit code %d\n",
@@ -141,7 +142,8 @@ std::vector<std::string> list_students(const std::string& folder, const std::str
   if (!only.empty()) {
     for (const std::string& name : rg::split(only, ",")) {
       if (!fs::is_directory(fs::path(folder) / name, ec))
-        throw rg::ConfigError("--only: no submission folder " + name + " in " + folder);
+        throw rg::ConfigError("--only: no submission folder " + rg::inert_name(name) + " in " +
+                              folder);
       students.push_back(name);
     }
     return students;
@@ -205,6 +207,28 @@ struct Gradebook {
 
 }  // namespace
 
+namespace {
+
+/// similar_sources.txt in \p out: the students of \p folder whose lab folders hold the same
+/// changed files (a hint for the instructor). A student folder that is a link is not its own
+/// (refuse_linked_submission()) and is left out.
+void write_similar_sources(const Loaded& l, const fs::path& folder,
+                           const std::vector<std::string>& students, const fs::path& out) {
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(fs::absolute(folder, ec), ec);
+  std::vector<std::pair<std::string, fs::path>> trees;
+  for (const std::string& student : students)
+    if (fs::symlink_status(real / student, ec).type() == fs::file_type::directory)
+      trees.emplace_back(student, rg::resolve_submission_tree(l.course, real / student));
+  const std::vector<rg::SimilarGroup> groups =
+      rg::find_similar_sources(trees, l.labs, l.course.root / "labs");
+  rg::write_file(out / "similar_sources.txt", rg::similar_sources_text(groups, trees.size()));
+  std::printf("identical lab sources: %zu group%s (%s; a hint, not a grade)\n", groups.size(),
+              groups.size() == 1 ? "" : "s", (out / "similar_sources.txt").c_str());
+}
+
+}  // namespace
+
 int cmd_batch(const Common& common, const BatchArgs& a) {
   const Loaded l = load(common, a.labs_spec);
   const std::vector<std::string>& labs = l.labs;
@@ -219,9 +243,14 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
   rg::SharedCourse checkers(l.course, l.rubric, labs, gpu.present, grade_options(a), progress,
                             a.course_build);
   rg::PipelineCallbacks callbacks;
+  // A name reaches the terminal made inert (escape sequences shown, not obeyed; clipped).
   callbacks.options = [&](std::size_t i) {
-    return grade_options(
-        a, {folder / students[i], labs, out / students[i], a.seed, {folder, out}, students[i]});
+    return grade_options(a, {folder / students[i],
+                             labs,
+                             out / students[i],
+                             a.seed,
+                             {folder, out},
+                             rg::inert_name(students[i])});
   };
   // "student k of N, eta": the callbacks run one at a time, under the pipeline's lock.
   const double started = rg::now_seconds();
@@ -235,8 +264,9 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
   };
   callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
     book.graded(i, students[i], report);
-    progress.line(fmt::format("{}: {}/{} points ({})", students[i], rg::points_text(report.score),
-                              rg::points_text(report.max_score), count_line()));
+    progress.line(fmt::format("{}: {}/{} points ({})", rg::inert_name(students[i]),
+                              rg::points_text(report.score), rg::points_text(report.max_score),
+                              count_line()));
   };
   callbacks.error = [&](std::size_t i, const std::string& error,
                         bool /*withheld: an error row too*/) {
@@ -246,11 +276,14 @@ int cmd_batch(const Common& common, const BatchArgs& a) {
     }
     internal_error = internal_error || rg::is_internal_error(error);
     book.not_graded(i, students[i], error, l.rubric);
-    progress.line(fmt::format("{}: not graded ({}): {}", students[i], count_line(), error));
+    progress.line(
+        fmt::format("{}: not graded ({}): {}", rg::inert_name(students[i]), count_line(), error));
   };
   rg::grade_pipeline(students.size(), a.build_ahead, a.gpus, l.course, l.rubric, gpu, progress,
                      checkers, callbacks);
   std::printf("gradebook: %s (%zu submissions)\n", book.file.c_str(), students.size());
+  // A part of the class (--only, as each Slurm task) would list only its own part.
+  if (a.only.empty()) write_similar_sources(l, folder, students, out);
   // Not made here: it needs python3 with matplotlib, which a grading host may lack.
   std::printf("class report (one HTML page with charts): reduce-grade report %s\n",
               rg::shell_quote(out.string()).c_str());
@@ -354,8 +387,9 @@ int cmd_merge(const std::string& out) {
   std::printf("gradebook: %s (%zu submissions, %zu not graded, %zu missing)\n",
               (fs::path(out) / "gradebook.csv").c_str(), m.rows.size(), m.errors.size(),
               m.missing.size());
-  for (const std::string& e : m.errors) std::printf("  not graded: %s\n", e.c_str());
-  for (const std::string& s : m.missing) std::printf("  missing: %s\n", s.c_str());
+  for (const std::string& e : m.errors)
+    std::printf("  not graded: %s\n", rg::inert_text(e).c_str());
+  for (const std::string& s : m.missing) std::printf("  missing: %s\n", rg::inert_name(s).c_str());
   if (!m.rerun.empty()) std::printf("rerun only the tasks that failed: %s\n", m.rerun.c_str());
   return m.failed_tasks.empty() ? rg::kExitGraded : rg::kExitBelowPass;
 }

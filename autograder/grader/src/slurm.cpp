@@ -68,14 +68,24 @@ std::string slurm_script(const SlurmPlan& plan) {
   return s;
 }
 
+bool slurm_can_name(const std::string& student) {
+  return student.find_first_of(",\n\r") == std::string::npos;
+}
+
 int write_slurm_job(const SlurmPlan& plan) {
   const fs::path slurm = plan.out / "slurm";
   std::error_code ec;
   fs::create_directories(slurm, ec);
-  const auto tasks = slurm_tasks(plan.students, plan.per_task);
+  std::vector<std::string> named, left_out;
+  for (const std::string& student : plan.students)
+    (slurm_can_name(student) ? named : left_out).push_back(student);
+  const auto tasks = slurm_tasks(named, plan.per_task);
   std::string lines;
   for (const auto& task : tasks) lines += join(task, ",") + "\n";
   write_file(slurm / "tasks.txt", lines);
+  std::string left;
+  for (const std::string& student : left_out) left += inert_name(student, 1024) + "\n";
+  write_file(slurm / "left_out.txt", left);
   write_file(slurm / "labs.txt", join(plan.labs, "\n") + "\n");
   write_file(slurm / "grade.sbatch", slurm_script(plan));
   fs::permissions(slurm / "grade.sbatch", fs::perms::owner_exec, fs::perm_options::add, ec);
@@ -149,6 +159,16 @@ ClassMerge merge_class(const fs::path& out) {
     }
     if (failed) m.failed_tasks.push_back(task);
     ++task;
+  }
+  // Names a task line cannot hold (a comma, a line end): a row each, not graded.
+  for (const std::string& student : split_lines(read_file(slurm / "left_out.txt"))) {
+    if (student.empty()) continue;
+    const std::string why =
+        "error: the folder name holds a comma or a line end, which a Slurm task cannot be "
+        "given; grade it with reduce-grade batch or grade";
+    m.rows.push_back(
+        GradebookRow{student, 0, 0, std::vector<double>(m.labs.size(), 0), 0, why, ""});
+    m.errors.push_back(student + ": " + why);
   }
   write_file(out / "gradebook.csv", gradebook_csv(m.labs, m.rows));
   if (!m.failed_tasks.empty()) {

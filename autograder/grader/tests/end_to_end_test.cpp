@@ -265,6 +265,60 @@ TEST(GraderCli, BatchSurvivesAnExceptionInOneSubmission) {
   remove_all_quietly(dir);
 }
 
+TEST(GraderCli, BatchOfHostileNamesAndLinksGradesEveryoneAndStaysInert) {
+  // Names a terminal, a spreadsheet or a JSON writer could trip on, a student folder that is a
+  // link to another's, and one whose labs/ is. No lab builds (alice's is refused for a file
+  // name), so this takes seconds.
+  const fs::path dir = make_temp_dir("reduce-grade-hostile-");
+  const fs::path subs = dir / "subs";
+  const std::string formula = "=HYPERLINK(\"x\")", title = "\x1b]0;pwned\x07", bytes = "\xff\xfe";
+  for (const std::string& name : {formula, title, bytes}) fs::create_directories(subs / name);
+  const fs::path alice_lab = subs / "alice" / "labs" / "05_first_add_load";
+  copy_lab(kRoot / "labs" / "05_first_add_load", alice_lab);
+  write_file(alice_lab / "bad\x01.cuh", "");
+  fs::create_directory_symlink("alice", subs / "mallory");
+  fs::create_directories(subs / "bob");
+  fs::create_directory_symlink("../alice/labs", subs / "bob" / "labs");
+  const ProcessResult r = grader({"batch", subs.string(), "--labs", "5", "--no-gpu", "--seed", "9",
+                                  "--out", (dir / "out").string(), "-j", "2"},
+                                 300);
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_EQ(r.output.find('\x1b'), std::string::npos) << "the terminal got a raw escape";
+  EXPECT_TRUE(contains(r.output, "\\x1b]0;pwned\\x07")) << r.output;
+  const std::string book = read_file(dir / "out" / "gradebook.csv");
+  EXPECT_EQ(split_lines(book).size(), 7u) << book;
+  EXPECT_EQ(book.find('\x1b'), std::string::npos) << book;
+  EXPECT_NE(book.find("\n\"'=HYPERLINK(\"\"x\"\")\",0,10,0,9,graded (no GPU),"), std::string::npos)
+      << book;
+  EXPECT_NE(book.find("\n\\x1b]0;pwned\\x07,0,10,0,9,graded (no GPU),"), std::string::npos) << book;
+  EXPECT_NE(book.find("\n\\xff\\xfe,0,10,0,9,graded (no GPU),"), std::string::npos) << book;
+  EXPECT_NE(book.find("\nmallory,0,10,0,0,\"error: the submission folder mallory is a symbolic link "
+                      "(to alice): a submission must be its own folder of regular files, so none "
+                      "of its labs is graded\","),
+            std::string::npos)
+      << book;
+  for (const std::string& name : {formula, title, bytes}) {
+    SCOPED_TRACE(inert_name(name));
+    const auto report =
+        nlohmann::json::parse(read_file(dir / "out" / name / "report.json"), nullptr, false);
+    EXPECT_FALSE(report.is_discarded());
+    const std::string summary = read_file(dir / "out" / name / "summary.txt");
+    EXPECT_FALSE(summary.empty());
+    EXPECT_EQ(inert_text(summary), summary);
+  }
+  const auto bob = nlohmann::json::parse(read_file(dir / "out" / "bob" / "report.json"));
+  EXPECT_TRUE(contains(bob["labs"][0]["build"]["errors"].get<std::string>(),
+                       "05_first_add_load: the folder labs that holds it is a symbolic link (to "
+                       "../alice/labs)"))
+      << bob.dump();
+  const auto alice = nlohmann::json::parse(read_file(dir / "out" / "alice" / "report.json"));
+  EXPECT_TRUE(contains(alice["labs"][0]["build"]["errors"].get<std::string>(),
+                       "05_first_add_load/bad\\x01.cuh: has an unusual character"))
+      << alice.dump();
+  EXPECT_TRUE(fs::exists(dir / "out" / "similar_sources.txt"));
+  remove_all_quietly(dir);
+}
+
 TEST(GraderCli, GpuOnlyCommandsSayNoGpuWithExitThree) {
   if (probe_gpu().present) GTEST_SKIP() << "a GPU is present";
   const fs::path dir = make_temp_dir("reduce-grade-nogpu-");

@@ -77,5 +77,27 @@ TEST(Slurm, MergeListsTheTasksToRunAgain) {
   EXPECT_THROW(merge_class(out), ConfigError);
 }
 
+TEST(Slurm, ANameNoTaskLineCanHoldCostsThatSubmissionOnly) {
+  // "a,b" would split into two students, "c\nd" into two task lines: both are left out of the
+  // job array, and the merge gives each a row of its own; ann and bob are graded as usual.
+  const fs::path out = make_temp_dir("reduce-grade-slurm-");
+  SlurmPlan plan = plan_in(out);
+  plan.students = {"a,b", "ann", "c\nd", "bob"};
+  ASSERT_EQ(write_slurm_job(plan), 1);
+  EXPECT_EQ(read_file(out / "slurm" / "tasks.txt"), "ann,bob\n");
+  write_file(out / "ann" / "report.json", "{\"score\": 1, \"max_score\": 20, \"labs\": []}");
+  write_file(out / "bob" / "report.json", "{\"score\": 2, \"max_score\": 20, \"labs\": []}");
+  const ClassMerge m = merge_class(out);
+  ASSERT_EQ(m.rows.size(), 4u);
+  EXPECT_TRUE(m.failed_tasks.empty());
+  EXPECT_EQ(m.errors.size(), 2u);
+  const std::string csv = read_file(out / "gradebook.csv");
+  EXPECT_NE(csv.find("\n\"a,b\",0,0,0,0,0,\"error: the folder name holds a comma"), std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("\nc\\x0ad,0,0,0,0,0,\"error: the folder name holds a comma"), std::string::npos)
+      << csv;
+  remove_all_quietly(out);
+}
+
 }  // namespace
 }  // namespace reduce::grade

@@ -6,6 +6,8 @@
 /// - `OUT/slurm/grade.sbatch`: the job array (one task per line of tasks.txt);
 /// - `OUT/slurm/tasks.txt`: the students of each task, one task per line, separated by commas;
 /// - `OUT/slurm/labs.txt`: the labs graded, one per line (the gradebook's columns);
+/// - `OUT/slurm/left_out.txt`: the students no task line can name (slurm_can_name()), made
+///   inert, one per line: merge_class() gives each a row "error: ...", never their task-mates;
 /// - `OUT/slurm/task-<i>.log`: what task i printed;
 /// - `OUT/<student>/`: each student's reports (report.json...) or error.txt, as `batch` writes;
 /// - `OUT/gradebook.csv`: written by merge_class().
@@ -50,7 +52,10 @@ std::vector<std::vector<std::string>> slurm_tasks(const std::vector<std::string>
 /// The text of `grade.sbatch`.
 std::string slurm_script(const SlurmPlan& plan);
 
-/// Writes OUT/slurm/{grade.sbatch,tasks.txt,labs.txt}; returns the number of tasks.
+/// Whether \p student can be named in a task line and in `batch --only`: no comma, no line end.
+bool slurm_can_name(const std::string& student);
+
+/// Writes OUT/slurm/{grade.sbatch,tasks.txt,labs.txt,left_out.txt}; returns the number of tasks.
 int write_slurm_job(const SlurmPlan& plan);
 
 /// One student's gradebook row from what `batch` left in \p student_dir: report.json (graded)
