@@ -10,12 +10,15 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <climits>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <utility>
 
 namespace reduce::grade {
 namespace {
@@ -93,16 +96,18 @@ std::vector<std::string> mount_points() {
   return points;
 }
 
-/// Makes every mount read-only but the kernel's own (/dev with the GPU's device files, /proc,
-/// /sys), which the CUDA driver needs as they are.
+/// Makes every mount read-only but /dev (the GPU's device files; the view replaces it with one
+/// of its own) and /proc (the sandbox mounts its own). /sys too: the CUDA driver only reads it,
+/// and a writable cgroup folder there would outlive the sandbox.
 void make_host_read_only() {
   for (const std::string& point : mount_points()) {
-    if (under(point, "/dev") || under(point, "/proc") || under(point, "/sys")) continue;
+    if (under(point, "/dev") || under(point, "/proc")) continue;
     struct stat st{};
     if (::stat(point.c_str(), &st) != 0) continue;  // covered by a later mount
     if (::mount(nullptr, point.c_str(), nullptr,
                 MS_REMOUNT | MS_BIND | MS_RDONLY | kept_flags(point), nullptr) != 0 &&
-        errno != EINVAL)  // EINVAL: not a mount point any more (covered)
+        errno != EINVAL &&  // not a mount point any more (covered)
+        !(under(point, "/sys") && (errno == EACCES || errno == EPERM)))  // the kernel's to guard
       fail("remounting " + point + " read-only");
   }
 }
@@ -119,11 +124,34 @@ void make_mount_point(const std::string& path, bool folder) {
     fail("creating " + path);
 }
 
-void hide(const std::string& path) {
+/// An empty tmpfs on \p path (a folder); false when there is nothing to hide. It takes only the
+/// mount points of later steps, and becomes read-only once they are made.
+bool hide(const std::string& path) {
   struct stat st{};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;  // nothing to hide
-  if (::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=512m") != 0)
+  if (::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return false;  // nothing to hide
+  if (::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700,size=1m") != 0)
     fail("hiding " + path);
+  return true;
+}
+
+/// An empty writable tmpfs of its own on \p path, holding at most \p bytes.
+void scratch(const std::string& path, std::uint64_t bytes) {
+  make_mount_point(path, true);
+  const std::string options = "mode=1777,size=" + std::to_string(bytes);
+  if (::mount("tmpfs", path.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, options.c_str()) != 0)
+    fail("mounting a scratch folder on " + path);
+}
+
+/// A symbolic link at \p path to \p target; one that is there already is kept (a /dev that is
+/// the machine's again has its own).
+void make_link(const std::string& path, const std::string& target) {
+  if (::symlink(target.c_str(), path.c_str()) == 0) return;
+  const int why = errno;
+  char there[PATH_MAX];
+  const ssize_t n = ::readlink(path.c_str(), there, sizeof there);
+  if (why == EEXIST && n >= 0 && std::string(there, static_cast<std::size_t>(n)) == target) return;
+  errno = why;
+  fail("linking " + path);
 }
 
 /// Binds what \p fd (opened before any step) names onto \p path.
@@ -151,20 +179,35 @@ void apply(const std::vector<MountStep>& steps, uid_t uid, gid_t gid) {
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0)
     fail("making mounts private");
   // Opened in this namespace and before any step hides them.
+  using Kind = MountStep::Kind;
   std::vector<int> fds(steps.size(), -1);
   for (std::size_t i = 0; i < steps.size(); ++i)
-    if (steps[i].kind != MountStep::Kind::kHide &&
+    if ((steps[i].kind == Kind::kShow || steps[i].kind == Kind::kWritable ||
+         steps[i].kind == Kind::kDevice) &&
         (fds[i] = ::open(steps[i].path.c_str(), O_PATH | O_CLOEXEC)) < 0)
       fail("opening " + steps[i].path);
   make_host_read_only();
+  std::vector<bool> hidden(steps.size(), false);
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (steps[i].kind == MountStep::Kind::kHide)
-      hide(steps[i].path);
+    const MountStep& s = steps[i];
+    if (s.kind == Kind::kHide)
+      hidden[i] = hide(s.path);
+    else if (s.kind == Kind::kScratch)
+      scratch(s.path, s.bytes);
+    else if (s.kind == Kind::kLink)
+      make_link(s.path, s.target);
     else
-      show(steps[i].path, fds[i], steps[i].kind == MountStep::Kind::kWritable);
+      show(s.path, fds[i], s.kind != Kind::kShow);
   }
   for (int fd : fds)
     if (fd >= 0) ::close(fd);
+  // The hidden folders took their mount points; now nothing more can be written there (a later
+  // step on the very same path is on top, and keeps its own state).
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    bool covered = false;
+    for (std::size_t j = i + 1; j < steps.size(); ++j) covered |= steps[j].path == steps[i].path;
+    if (hidden[i] && !covered) remount(steps[i].path, true);
+  }
 }
 
 /// In the new PID namespace: its own /proc, then a second user namespace that locks every mount
@@ -226,19 +269,62 @@ void lock(uid_t uid, gid_t gid) {
 int usage(const char* why) {
   std::fprintf(stderr,
                "reduce-grade confine: %s\n"
-               "usage: reduce-grade confine [--hide=FOLDER | --show=PATH | --writable=FOLDER]... "
+               "usage: reduce-grade confine [--hide=FOLDER | --show=PATH | --writable=FOLDER |\n"
+               "         --scratch=FOLDER:BYTES | --device=PATH | --link=PATH:TARGET]... "
                "-- COMMAND [ARG]...\n",
                why);
   return 2;
 }
 
+/// The step \p arg spells (MountStep::argument()); nothing when it spells none.
+std::optional<MountStep> parse_step(const std::string& arg) {
+  using Kind = MountStep::Kind;
+  static const std::pair<const char*, Kind> kFlags[] = {
+      {"--hide=", Kind::kHide},         {"--show=", Kind::kShow},
+      {"--writable=", Kind::kWritable}, {"--scratch=", Kind::kScratch},
+      {"--device=", Kind::kDevice},     {"--link=", Kind::kLink}};
+  for (const auto& [flag, kind] : kFlags) {
+    const std::size_t n = std::strlen(flag);
+    if (arg.compare(0, n, flag) != 0 || arg.size() == n) continue;
+    MountStep step{kind, arg.substr(n)};
+    if (kind == Kind::kScratch) {  // PATH:BYTES, the size after the last colon
+      const std::size_t colon = step.path.rfind(':');
+      if (colon == std::string::npos) return std::nullopt;
+      const std::string size = step.path.substr(colon + 1);
+      const auto [end, error] = std::from_chars(size.data(), size.data() + size.size(), step.bytes);
+      if (error != std::errc() || end != size.data() + size.size() || step.bytes == 0)
+        return std::nullopt;
+      step.path.resize(colon);
+    } else if (kind == Kind::kLink) {  // PATH:TARGET, the target after the first colon
+      const std::size_t colon = step.path.find(':');
+      if (colon == std::string::npos || colon + 1 == step.path.size()) return std::nullopt;
+      step.target = step.path.substr(colon + 1);
+      step.path.resize(colon);
+    }
+    if (step.path.empty()) return std::nullopt;
+    return step;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string MountStep::argument() const {
-  const char* flag = kind == Kind::kHide   ? "--hide="
-                     : kind == Kind::kShow ? "--show="
-                                           : "--writable=";
-  return flag + path;
+  switch (kind) {
+    case Kind::kHide:
+      return "--hide=" + path;
+    case Kind::kShow:
+      return "--show=" + path;
+    case Kind::kWritable:
+      return "--writable=" + path;
+    case Kind::kScratch:
+      return "--scratch=" + path + ":" + std::to_string(bytes);
+    case Kind::kDevice:
+      return "--device=" + path;
+    case Kind::kLink:
+      return "--link=" + path + ":" + target;
+  }
+  return {};
 }
 
 int confine_main(int argc, char** argv) {
@@ -246,18 +332,10 @@ int confine_main(int argc, char** argv) {
   int command = -1;
   for (int i = 1; i < argc && command < 0; ++i) {
     const std::string arg = argv[i];
-    const auto value = [&](const char* flag) {
-      const std::size_t n = std::strlen(flag);
-      return arg.compare(0, n, flag) == 0 ? arg.substr(n) : std::string();
-    };
     if (arg == "--") {
       command = i + 1;
-    } else if (const std::string p = value("--hide="); !p.empty()) {
-      steps.push_back({MountStep::Kind::kHide, p});
-    } else if (const std::string p = value("--show="); !p.empty()) {
-      steps.push_back({MountStep::Kind::kShow, p});
-    } else if (const std::string p = value("--writable="); !p.empty()) {
-      steps.push_back({MountStep::Kind::kWritable, p});
+    } else if (std::optional<MountStep> step = parse_step(arg)) {
+      steps.push_back(std::move(*step));
     } else {
       return usage(("unknown argument " + arg).c_str());
     }

@@ -2,6 +2,7 @@
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/util.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -38,10 +39,12 @@ fs::path grader_program() {
   return fs::is_regular_file(beside, ec) ? beside : fs::path();
 }
 
-/// bubblewrap's words for \p steps: the same namespaces and view as `reduce-grade confine`.
+/// bubblewrap's words for \p steps: the same namespaces and view as `reduce-grade confine`
+/// (bubblewrap 0.5 or later: --perms and --size).
 std::vector<std::string> bubblewrap_command(const fs::path& bwrap,
                                             const std::vector<MountStep>& steps) {
   // Its own PID 1 in front of the command and a /proc of the new PID namespace, as confine.
+  // The machine read-only (devices unusable: own_places() shows again those the lab needs).
   std::vector<std::string> cmd = {bwrap.string(),
                                   "--die-with-parent",
                                   "--unshare-user",
@@ -52,20 +55,38 @@ std::vector<std::string> bubblewrap_command(const fs::path& bwrap,
                                   "--ro-bind",
                                   "/",
                                   "/",
-                                  "--dev-bind",
-                                  "/dev",
-                                  "/dev",
                                   "--proc",
                                   "/proc"};
+  std::vector<std::string> read_only_at_end;
   std::error_code ec;
-  for (const MountStep& s : steps) {
-    if (s.kind == MountStep::Kind::kHide) {
-      if (fs::is_directory(s.path, ec)) cmd.insert(cmd.end(), {"--tmpfs", s.path});
-    } else {
-      cmd.insert(cmd.end(),
-                 {s.kind == MountStep::Kind::kShow ? "--ro-bind" : "--bind", s.path, s.path});
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const MountStep& s = steps[i];
+    switch (s.kind) {
+      case MountStep::Kind::kHide:
+        if (!fs::is_directory(s.path, ec)) break;
+        cmd.insert(cmd.end(), {"--perms", "0700", "--size", "1048576", "--tmpfs", s.path});
+        if (std::none_of(steps.begin() + static_cast<std::ptrdiff_t>(i) + 1, steps.end(),
+                         [&](const MountStep& later) { return later.path == s.path; }))
+          read_only_at_end.push_back(s.path);
+        break;
+      case MountStep::Kind::kScratch:
+        cmd.insert(cmd.end(),
+                   {"--perms", "01777", "--size", std::to_string(s.bytes), "--tmpfs", s.path});
+        break;
+      case MountStep::Kind::kDevice:
+        cmd.insert(cmd.end(), {"--dev-bind", s.path, s.path});
+        break;
+      case MountStep::Kind::kLink:
+        cmd.insert(cmd.end(), {"--symlink", s.target, s.path});
+        break;
+      case MountStep::Kind::kShow:
+      case MountStep::Kind::kWritable:
+        cmd.insert(cmd.end(),
+                   {s.kind == MountStep::Kind::kShow ? "--ro-bind" : "--bind", s.path, s.path});
+        break;
     }
   }
+  for (const std::string& path : read_only_at_end) cmd.insert(cmd.end(), {"--remount-ro", path});
   cmd.push_back("--");
   return cmd;
 }
@@ -87,10 +108,47 @@ std::vector<std::pair<std::string, std::string>> Isolation::runner_env() const {
   return {{"REDUCE_RUNNER_PREFIX", joined(runner_prefix)}};
 }
 
+std::vector<MountStep> own_places(std::uint64_t tmp_bytes) {
+  using Kind = MountStep::Kind;
+  // Each line one item: to give one back (were CUDA to need the host's), take it out here.
+  std::vector<MountStep> steps = {
+      {Kind::kScratch, "/tmp", tmp_bytes},  // an empty /tmp of its own, capped
+      {Kind::kHide, "/run/user"},           // the user's session bus and agents, their sockets
+      {Kind::kHide, "/dev"},                // a /dev of its own, read-only, holding only:
+  };
+  std::error_code ec;
+  const auto device = [&](const std::string& path) {
+    if (fs::exists(fs::symlink_status(path, ec))) steps.push_back({Kind::kDevice, path});
+  };
+  // No tty (a lab would write to the grader's terminal), random, full or ptmx: CUDA needs none.
+  for (const char* node : {"null", "zero", "urandom"}) device(std::string("/dev/") + node);
+  // The GPU: the NVIDIA driver's control, memory (UVM) and mode-setting devices, each GPU, and
+  // the capabilities of MIG instances.
+  std::vector<std::string> gpus;
+  for (const fs::directory_entry& e : fs::directory_iterator("/dev", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > 6 && name.compare(0, 6, "nvidia") == 0 &&
+        name.find_first_not_of("0123456789", 6) == std::string::npos)
+      gpus.push_back(e.path().string());
+  }
+  std::sort(gpus.begin(), gpus.end());
+  for (const char* node : {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset"})
+    device(std::string("/dev/") + node);
+  for (const std::string& gpu : gpus) device(gpu);
+  device("/dev/nvidia-caps");
+  // What programs expect of any /dev (a sanitizer writes its report to /dev/fd/5).
+  steps.push_back({Kind::kLink, "/dev/fd", 0, "/proc/self/fd"});
+  steps.push_back({Kind::kLink, "/dev/stdin", 0, "/proc/self/fd/0"});
+  steps.push_back({Kind::kLink, "/dev/stdout", 0, "/proc/self/fd/1"});
+  steps.push_back({Kind::kLink, "/dev/stderr", 0, "/proc/self/fd/2"});
+  steps.push_back({Kind::kScratch, "/dev/shm", kOwnShmBytes});  // POSIX shared memory
+  return steps;
+}
+
 std::vector<MountStep> runner_view(const std::vector<fs::path>& hidden,
                                    const std::vector<fs::path>& readable,
                                    const std::vector<fs::path>& writable) {
-  std::vector<MountStep> steps = {{MountStep::Kind::kHide, "/tmp"}};
+  std::vector<MountStep> steps = own_places(kLabTmpBytes);
   std::error_code ec;
   for (const fs::path& p : hidden) steps.push_back({MountStep::Kind::kHide, absolute_path(p)});
   for (const fs::path& p : readable)
@@ -104,10 +162,10 @@ std::vector<MountStep> build_view(const fs::path& course_root, const std::vector
                                   const fs::path& build_dir) {
   const std::string root = absolute_path(course_root);
   // The course again (it may lie in /tmp), then what of it the build must not read.
-  std::vector<MountStep> steps = {{MountStep::Kind::kHide, "/tmp"},
-                                  {MountStep::Kind::kShow, root},
-                                  {MountStep::Kind::kHide, root + "/autograder/hidden"},
-                                  {MountStep::Kind::kHide, root + "/solutions"}};
+  std::vector<MountStep> steps = own_places(kBuildTmpBytes);
+  steps.insert(steps.end(), {{MountStep::Kind::kShow, root},
+                             {MountStep::Kind::kHide, root + "/autograder/hidden"},
+                             {MountStep::Kind::kHide, root + "/solutions"}});
   const std::string build = absolute_path(build_dir);
   std::vector<MountStep> inside_build;
   for (const fs::path& p : hidden) {
@@ -134,7 +192,8 @@ Isolation detect_isolation(const std::vector<MountStep>& steps, const std::strin
   };
   const char* view =
       ": user, mount, network, PID and IPC namespaces; read-only machine without the course's "
-      "hidden tests, solutions, build folders or reports, private /tmp, its own /proc";
+      "hidden tests, solutions, build folders or reports; its own empty, capped /tmp and /dev/shm, "
+      "a /dev with only null, zero, urandom and the GPU's, its own /proc";
   std::string why_not;
   // bubblewrap first, where it is installed: a sandbox the whole field uses and reviews.
   if (!allowed("bubblewrap")) {
@@ -176,16 +235,19 @@ Isolation detect_isolation(const std::vector<MountStep>& steps, const std::strin
 }
 
 std::string probe_walls(const Isolation& isolation, const fs::path& runner) {
-  ProcessSpec probe;
-  probe.argv = isolation.runner_prefix;
-  probe.argv.push_back(runner.string());
-  probe.argv.push_back("--walls");
-  probe.timeout_s = 30;
-  probe.output_cap = 1 << 12;
-  const ProcessResult r = run_process(probe);
-  const std::string line = trim(r.output.substr(0, r.output.find('\n')));
-  if (!r.exited() || line.empty()) return "unknown (the runner's probe " + r.describe() + ")";
-  return line;
+  const auto first_line = [&](const char* flag) {
+    ProcessSpec probe;
+    probe.argv = isolation.runner_prefix;
+    probe.argv.insert(probe.argv.end(), {runner.string(), flag});
+    probe.timeout_s = 60;  // the places' walk stops itself after 20 s
+    probe.output_cap = 1 << 16;
+    const ProcessResult r = run_process(probe);
+    const std::string line = trim(r.output.substr(0, r.output.find('\n')));
+    if (!r.exited() || line.empty())
+      return "unknown (the runner's " + std::string(flag) + " probe " + r.describe() + ")";
+    return line;
+  };
+  return first_line("--walls") + "; " + first_line("--places");
 }
 
 }  // namespace reduce::grade

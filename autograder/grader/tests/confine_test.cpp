@@ -1,6 +1,7 @@
 // `reduce-grade confine`, the sandbox of a submission's build and of the lab's runner: what it
 // hides is empty, what it shows again is readable and read-only, the rest of the machine is
-// read-only, and a hidden folder cannot be reached through another process's /proc entry.
+// read-only, a hidden folder cannot be reached through another process's /proc entry, and its
+// /tmp, /dev/shm and /dev are its own (capped, minimal, gone with it). bubblewrap must agree.
 #include <reduce_grade/isolation.hpp>
 #include <reduce_grade/process.hpp>
 #include <reduce_grade/util.hpp>
@@ -40,11 +41,36 @@ class ConfineTest : public ::testing::Test {
     return r;
   }
 
+  /// The places of its own (own_places()), the course (it lies in /tmp) without its hidden
+  /// folder, and the build folder writable.
   std::vector<MountStep> build_like() const {
-    return {{MountStep::Kind::kHide, "/tmp"},
-            {MountStep::Kind::kShow, (dir_ / "course").string()},
-            {MountStep::Kind::kHide, (dir_ / "course" / "hidden").string()},
-            {MountStep::Kind::kWritable, (dir_ / "build").string()}};
+    std::vector<MountStep> steps = own_places(kLabTmpBytes);
+    steps.insert(steps.end(), {{MountStep::Kind::kShow, (dir_ / "course").string()},
+                               {MountStep::Kind::kHide, (dir_ / "course" / "hidden").string()},
+                               {MountStep::Kind::kWritable, (dir_ / "build").string()}});
+    return steps;
+  }
+
+  /// `sh -c SCRIPT sh DIR PID` in each sandbox the grader may choose, forced in turn, on
+  /// build_like(); one that does not work here is left out (and named).
+  std::map<std::string, ProcessResult> in_each_sandbox(const std::string& script) {
+    std::map<std::string, ProcessResult> seen;
+    for (const char* which : {"confine", "bubblewrap"}) {
+      ::setenv("REDUCE_SANDBOX", which, 1);
+      const Isolation iso = detect_isolation(build_like(), "the probe");
+      ::unsetenv("REDUCE_SANDBOX");
+      if (!iso.sandboxed) {
+        std::printf("[ skipped  ] %s: %s\n", which, iso.description.c_str());
+        continue;
+      }
+      ProcessSpec spec;
+      spec.argv = iso.runner_prefix;
+      spec.argv.insert(spec.argv.end(),
+                       {"sh", "-c", script, "sh", dir_.string(), std::to_string(::getpid())});
+      spec.timeout_s = 60;
+      seen[which] = run_process(spec);
+    }
+    return seen;
   }
 
   fs::path dir_;
@@ -114,38 +140,77 @@ TEST_F(ConfineTest, ItsOwnProcessesOnlyAndTheCommandsOwnEnd) {
 }
 
 /// What a process sees of its sandbox: its pid, a host process ($2) in /proc, the hidden folder, a
-/// write to the course and to the build folder, the network devices.
+/// write to the course and to the build folder, the network devices; then its places: which of
+/// the usual writable places it can write, its /dev, its /tmp and /dev/shm (filesystem, blocks,
+/// block size, what they hold) and its System V IPC objects.
 const char* const kLookAround =
     "echo pid $$; test -e /proc/$2 && echo host-process-visible; ls -A $1/course/hidden; "
     "touch $1/course/x 2>/dev/null && echo course-writable; touch $1/build/x && echo built; "
-    "echo net $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ')";
+    "echo net $(tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '); "
+    "for d in / /tmp /var/tmp /dev /dev/shm /dev/mqueue /dev/pts /run /run/user /run/shm "
+    "/run/lock /root /home \"$HOME\" /etc /sys /sys/fs/cgroup $1 $1/course $1/build; do "
+    "test -w \"$d\" && readlink -f \"$d\"; done | LC_ALL=C sort -u | sed 's/^/writable /'; "
+    "echo dev $(ls -A /dev | grep -v '^nvidia'); stat -f -c '%T %b %S' /tmp /dev/shm; "
+    "echo holds $(ls -A /tmp/ /dev/shm/); echo sysv $(cat /proc/sysvipc/* | grep -vc key)";
 
 TEST_F(ConfineTest, BubblewrapAndConfinePutUpTheSameWalls) {
   // Each sandbox the grader may choose, forced in turn, on the same view.
+  const std::map<std::string, ProcessResult> runs = in_each_sandbox(kLookAround);
   std::map<std::string, std::string> seen;
-  for (const char* which : {"confine", "bubblewrap"}) {
-    ::setenv("REDUCE_SANDBOX", which, 1);
-    const Isolation iso = detect_isolation(build_like(), "the probe");
-    ::unsetenv("REDUCE_SANDBOX");
-    if (!iso.sandboxed) {
-      std::printf("[ skipped  ] %s: %s\n", which, iso.description.c_str());
-      continue;
-    }
-    ProcessSpec spec;
-    spec.argv = iso.runner_prefix;
-    spec.argv.insert(spec.argv.end(),
-                     {"sh", "-c", kLookAround, "sh", dir_.string(), std::to_string(::getpid())});
-    spec.timeout_s = 30;
-    const ProcessResult r = run_process(spec);
+  for (const auto& [which, r] : runs) {
     ASSERT_TRUE(r.succeeded()) << which << ": " << r.output;
     seen[which] = r.output;
   }
   if (seen.size() < 2) GTEST_SKIP() << "only " << seen.size() << " of the two sandboxes works here";
   EXPECT_EQ(seen["confine"], seen["bubblewrap"]);
-  EXPECT_NE(seen["confine"].find("pid 2\n"), std::string::npos) << seen["confine"];
-  EXPECT_NE(seen["confine"].find("built\n"), std::string::npos) << seen["confine"];
-  EXPECT_EQ(seen["confine"].find("course-writable"), std::string::npos) << seen["confine"];
-  EXPECT_EQ(seen["confine"].find("host-process-visible"), std::string::npos) << seen["confine"];
+  const std::string& confine = seen["confine"];
+  EXPECT_NE(confine.find("pid 2\n"), std::string::npos) << confine;
+  EXPECT_NE(confine.find("built\n"), std::string::npos) << confine;
+  EXPECT_EQ(confine.find("course-writable"), std::string::npos) << confine;
+  EXPECT_EQ(confine.find("host-process-visible"), std::string::npos) << confine;
+  // Writable: its own /dev/shm (/run/shm may link to it), its own /tmp (with the mount points of
+  // the course, which lies there), and the build folder; nothing of the machine's.
+  std::string writable;
+  for (const std::string& line : split_lines(confine))
+    if (line.rfind("writable ", 0) == 0) writable += line + "\n";
+  EXPECT_EQ(writable, "writable /dev/shm\nwritable /tmp\nwritable " + dir_.string() +
+                          "\nwritable " + (dir_ / "build").string() + "\n")
+      << confine;
+  const std::string blocks = std::to_string(kLabTmpBytes / 4096);
+  EXPECT_NE(confine.find("dev fd null shm stderr stdin stdout urandom zero\ntmpfs " + blocks +
+                         " 4096\ntmpfs " + blocks + " 4096\n"),
+            std::string::npos)
+      << confine;
+  EXPECT_NE(confine.find("sysv 0\n"), std::string::npos) << confine;
+}
+
+TEST_F(ConfineTest, NothingWrittenInItsOwnPlacesOutlivesIt) {
+  // Written into /dev/shm and /tmp, in each sandbox: the machine's have no such file after.
+  const std::string name = "reduce-confine-probe-" + std::to_string(::getpid());
+  const auto runs = in_each_sandbox("echo x > /dev/shm/" + name + " && echo x > /tmp/" + name +
+                                    " && test -s /dev/shm/" + name + " && echo written");
+  if (runs.empty()) GTEST_SKIP() << "no sandbox works here";
+  for (const auto& [which, r] : runs) {
+    EXPECT_EQ(r.output, "written\n") << which;
+    EXPECT_FALSE(fs::exists("/dev/shm/" + name)) << which << " left it in the machine's /dev/shm";
+    EXPECT_FALSE(fs::exists("/tmp/" + name)) << which << " left it in the machine's /tmp";
+    std::error_code ec;
+    fs::remove("/dev/shm/" + name, ec);
+    fs::remove("/tmp/" + name, ec);
+  }
+}
+
+TEST_F(ConfineTest, ItsOwnPlacesAreCappedAndItsDevMinimal) {
+  // 80 MiB into a 64 MiB /dev/shm or /tmp: ENOSPC; nothing new in /dev; the devices it keeps work.
+  const auto runs = in_each_sandbox(
+      "for f in /dev/shm/big /tmp/big; do dd if=/dev/zero of=$f bs=1M count=80 2>&1 | "
+      "grep -o 'No space left on device'; rm -f $f; done; touch /dev/x 2>/dev/null && echo "
+      "dev-writable; mkdir /dev/mqueue 2>/dev/null && echo dev-writable; head -c 4 /dev/urandom | "
+      "wc -c; head -c 4 /dev/zero | wc -c; echo x > /dev/null && echo null; echo x > /dev/fd/1");
+  if (runs.empty()) GTEST_SKIP() << "no sandbox works here";
+  for (const auto& [which, r] : runs)
+    EXPECT_EQ(r.output, "No space left on device\nNo space left on device\n4\n4\nnull\nx\n")
+        << which;
 }
 
 TEST_F(ConfineTest, UsageErrorsExitTwo) {
@@ -165,14 +230,44 @@ TEST(BuildView, HidesTheCoursesSecretsAndShowsTheBuildFolderLast) {
       build_view("/course", {"/reports", "/work/build/course"}, "/work/build");
   std::vector<std::string> words;
   for (const MountStep& s : steps) words.push_back(s.argument());
-  const std::vector<std::string> expected = {"--hide=/tmp",
-                                             "--show=/course",
-                                             "--hide=/course/autograder/hidden",
-                                             "--hide=/course/solutions",
-                                             "--hide=/reports",
-                                             "--writable=/work/build",
-                                             "--hide=/work/build/course"};
+  // Its own places first, with a /tmp large enough for the CUDA compiler's files.
+  const std::size_t own = own_places(kBuildTmpBytes).size();
+  ASSERT_GT(words.size(), own);
+  EXPECT_EQ(words.front(), "--scratch=/tmp:" + std::to_string(kBuildTmpBytes));
+  words.erase(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(own));
+  const std::vector<std::string> expected = {
+      "--show=/course",  "--hide=/course/autograder/hidden", "--hide=/course/solutions",
+      "--hide=/reports", "--writable=/work/build",           "--hide=/work/build/course"};
   EXPECT_EQ(words, expected);
+}
+
+TEST(OwnPlaces, EachStartGetsAnEmptyCappedTmpAndShmAndAMinimalDev) {
+  std::vector<std::string> words;
+  for (const MountStep& s : own_places(kLabTmpBytes))
+    if (s.argument().find("nvidia") == std::string::npos) words.push_back(s.argument());
+  const std::string shm = std::to_string(kOwnShmBytes);
+  const std::vector<std::string> expected = {"--scratch=/tmp:" + std::to_string(kLabTmpBytes),
+                                             "--hide=/run/user",
+                                             "--hide=/dev",
+                                             "--device=/dev/null",
+                                             "--device=/dev/zero",
+                                             "--device=/dev/urandom",
+                                             "--link=/dev/fd:/proc/self/fd",
+                                             "--link=/dev/stdin:/proc/self/fd/0",
+                                             "--link=/dev/stdout:/proc/self/fd/1",
+                                             "--link=/dev/stderr:/proc/self/fd/2",
+                                             "--scratch=/dev/shm:" + shm};
+  EXPECT_EQ(words, expected);
+}
+
+TEST(ConfineUsage, AScratchFolderNeedsASizeAndALinkATarget) {
+  for (const char* bad : {"--scratch=/tmp", "--scratch=/tmp:0", "--scratch=/tmp:1x", "--link=/x",
+                          "--link=/x:", "--device="}) {
+    ProcessSpec spec;
+    spec.argv = {REDUCE_GRADE_BINARY, "confine", bad, "--", "true"};
+    spec.timeout_s = 30;
+    EXPECT_EQ(run_process(spec).exit_code, 2) << bad;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 /// student's sources name, `.incbin` included) and the lab's runner.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,26 +17,33 @@ namespace reduce::grade {
 struct MountStep {
   /// What the step does to its path.
   enum class Kind {
-    kHide,     ///< an empty private folder in its place (a tmpfs; what is written there is lost)
-    kShow,     ///< the real folder or file again, read-only
-    kWritable  ///< the real folder again, writable
+    kHide,      ///< an empty folder in its place (a tmpfs), read-only once every step is done
+    kShow,      ///< the real folder or file again, read-only
+    kWritable,  ///< the real folder again, writable
+    kScratch,   ///< an empty writable folder of its own (a tmpfs of `bytes`), lost with the sandbox
+    kDevice,    ///< the machine's device file (or folder of them) again, usable
+    kLink       ///< a symbolic link to `target`
   };
-  Kind kind = Kind::kHide;  ///< hide, show or make writable
+  Kind kind = Kind::kHide;  ///< what the step does
   std::string path;         ///< absolute
+  std::uint64_t bytes = 0;  ///< kScratch: the most its tmpfs holds
+  std::string target;       ///< kLink: where the link points
 
-  /// `--hide=PATH`, `--show=PATH` or `--writable=PATH`.
+  /// `--hide=PATH`, `--show=PATH`, `--writable=PATH`, `--scratch=PATH:BYTES`, `--device=PATH`
+  /// or `--link=PATH:TARGET`.
   std::string argument() const;
 };
 
-/// `reduce-grade confine [--hide=P | --show=P | --writable=P]... -- COMMAND...`, called from
-/// main() before any thread starts (a process with several threads cannot enter a user
-/// namespace). Every mount of the host but /dev, /proc and /sys becomes read-only, then the
-/// steps apply in order, then a second user namespace locks it all (the command, although it
-/// holds capabilities in its own namespace, can undo none of it) and the command starts with no
-/// network, no new privileges and the same working folder, seen through the new view, as PID 2
-/// of a new PID namespace whose PID 1 reaps orphans and mounts a /proc of its own. Exits 3 with
-/// a one-line reason when a step fails, 2 on a usage error; else as the command ended (its exit
-/// code, or the signal that ended it).
+/// `reduce-grade confine [STEP]... -- COMMAND...` (MountStep::argument() spells each step),
+/// called from main() before any thread starts (a process with several threads cannot enter a
+/// user namespace). Every mount of the host but /dev and /proc becomes read-only, then the
+/// steps apply in order, then hidden folders become read-only, then a second user namespace
+/// locks it all (the command, although it holds capabilities in its own namespace, can undo none
+/// of it) and the command starts with no network, no new privileges and the same working folder,
+/// seen through the new view, as PID 2 of a new PID namespace whose PID 1 reaps orphans and
+/// mounts a /proc of its own. Every tmpfs it mounts belongs to the sandbox's mount namespace and
+/// vanishes with it. Exits 3 with a one-line reason when a step fails, 2 on a usage error; else
+/// as the command ended (its exit code, or the signal that ended it).
 int confine_main(int argc, char** argv);
 
 }  // namespace reduce::grade
