@@ -2,12 +2,14 @@
 //
 //   reduce_lab_runner LIBRARY        (its socket to the checker is file descriptor 3)
 //   reduce_lab_runner --walls        (raises its walls and says which stand; loads nothing)
+//   reduce_lab_runner --places       (behind its walls, lists where it can write or share)
 //
 // It answers the checker's requests (protocol.hpp) one at a time: map the checker's buffers,
 // call the lab on a stream of its own, copy each result into the checker's capture buffer on
 // that stream, synchronise, reply. It decides nothing and reports no verdict; whatever the lab
 // does to this process, the checker judges only the bytes in its own buffers and its own clock.
 #include <reduce/lab_entry_points.cuh>
+#include <reduce_runner/places.hpp>
 #include <reduce_runner/protocol.hpp>
 #include <reduce_runner/walls.hpp>
 
@@ -385,11 +387,23 @@ int report_walls() {
   return walls.seccomp ? 0 : 1;
 }
 
+/// `--places`: behind the walls, every place the lab could write to or share (a summary line
+/// for the grader's report, then one line a place).
+int report_places() {
+  Walls walls;
+  raise_landlock(walls);
+  raise_seccomp(walls);
+  const Places places = find_places();
+  std::printf("%s\n%s", places.summary().c_str(), places.details().c_str());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);  // never outlive the checker
   if (argc == 2 && std::strcmp(argv[1], "--walls") == 0) return report_walls();
+  if (argc == 2 && std::strcmp(argv[1], "--places") == 0) return report_places();
   // Confinement is the sandbox in front of this process (the grader's), then the walls below.
   struct stat sock_stat{};
   if (argc < 2 || ::fstat(kRunnerSocketFd, &sock_stat) != 0 || !S_ISSOCK(sock_stat.st_mode)) {
