@@ -25,7 +25,8 @@ PlantedExpectation parse_expectation(const std::string& text, const std::string&
     const std::string k(key.str());
     if (k != "lab" && k != "points" && k != "max_points" && k != "min_points" && k != "message" &&
         k != "messages_any" && k != "needs_gpu" && k != "description" && k != "failing_test" &&
-        k != "may_be_withheld" && k != "graded_beside")
+        k != "may_be_withheld" && k != "graded_beside" && k != "visible_none" &&
+        k != "report_inert")
       e.warnings.push_back(fmt::format("{}/expected.toml: unknown key '{}' ignored", name, k));
   }
   e.lab = t["lab"].value_or(std::string());
@@ -43,6 +44,10 @@ PlantedExpectation parse_expectation(const std::string& text, const std::string&
   e.failing_test = t["failing_test"].value_or(std::string());
   e.needs_gpu = t["needs_gpu"].value_or(true);
   e.may_be_withheld = t["may_be_withheld"].value_or(false);
+  if (const toml::array* a = t["visible_none"].as_array())
+    for (const toml::node& n : *a)
+      if (auto v = n.value<std::string>()) e.visible_none.push_back(*v);
+  e.report_inert = t["report_inert"].value_or(false);
   e.description = t["description"].value_or(std::string());
   if (!e.points && !e.max_points && !e.min_points)
     throw ConfigError(name + "/expected.toml: give 'points', 'max_points' or 'min_points'");
@@ -70,6 +75,73 @@ std::string lab_report_text(const LabReport& lab) {
   for (const std::string& m : lab.score.messages) text += m + "\n";
   for (const ScoredItem& i : lab.score.items) text += i.output + "\n" + i.hidden_details + "\n";
   return text;
+}
+
+namespace {
+
+/// \p lab alone in a report, as the writers take it.
+GradeReport report_of(const LabReport& lab) {
+  GradeReport r;
+  r.labs.push_back(lab);
+  r.labs_requested.push_back(lab.facts.lab);
+  r.total();
+  return r;
+}
+
+/// The length of the UTF-8 sequence that starts \p text at \p i, or 0 where it is not one.
+std::size_t utf8_length(const std::string& text, std::size_t i) {
+  const auto u = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = u(i);
+  const std::size_t length = c < 0x80         ? 1
+                             : (c >> 5) == 6  ? 2
+                             : (c >> 4) == 14 ? 3
+                             : (c >> 3) == 30 ? 4
+                                              : 0;
+  if (length == 0 || (length == 2 && c < 0xC2) || i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k)
+    if ((u(i + k) & 0xC0) != 0x80) return 0;
+  return length;
+}
+
+/// Whether \p text holds a bidirectional override or isolate (U+202A-U+202E, U+2066-U+2069) at
+/// \p i: text that shows in another order than it is read.
+bool bidi_control(const std::string& text, std::size_t i) {
+  if (i + 3 > text.size() || text[i] != '\xE2') return false;
+  const auto b = static_cast<unsigned char>(text[i + 1]);
+  const auto c = static_cast<unsigned char>(text[i + 2]);
+  return (b == 0x80 && c >= 0xAA && c <= 0xAE) || (b == 0x81 && c >= 0xA6 && c <= 0xA9);
+}
+
+}  // namespace
+
+std::string lab_visible_text(const LabReport& lab) {
+  const GradeReport r = report_of(lab);
+  std::string text = summary_text(r, true) + "\n" + summary_text(r, false) + "\n";
+  const nlohmann::ordered_json results = gradescope_json(r);
+  text += results.value("output", std::string()) + "\n";
+  for (const auto& t : results.value("tests", nlohmann::ordered_json::array()))
+    if (t.value("visibility", std::string()) == "visible")
+      text += t.value("name", std::string()) + "\n" + t.value("output", std::string()) + "\n";
+  return text;
+}
+
+std::string inert_problem(const std::string& text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t length = utf8_length(text, i);
+    std::string kind;
+    if (length == 0)
+      kind = "a byte that is not UTF-8";
+    else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7F)
+      kind = "a control character";
+    else if (c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0)
+      kind = "a C1 control character";
+    else if (bidi_control(text, i))
+      kind = "a bidirectional override";
+    if (!kind.empty()) return fmt::format("{} (byte 0x{:02X}) at offset {}", kind, c, i);
+    i += length;
+  }
+  return "";
 }
 
 std::vector<std::string> check_expectation(const PlantedExpectation& e, const LabReport& lab) {
@@ -106,8 +178,42 @@ std::vector<std::string> check_expectation(const PlantedExpectation& e, const La
       problems.push_back("the report does not say " + list);
     }
   }
+  if (!e.visible_none.empty()) {
+    const std::string visible = lab_visible_text(lab);
+    for (const std::string& m : e.visible_none)
+      if (contains(visible, m)) problems.push_back("the student-visible report says \"" + m + "\"");
+  }
+  if (e.report_inert) {
+    const GradeReport r = report_of(lab);
+    const std::pair<const char*, std::string> texts[] = {
+        {"report.json", dump_json(report_json(r))},
+        {"summary.txt", summary_text(r, true)},
+        {"junit.xml", junit_xml(r)},
+        {"results.json", dump_json(gradescope_json(r))}};
+    for (const auto& [file, text] : texts)
+      if (const std::string why = inert_problem(text); !why.empty())
+        problems.push_back(fmt::format("{} is not inert: {}", file, why));
+  }
   return problems;
 }
+
+namespace {
+
+/// Writes the link \p link of case \p c again at \p to, naming what it names from the case's
+/// folder: a relative target made absolute there, so that the copy reaches the same file.
+void copy_link(const PlantedExpectation& c, const fs::path& link, const fs::path& to) {
+  std::error_code ec;
+  fs::path target = fs::read_symlink(link, ec);
+  if (!ec && target.is_relative())
+    target = (fs::absolute(link.parent_path(), ec) / target).lexically_normal();
+  fs::remove_all(to, ec);
+  if (!ec) fs::create_symlink(target, to, ec);
+  if (ec)
+    throw ConfigError("planted case " + c.name + ": cannot prepare the link " + to.string() + ": " +
+                      ec.message());
+}
+
+}  // namespace
 
 fs::path materialize_case(const PlantedExpectation& c, const fs::path& solutions_dir,
                           const fs::path& work_dir) {
@@ -117,8 +223,14 @@ fs::path materialize_case(const PlantedExpectation& c, const fs::path& solutions
   if (!fs::is_directory(own, ec) || !fs::is_directory(reference, ec)) return c.dir;
   const fs::path root = work_dir / c.name;
   fs::remove_all(root, ec);
-  // Every lab folder of the case (a case may carry others), each over its reference.
+  fs::create_directories(root, ec);
+  // Every lab folder of the case (a case may carry others), each over its reference; a lab
+  // folder that is a link stays one (the case is that link).
   for (const auto& entry : fs::directory_iterator(c.dir, ec)) {
+    if (entry.is_symlink(ec)) {
+      copy_link(c, entry.path(), root / entry.path().filename());
+      continue;
+    }
     if (!entry.is_directory(ec)) continue;
     const fs::path target = root / entry.path().filename();
     fs::create_directories(target, ec);
@@ -133,6 +245,9 @@ fs::path materialize_case(const PlantedExpectation& c, const fs::path& solutions
              fs::copy_options::recursive | fs::copy_options::overwrite_existing |
                  fs::copy_options::copy_symlinks,
              ec);
+    for (const auto& file : fs::recursive_directory_iterator(entry.path(), ec))
+      if (file.is_symlink(ec))
+        copy_link(c, file.path(), target / file.path().lexically_relative(entry.path()));
     if (ec)
       throw ConfigError("planted case " + c.name + ": cannot prepare " + target.string() + ": " +
                         ec.message());

@@ -37,6 +37,13 @@ struct PlantedExpectation {
   /// it ran) also meets the expectation: the case attacks the grading itself, and either
   /// outcome (the attack had no effect, or it was caught) is right.
   bool may_be_withheld = false;
+  /// Texts no student-visible part of the report may contain (the summary, Gradescope's visible
+  /// items): what a lab says during the hidden tests or the benchmark stays with the instructor.
+  std::vector<std::string> visible_none;
+  /// Every text of the lab's reports (report.json, summary.txt, junit.xml, results.json) must be
+  /// inert: no control character but newline and tab, no C1 control, no bidirectional override,
+  /// valid UTF-8 (inert_problem()).
+  bool report_inert = false;
   std::vector<std::string> warnings;  ///< unknown keys (ignored)
   std::string description;            ///< what the bug is
 };
@@ -46,7 +53,9 @@ struct PlantedExpectation {
 /// keeps only the files its bug changes; `@REDUCE_COURSE_ROOT@` in them becomes the course's
 /// absolute path (the parent of \p solutions_dir). A lab of graded_beside without a folder in the
 /// case is copied from \p solutions_dir as it is. A case without a folder for its lab (the lab is
-/// missing on purpose) is returned as it is.
+/// missing on purpose) is returned as it is. A symbolic link of the case (a lab folder, a file)
+/// stays a link, to what it names from the case's folder (a relative target is made absolute
+/// there), so that it reaches the same file wherever the case is written.
 std::filesystem::path materialize_case(const PlantedExpectation& c,
                                        const std::filesystem::path& solutions_dir,
                                        const std::filesystem::path& work_dir);
@@ -63,5 +72,14 @@ std::vector<std::string> check_expectation(const PlantedExpectation& expected,
 
 /// All text of a lab's report that messages are searched in (items' outputs and messages).
 std::string lab_report_text(const LabReport& lab);
+
+/// What the student sees of \p lab: the summary and Gradescope's visible items of a report that
+/// holds it alone (hidden details and the instructor's logs left out).
+std::string lab_visible_text(const LabReport& lab);
+
+/// Empty when \p text is inert for a terminal, a spreadsheet or a browser; else what is not
+/// (the first offending byte's place and kind): a control character but newline and tab, DEL, a
+/// C1 control (U+0080-U+009F), a bidirectional override or isolate, or bytes that are not UTF-8.
+std::string inert_problem(const std::string& text);
 
 }  // namespace reduce::grade
