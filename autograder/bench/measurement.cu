@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <random>
 
 namespace reduce::bench {
 namespace {
@@ -27,15 +28,17 @@ constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.0;
 }  // namespace
 
 std::uint64_t run_seed() {
-  static const std::uint64_t seed = [] {
+  static const std::uint64_t seed = []() -> std::uint64_t {
     const char* env = std::getenv("REDUCE_SEED");
-    return env != nullptr ? std::stoull(env, nullptr, 0) : reduce::fresh_seed();
+    if (env != nullptr) return std::stoull(env, nullptr, 0);
+    std::random_device device;  // not the clock: a fresh run's key is not to be guessed either
+    return std::uint64_t{device()} << 32 ^ device();
   }();
   return seed;
 }
 
-std::mt19937_64& graded_rng() {
-  static std::mt19937_64 rng(run_seed() ^ 0x6A09E667F3BCC909ull);
+reduce::KeyedStream& graded_rng() {
+  static reduce::KeyedStream rng = reduce::benchmark_stream(run_seed(), "graded");
   return rng;
 }
 

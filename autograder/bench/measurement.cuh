@@ -10,6 +10,7 @@
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/event_timer.cuh>
+#include <reduce/keyed_hash.hpp>
 
 #include <benchmark/benchmark.h>
 #include <cuda_runtime.h>
@@ -24,13 +25,17 @@
 
 namespace reduce::bench {
 
-/// The run's seed: REDUCE_SEED (the grader sets it to make a run repeatable), else a fresh one.
+/// The run's key: REDUCE_SEED (the grader gives reduce::benchmark_key() of its secret, so that a
+/// run is repeatable and independent of every test's inputs), else a fresh one from
+/// std::random_device. No runner sees it.
 std::uint64_t run_seed();
 
-/// The generator of every graded row's input seeds and random choices, seeded from the run's
-/// seed (which no runner sees). One for the whole run: no two rows, of one lab or of two, read
-/// the same inputs, and a run with the same seed makes the same ones.
-std::mt19937_64& graded_rng();
+/// The stream of every graded row's input seeds and random choices: reduce::benchmark_stream()
+/// of the run's key, "graded" (SipHash in counter mode, reduce/keyed_hash.hpp), so that no input,
+/// however much of it a lab reads, tells the key or another input. One for the whole run: no two
+/// rows, of one lab or of two, read the same inputs, and a run with the same key makes the same
+/// ones.
+reduce::KeyedStream& graded_rng();
 
 /// Seconds since \p t on the steady clock.
 double seconds_since(std::chrono::steady_clock::time_point t);

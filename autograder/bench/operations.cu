@@ -5,6 +5,7 @@
 #include <reduce/cuda_check.cuh>
 #include <reduce/exact_sum.hpp>
 #include <reduce/generators.hpp>
+#include <reduce/keyed_hash.hpp>
 #include <reduce/reference.hpp>
 
 #include <cub/device/device_reduce.cuh>
@@ -298,8 +299,9 @@ Inputs& inputs_for(const Operation& op, std::size_t n, std::uint64_t seed) {
     fresh->n = n;
     for (int k = 0; k < kRotation; ++k) {
       fresh->device.emplace_back(std::max<std::size_t>(n, 1));
-      fresh->expected.push_back(n > 0 ? op.make(fresh->device.back().data(), n, seed + 1000 * k + n)
-                                      : Expected{});
+      fresh->expected.push_back(
+          n > 0 ? op.make(fresh->device.back().data(), n, reduce::derive_key(seed, "trusted", k, n))
+                : Expected{});
     }
     REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
     current = std::move(fresh);

@@ -10,23 +10,25 @@
 //   REDUCE_LABS="name=path,..."      the same, inline
 //   REDUCE_RUNNER_LABS="name=op:path,..."  labs being graded: each runs in a lab runner process
 //   REDUCE_BENCH_SIZES="2^26,2^28"  sizes (default 2^10, 2^12, ..., 2^30)
-//   REDUCE_SEED=n                    inputs from this seed (default: fresh each run)
+//   REDUCE_SEED=n                    the run's key (the grader's reduce::benchmark_key(); default:
+//                                    fresh each run): every input is derived from it by SipHash
 //   REDUCE_BENCH_KEEP_WRONG=1        trusted rows with wrong results keep their numbers
 //   REDUCE_SEGMENT_LENGTHS="16,2^20" lab 17's segment lengths (default 32,1024,32768,1048576)
 //   REDUCE_SEGMENT_RAGGED="32,1024"  lab 17's ragged rows: mean lengths (default none)
 //   --benchmark_filter=^sum/         Google Benchmark flags select rows and write JSON
 //
-// Method: four inputs with different contents, made on the GPU from the run's seed, rotate; the
-// operations differ only in the rows of kOperations. Trusted rows: each sample poisons the output
-// and the workspace and flushes L2 outside the timed region, times one call with CUDA events, and
-// checks the result. Graded rows: each sample is one request to the lab's runner, up to 16 calls
-// (one per distinct input, each result captured in stream order), timed by this process's clock
-// from the request to the results being readable; the runner's own CUDA events are a second clock
-// that must agree. Before every request, warm-ups included, every input it reads is made anew,
-// whole, on the GPU from a fresh seed drawn from a generator seeded from the run's seed (which the
-// runner never sees), and its expected result computed in this process (timed_inputs.hpp); that
-// happens outside both clocks, and every call's result is checked, the warm-ups' too. So no
-// answer can be known, predicted or cached before the call reads its input. Rows report medians.
+// Method: four inputs with different contents, made on the GPU from keys derived from the run's key
+// (reduce::derive_key()), rotate; the operations differ only in the rows of kOperations. Trusted
+// rows: each sample poisons the output and the workspace and flushes L2 outside the timed region,
+// times one call with CUDA events, and checks the result. Graded rows: each sample is one request
+// to the lab's runner, up to 16 calls (one per distinct input, each result captured in stream
+// order), timed by this process's clock from the request to the results being readable; the
+// runner's own CUDA events are a second clock that must agree. Before every request, warm-ups
+// included, every input it reads is made anew, whole, on the GPU from a fresh seed drawn from the
+// keyed stream of the run's key (SipHash in counter mode, which no output inverts; the runner never
+// sees the key), and its expected result computed in this process (timed_inputs.hpp); that happens
+// outside both clocks, and every call's result is checked, the warm-ups' too. So no answer can be
+// known, predicted or cached before the call reads its input. Rows report medians.
 // Each row's verdict is a counter of its JSON (failure, wrong_results, warmup_wrong,
 // clocks_agree: reduce_bench/row_fields.hpp), kept where the row failed; its message is for people.
 //

@@ -97,9 +97,10 @@ struct Segmentation {
   DeviceBuffer<std::int64_t> offsets;  ///< segments + 1, on the device
 };
 
-/// The segmentation of (n, shape), kept while rows reuse it. Ragged lengths come from a generator
-/// seeded from \p seed and the mean: every implementation, both operations and every size see the
-/// same sequence (a smaller n holds a prefix of it).
+/// The segmentation of (n, shape), kept while rows reuse it. Ragged lengths come from the keyed
+/// stream of derive_key(\p seed, "segmentation", mean) (reduce/keyed_hash.hpp): every
+/// implementation, both operations and every size see the same sequence (a smaller n holds a
+/// prefix of it), and no run of lengths tells the key.
 std::shared_ptr<const Segmentation> segmentation_for(std::size_t n, const SegmentShape& shape,
                                                      std::uint64_t seed);
 

@@ -7,6 +7,7 @@
 
 #include <reduce/cuda_check.cuh>
 #include <reduce/generators.hpp>
+#include <reduce/keyed_hash.hpp>
 #include <reduce/reference.hpp>
 
 #include <thrust/iterator/transform_iterator.h>
@@ -176,7 +177,7 @@ std::shared_ptr<const Segmentation> segmentation_for(std::size_t n, const Segmen
     REDUCE_CUDA_CHECK_LAUNCH();
     REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
   } else {
-    std::mt19937_64 rng(reduce::mix(seed ^ 0x9E3779B97F4A7C15ull, shape.length));
+    reduce::KeyedStream rng(reduce::derive_key(seed, "segmentation", shape.length));
     std::uniform_int_distribution<std::size_t> draw(shape.shortest(), shape.longest());
     std::vector<std::int64_t> offsets;
     offsets.reserve(n / shape.length + 2);
@@ -251,9 +252,10 @@ SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, const Se
   const Segmentation& seg = *fresh->seg;
   fresh->x = DeviceBuffer<float>(std::max<std::size_t>(seg.elements, 1));
   fresh->expected = DeviceBuffer<float>(seg.segments * op.per_segment());
-  fill_segmented_input(op, fresh->x.data(), seg.elements,
-                       seed + shape.length + (shape.ragged ? 0x5A5A5A5Aull : 0),
-                       /*graded=*/false);
+  fill_segmented_input(
+      op, fresh->x.data(), seg.elements,
+      reduce::derive_key(seed, "segmented.trusted", shape.length, shape.ragged ? 1 : 0),
+      /*graded=*/false);
   std::size_t bytes = 0;
   REDUCE_CUDA_CHECK(op.cub(nullptr, bytes, fresh->x.data(), seg.offsets.data(), seg.segments,
                            fresh->expected.data(), nullptr));

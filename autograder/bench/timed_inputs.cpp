@@ -30,7 +30,7 @@ unsigned shift_for_runs(std::size_t n, std::size_t runs) {
 
 }  // namespace
 
-Recipe draw_recipe(Answer answer, std::size_t n, std::mt19937_64& rng) {
+Recipe draw_recipe(Answer answer, std::size_t n, KeyedStream& rng) {
   Recipe r;
   r.content = traits_of(answer).content;
   r.seed = rng();

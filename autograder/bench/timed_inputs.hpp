@@ -3,8 +3,13 @@
 ///
 /// A graded row (a student's lab, timed through its runner) reads inputs that the benchmark
 /// makes again before every request, warm-ups included: every element of every input comes
-/// from a fresh 64-bit seed (drawn from the benchmark's own generator, itself seeded from the
-/// grading seed, which the runner never sees) through a counter-based hash of (seed, index).
+/// from a fresh 64-bit seed through a counter-based hash of (seed, index). That seed and every
+/// random choice of the input (draw_recipe(): the extreme value, its 1 to 4 places, the factors'
+/// places, the mirror, lab 18's trap and its side) come from the benchmark's keyed stream
+/// (graded_rng(), measurement.cuh: SipHash-2-4 in counter mode, reduce/keyed_hash.hpp) under the
+/// benchmark's key, its REDUCE_SEED, which the grader derives from its secret apart from every
+/// test's keys (reduce::benchmark_key()) and which no runner sees. Inverting the hash of one
+/// input gives that input's seed at most: no other input, no answer, not the key.
 /// So no answer can be known before the input is read: not the sum, not the extreme or where
 /// it first occurs, not the product's sign, not lab 18's sums, which depend on pairs placed at
 /// random across the whole input.
@@ -38,12 +43,12 @@
 #pragma once
 
 #include <reduce/generators.hpp>
+#include <reduce/keyed_hash.hpp>
 
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -222,7 +227,7 @@ REDUCE_HOST_DEVICE inline Element element_at(const Recipe& r, std::size_t i) noe
 Answer answer_named(const std::string& name);
 
 /// A fresh input for \p answer at size \p n: its seed and every random choice come from \p rng.
-Recipe draw_recipe(Answer answer, std::size_t n, std::mt19937_64& rng);
+Recipe draw_recipe(Answer answer, std::size_t n, KeyedStream& rng);
 
 /// What a correct call returns for one input.
 struct Expected {

@@ -40,7 +40,8 @@ struct Made {
   std::vector<float> raw;  ///< the pass's output alone
 };
 
-Made make_on_device(Answer answer, std::size_t n, std::mt19937_64& rng, DeviceBuffer<float>& x) {
+Made make_on_device(Answer answer, std::size_t n, reduce::KeyedStream& rng,
+                    DeviceBuffer<float>& x) {
   Made m;
   m.recipe = reduce::timed::draw_recipe(answer, n, rng);
   DeviceBuffer<Tally> tally(1);
@@ -66,7 +67,7 @@ std::uint32_t bits(float v) {
 /// The pass matches element_at() bit for bit and tally_on_host() exactly (magnitudes: to the
 /// rounding of a double sum in another order), and the expected result is the input's own.
 void check_against_host(Answer answer, const std::string& name, std::size_t n,
-                        std::mt19937_64& rng) {
+                        reduce::KeyedStream& rng) {
   DeviceBuffer<float> x(std::max<std::size_t>(n, 1));
   const Made m = make_on_device(answer, n, rng, x);
   for (std::size_t i = 0; i < n; ++i)
@@ -81,7 +82,7 @@ void check_against_host(Answer answer, const std::string& name, std::size_t n,
 
 TEST(TimedInputsOnDevice, ThePassIsItsHostTwin) {
   REQUIRE_GPU();
-  std::mt19937_64 rng(41);
+  reduce::KeyedStream rng(41);
   for (const auto& [answer, name] : all_answers())
     for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{1000}, std::size_t{4097},
                           (std::size_t{1} << 20) + 3, (std::size_t{1} << 22) - 5})
@@ -90,7 +91,7 @@ TEST(TimedInputsOnDevice, ThePassIsItsHostTwin) {
 
 TEST(TimedInputsOnDevice, LargeIntegerContentIsExact) {
   REQUIRE_GPU();
-  std::mt19937_64 rng(43);
+  reduce::KeyedStream rng(43);
   // One +-1 per run beyond 2^24 elements: the graded sizes' content.
   for (std::size_t n : {(std::size_t{1} << 24) + 5, (std::size_t{1} << 26) - 1234})
     for (Answer answer : {Answer::kSum, Answer::kMean}) check_against_host(answer, "sum", n, rng);
@@ -105,7 +106,7 @@ TEST(TimedInputsOnDevice, AtTheGradedSizeCorrectAndCheap) {
   if (free < 3 * n * sizeof(float)) GTEST_SKIP() << "not enough device memory for 2^28 floats";
   DeviceBuffer<float> x(n);
   DeviceBuffer<Tally> tally(1);
-  std::mt19937_64 rng(47);
+  reduce::KeyedStream rng(47);
   for (const auto& [answer, name] : all_answers()) {
     // Correct at this size too (the host twin's pass takes a few seconds per content).
     if (answer == Answer::kSum || answer == Answer::kCompensatedSum ||
@@ -142,7 +143,7 @@ TEST(TimedInputsOnDevice, EveryPassWritesEveryElementAnew) {
   REQUIRE_GPU();
   const std::size_t n = (std::size_t{1} << 20) + 1;
   DeviceBuffer<float> x(n);
-  std::mt19937_64 rng(53);
+  reduce::KeyedStream rng(53);
   for (const auto& [answer, name] : all_answers()) {
     const Made first = make_on_device(answer, n, rng, x);
     const Made second = make_on_device(answer, n, rng, x);
