@@ -214,12 +214,8 @@ namespace {
 /// (refuse_linked_submission()) and is left out.
 void write_similar_sources(const Loaded& l, const fs::path& folder,
                            const std::vector<std::string>& students, const fs::path& out) {
-  std::error_code ec;
-  const fs::path real = fs::weakly_canonical(fs::absolute(folder, ec), ec);
-  std::vector<std::pair<std::string, fs::path>> trees;
-  for (const std::string& student : students)
-    if (fs::symlink_status(real / student, ec).type() == fs::file_type::directory)
-      trees.emplace_back(student, rg::resolve_submission_tree(l.course, real / student));
+  const std::vector<std::pair<std::string, fs::path>> trees =
+      rg::batch_trees(l.course, folder, students);
   const std::vector<rg::SimilarGroup> groups =
       rg::find_similar_sources(trees, l.labs, l.course.root / "labs");
   rg::write_file(out / "similar_sources.txt", rg::similar_sources_text(groups, trees.size()));

@@ -138,6 +138,17 @@ std::vector<SimilarGroup> find_similar_sources(
   return groups;
 }
 
+std::vector<std::pair<std::string, fs::path>> batch_trees(
+    const Course& course, const fs::path& folder, const std::vector<std::string>& students) {
+  std::error_code ec;
+  const fs::path real = fs::weakly_canonical(fs::absolute(folder, ec), ec);
+  std::vector<std::pair<std::string, fs::path>> trees;
+  for (const std::string& student : students)
+    if (fs::symlink_status(real / student, ec).type() == fs::file_type::directory)
+      trees.emplace_back(student, resolve_submission_tree(course, real / student));
+  return trees;
+}
+
 std::string similar_sources_text(const std::vector<SimilarGroup>& groups, std::size_t students) {
   std::string out = fmt::format(
       "# Lab folders whose changed files (those not identical to the course's stub) are "

@@ -1,4 +1,5 @@
 #include <reduce_grade/course.hpp>
+#include <reduce_grade/similar_sources.hpp>
 #include <reduce_grade/slurm.hpp>
 #include <reduce_grade/util.hpp>
 
@@ -86,6 +87,9 @@ int write_slurm_job(const SlurmPlan& plan) {
   std::string left;
   for (const std::string& student : left_out) left += inert_name(student, 1024) + "\n";
   write_file(slurm / "left_out.txt", left);
+  // For merge_class()'s similar_sources.txt of the whole class.
+  write_file(slurm / "class.json", dump_json({{"submissions", plan.submissions.string()},
+                                              {"course_root", plan.course_root.string()}}));
   write_file(slurm / "labs.txt", join(plan.labs, "\n") + "\n");
   write_file(slurm / "grade.sbatch", slurm_script(plan));
   fs::permissions(slurm / "grade.sbatch", fs::perms::owner_exec, fs::perm_options::add, ec);
@@ -128,6 +132,26 @@ std::optional<GradebookRow> read_student_row(const fs::path& student_dir,
   return std::nullopt;
 }
 
+namespace {
+
+/// OUT/similar_sources.txt of the whole class (each task's batch names only its own students),
+/// from the submissions and the course that slurm/class.json names; nothing where they cannot
+/// be read (the job of an older grader, a course moved away).
+void write_class_similar_sources(const fs::path& out, const std::vector<std::string>& students,
+                                 const std::vector<std::string>& labs) {
+  try {
+    const auto plan = nlohmann::json::parse(read_file(out / "slurm" / "class.json"));
+    const Course course = load_course(plan.at("course_root").get<std::string>());
+    const auto trees = batch_trees(course, plan.at("submissions").get<std::string>(), students);
+    write_file(out / "similar_sources.txt",
+               similar_sources_text(find_similar_sources(trees, labs, course.root / "labs"),
+                                    trees.size()));
+  } catch (const std::exception&) {
+  }
+}
+
+}  // namespace
+
 ClassMerge merge_class(const fs::path& out) {
   const fs::path slurm = out / "slurm";
   std::error_code ec;
@@ -139,10 +163,12 @@ ClassMerge merge_class(const fs::path& out) {
   for (const std::string& lab : split_lines(read_file(slurm / "labs.txt")))
     if (!trim(lab).empty()) m.labs.push_back(trim(lab));
   int task = 0;
+  std::vector<std::string> named;  // every student of a task line, as its folder is named
   for (const std::string& line : split_lines(read_file(slurm / "tasks.txt"))) {
     if (trim(line).empty()) continue;
     bool failed = false;
     for (const std::string& student : split(line, ",")) {
+      named.push_back(student);
       std::optional<GradebookRow> row = read_student_row(out / student, student, m.labs);
       if (!row) {
         m.missing.push_back(student);
@@ -171,6 +197,7 @@ ClassMerge merge_class(const fs::path& out) {
     m.errors.push_back(student + ": " + why);
   }
   write_file(out / "gradebook.csv", gradebook_csv(m.labs, m.rows));
+  write_class_similar_sources(out, named, m.labs);
   if (!m.failed_tasks.empty()) {
     std::vector<std::string> ids;
     for (int t : m.failed_tasks) ids.push_back(std::to_string(t));

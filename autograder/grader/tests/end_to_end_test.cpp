@@ -292,10 +292,11 @@ TEST(GraderCli, BatchOfHostileNamesAndLinksGradesEveryoneAndStaysInert) {
       << book;
   EXPECT_NE(book.find("\n\\x1b]0;pwned\\x07,0,10,0,9,graded (no GPU),"), std::string::npos) << book;
   EXPECT_NE(book.find("\n\\xff\\xfe,0,10,0,9,graded (no GPU),"), std::string::npos) << book;
-  EXPECT_NE(book.find("\nmallory,0,10,0,0,\"error: the submission folder mallory is a symbolic link "
-                      "(to alice): a submission must be its own folder of regular files, so none "
-                      "of its labs is graded\","),
-            std::string::npos)
+  EXPECT_NE(
+      book.find("\nmallory,0,10,0,0,\"error: the submission folder mallory is a symbolic link "
+                "(to alice): a submission must be its own folder of regular files, so none "
+                "of its labs is graded\","),
+      std::string::npos)
       << book;
   for (const std::string& name : {formula, title, bytes}) {
     SCOPED_TRACE(inert_name(name));

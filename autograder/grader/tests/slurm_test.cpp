@@ -92,11 +92,32 @@ TEST(Slurm, ANameNoTaskLineCanHoldCostsThatSubmissionOnly) {
   EXPECT_TRUE(m.failed_tasks.empty());
   EXPECT_EQ(m.errors.size(), 2u);
   const std::string csv = read_file(out / "gradebook.csv");
-  EXPECT_NE(csv.find("\n\"a,b\",0,0,0,0,0,\"error: the folder name holds a comma"), std::string::npos)
+  EXPECT_NE(csv.find("\n\"a,b\",0,0,0,0,0,\"error: the folder name holds a comma"),
+            std::string::npos)
       << csv;
-  EXPECT_NE(csv.find("\nc\\x0ad,0,0,0,0,0,\"error: the folder name holds a comma"), std::string::npos)
+  EXPECT_NE(csv.find("\nc\\x0ad,0,0,0,0,0,\"error: the folder name holds a comma"),
+            std::string::npos)
       << csv;
   remove_all_quietly(out);
+}
+
+TEST(Slurm, MergeListsIdenticalLabSourcesOfTheWholeClass) {
+  // Each task's batch sees only its own students: the merge compares them all.
+  const fs::path dir = make_temp_dir("reduce-grade-slurm-");
+  SlurmPlan plan = plan_in(dir / "out");
+  plan.course_root = REDUCE_GRADE_TEST_ROOT;
+  plan.submissions = dir / "subs";
+  plan.students = {"ann", "bob", "cy"};
+  plan.per_task = 1;
+  for (const char* student : {"ann", "cy"})
+    write_file(dir / "subs" / student / "04_sequential" / "sum.cu", "// the same work\n");
+  write_file(dir / "subs" / "bob" / "04_sequential" / "sum.cu", "// other work\n");
+  ASSERT_EQ(write_slurm_job(plan), 3);
+  merge_class(plan.out);
+  const std::string text = read_file(plan.out / "similar_sources.txt");
+  EXPECT_TRUE(contains(text, "\n04_sequential: ann, cy\n")) << text;
+  EXPECT_TRUE(contains(text, "3 submissions compared")) << text;
+  remove_all_quietly(dir);
 }
 
 }  // namespace

@@ -9,6 +9,8 @@
 /// folder make that lab folder incomparable.
 #pragma once
 
+#include <reduce_grade/course.hpp>
+
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -30,6 +32,14 @@ std::vector<SimilarGroup> find_similar_sources(
     const std::vector<std::pair<std::string, std::filesystem::path>>& trees,
     const std::vector<std::string>& labs, const std::filesystem::path& stubs,
     std::size_t max_bytes = std::size_t{8} << 20);
+
+/// Each student's lab tree in the batch folder \p folder, for find_similar_sources(): the
+/// student and resolve_submission_tree() of its folder, named from \p folder's real path. A
+/// student folder that is a symbolic link is not its own (refuse_linked_submission()) and is
+/// left out.
+std::vector<std::pair<std::string, std::filesystem::path>> batch_trees(
+    const Course& course, const std::filesystem::path& folder,
+    const std::vector<std::string>& students);
 
 /// similar_sources.txt: a header saying what it is, then one line per group
 /// ("09_warp_shuffle: alice, mallory"), names made inert; \p students is the batch's size.

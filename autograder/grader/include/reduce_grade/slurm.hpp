@@ -10,7 +10,9 @@
 ///   inert, one per line: merge_class() gives each a row "error: ...", never their task-mates;
 /// - `OUT/slurm/task-<i>.log`: what task i printed;
 /// - `OUT/<student>/`: each student's reports (report.json...) or error.txt, as `batch` writes;
-/// - `OUT/gradebook.csv`: written by merge_class().
+/// - `OUT/slurm/class.json`: the submissions folder and the course, for merge_class();
+/// - `OUT/gradebook.csv` and `OUT/similar_sources.txt` (find_similar_sources() over the whole
+///   class): written by merge_class().
 #pragma once
 
 #include <reduce_grade/report.hpp>
