@@ -126,17 +126,17 @@ REDUCE_HOST_DEVICE constexpr std::uint64_t siphash24(SipKey key, std::uint64_t m
 }
 
 /// The 128-bit SipHash key of a 64-bit secret: k0 = \p secret, k1 = the fixed constant
-/// 0x6b6579732e726564 (the bytes "der.syek", a domain tag). Fixed for good: the grader and the
-/// course's binaries must derive the same keys from the same secret.
+/// 0x6b6579732e726564 ("keys.red" read as a big-endian number, a domain tag). Fixed for good: the
+/// grader and the course's binaries must derive the same keys from the same secret.
 REDUCE_HOST_DEVICE constexpr SipKey expand_key(std::uint64_t secret) noexcept {
   return SipKey{secret, 0x6b6579732e726564ull};
 }
 
 /// A 64-bit key for one use of \p secret: SipHash-2-4 under expand_key(secret) of the message
-/// "reduce.key" 0x00, \p label, 0x00, then each of \p numbers as 8 little-endian bytes. The
-/// label's terminator keeps ("a", 1) and ("a\1...", ) apart; the number of numbers is fixed by
-/// each call site. Without the secret, no output says anything about another label's or
-/// another number's key, nor about the secret (SipHash is a PRF).
+/// "reduce.key" 0x00, \p label, 0x00, then each of \p numbers as 8 little-endian bytes. The 0x00
+/// after the label (a label holds none) ends it, so that no two (label, numbers) share a
+/// message. Without the secret, no output says anything about another label's or another
+/// number's key, nor about the secret (SipHash is a PRF).
 inline std::uint64_t derive_key(std::uint64_t secret, std::string_view label,
                                 std::initializer_list<std::uint64_t> numbers = {}) {
   std::string message("reduce.key", 10);
