@@ -4,6 +4,8 @@
 //   course_test --lab=LIBRARY --lab-filter=FILTER [--lab-entry=ENTRY] [--lab-order=serial|tree]
 //               [--lab-name=04_sequential] [gtest flags]
 //   course_test --labs-file=PLAN [--lab-mark=MARK] [gtest flags]   (or REDUCE_LAB_MARK=MARK)
+//   either with --record=FILE: each test's outcome as JSON lines (outcome_record.hpp), which is
+//   what the grader reads; the text on stdout is only shown.
 // --lab-filter selects the operation's tests (the build writes each operation's filter into
 // course-manifest.json); a test runs when it matches that filter and --gtest_filter. --lab-entry
 // names the lab.cuh entry point a suite shared by several operations calls (the sum's suites:
@@ -13,6 +15,8 @@
 // labs, of any operations, in turn (PLAN: one line per lab and operation,
 // "name<TAB>op<TAB>order<TAB>entry<TAB>library<TAB>filter[<TAB>filter...]"), all through one
 // runner that holds every library; see run_labs().
+#include "outcome_record.hpp"
+
 #include <reduce/not_implemented.hpp>
 #include <reduce_runner/lab_runner.hpp>
 
@@ -26,6 +30,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -133,13 +138,41 @@ void enter_lab(const PlannedLab& lab, const std::string& base) {
   ::testing::GTEST_FLAG(filter) = selection(lab.filters, base);
 }
 
+/// The record of this process's outcomes (--record=FILE), or null. GoogleTest owns it.
+reduce::testing::OutcomeRecord* g_record = nullptr;
+
+/// Whether this process's CUDA context is lost: an error that a second synchronisation still
+/// reports is sticky (an illegal address, a trap), so every later test would fail for nothing.
+bool context_broken() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) return false;
+  if (cudaDeviceSynchronize() == cudaSuccess) return false;
+  (void)cudaGetLastError();
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+/// Installs the record of --record=FILE (REDUCE_OUTCOME_RECORD), if given.
+void start_record() {
+  const char* path = std::getenv("REDUCE_OUTCOME_RECORD");
+  if (path == nullptr || *path == '\0') return;
+  auto record = std::make_unique<reduce::testing::OutcomeRecord>(path, context_broken);
+  if (!record->open()) {
+    std::fprintf(stderr, "checker: cannot write the outcome record %s\n", path);
+    std::exit(2);
+  }
+  g_record = record.get();
+  ::testing::UnitTest::GetInstance()->listeners().Append(record.release());
+  unsetenv("REDUCE_OUTCOME_RECORD");
+}
+
 /// Prints the line "[ lab      ] MARK <repetition> <name> <op>" that opens a lab's part of the
-/// output (the grader splits the output by it; MARK comes from the grader, so no lab can print
-/// the line).
-void open_part(const std::string& mark, int repetition, const PlannedLab& lab) {
+/// listing (the grader splits the listing by it; MARK comes from the grader), and opens the
+/// part in the record.
+void open_part(const std::string& mark, int repetition, std::size_t index, const PlannedLab& lab) {
   std::printf("[ lab      ] %s %d %s %s\n", mark.c_str(), repetition, lab.name.c_str(),
               lab.op.c_str());
   std::fflush(stdout);
+  if (g_record != nullptr) g_record->part(static_cast<int>(index), lab.name, lab.op, repetition);
 }
 
 /// --gtest_list_tests over a plan: each lab's part (open_part(), repetition 0) lists the tests
@@ -147,8 +180,9 @@ void open_part(const std::string& mark, int repetition, const PlannedLab& lab) {
 int list_labs(const std::vector<PlannedLab>& labs, const std::string& mark,
               const std::string& base) {
   int status = 0;
-  for (const PlannedLab& lab : labs) {
-    open_part(mark, 0, lab);
+  for (std::size_t i = 0; i < labs.size(); ++i) {
+    const PlannedLab& lab = labs[i];
+    open_part(mark, 0, i, lab);
     enter_lab(lab, base);
     status |= RUN_ALL_TESTS();
     std::fflush(stdout);
@@ -177,16 +211,14 @@ bool only_stub_failures() {
 
 /// Tests every lab of \p labs in turn, once per repetition (one per sanitizer tool, each with
 /// its runner under that tool, REDUCE_RUNNER_REPETITION_PREFIXES): before each lab's tests its
-/// open_part() line, then GoogleTest's run of the tests its line selects, whose JSON report
-/// (--gtest_output=json:F.json) is kept as F.<name>.<op>.<repetition>.json. One runner serves
+/// open_part() line, then GoogleTest's run of the tests its line selects (each lab a part of the
+/// outcome record of --record=FILE). One runner serves
 /// every lab of a repetition; it is stopped after a lab with a failure other than a stub's "not
 /// implemented", so that the next lab starts in a fresh one.
 int run_labs(const std::vector<PlannedLab>& labs, const std::string& mark,
              const std::string& base) {
   const int repetitions = std::max(1, static_cast<int>(::testing::GTEST_FLAG(repeat)));
   ::testing::GTEST_FLAG(repeat) = 1;
-  const std::string output = ::testing::GTEST_FLAG(output);
-  const std::string json = output.rfind("json:", 0) == 0 ? output.substr(5) : std::string();
   reduce::runner::LabRunner& runner = reduce::runner::LabRunner::from_environment();
   int failed = 0;
   for (int repetition = 0; repetition < repetitions; ++repetition) {
@@ -194,22 +226,13 @@ int run_labs(const std::vector<PlannedLab>& labs, const std::string& mark,
     for (std::size_t i = 0; i < labs.size(); ++i) {
       enter_lab(labs[i], base);
       runner.use_library(i);
-      open_part(mark, repetition, labs[i]);
+      open_part(mark, repetition, i, labs[i]);
       const bool passed = RUN_ALL_TESTS() == 0;
       if (!passed) {
         ++failed;
         if (!only_stub_failures()) runner.stop();
       }
       std::fflush(stdout);
-      if (!json.empty()) {
-        std::error_code ec;
-        const std::filesystem::path from(json);
-        std::filesystem::rename(
-            from,
-            from.parent_path() / (from.stem().string() + "." + labs[i].name + "." + labs[i].op +
-                                  "." + std::to_string(repetition) + from.extension().string()),
-            ec);
-      }
     }
   }
   return failed == 0 ? 0 : 1;
@@ -225,7 +248,7 @@ std::vector<char*> take_options(int argc, char** argv) {
   } options[] = {{"--lab=", "REDUCE_LAB_LIBRARY"},       {"--lab-order=", "REDUCE_LAB_ORDER"},
                  {"--lab-name=", "REDUCE_LAB"},          {"--lab-entry=", "REDUCE_LAB_ENTRY"},
                  {"--lab-filter=", "REDUCE_LAB_FILTER"}, {"--labs-file=", "REDUCE_LABS_FILE"},
-                 {"--lab-mark=", "REDUCE_LAB_MARK"}};
+                 {"--lab-mark=", "REDUCE_LAB_MARK"},     {"--record=", "REDUCE_OUTCOME_RECORD"}};
   for (int i = 0; i < argc; ++i) {
     bool taken = false;
     for (const auto& option : options) {
@@ -282,6 +305,7 @@ int main(int argc, char** argv) {
   const bool listing = ::testing::GTEST_FLAG(list_tests);
   const char* mark = std::getenv("REDUCE_LAB_MARK");
   if (!one_lab && listing) return list_labs(plan, mark != nullptr ? mark : "", base);
+  if (!listing) start_record();
   if (const char* filter = std::getenv("REDUCE_LAB_FILTER"); one_lab && filter != nullptr)
     ::testing::GTEST_FLAG(filter) = selection({filter}, base);
   // Each repetition of the tests may run the lab under another sanitizer tool

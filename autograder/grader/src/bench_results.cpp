@@ -68,27 +68,26 @@ std::string bad_field(const char* field, const char* what) {
   return fmt::format("its field '{}' is missing or not {}", field, what);
 }
 
-/// The verdict of a row whose field "failure" says it failed.
+/// The verdict of a row whose field "failure" says it failed, in the course's words: the row's
+/// message may quote the lab (what it threw) and is kept for the instructor's log only.
 GradedVerdict failed_verdict(const BenchRow& row, bench::RowFailure failure) {
   GradedVerdict v;
-  const std::string said = row.error_message.empty() ? "" : ": " + row.error_message;
   switch (failure) {
     case bench::RowFailure::kWrongResults:
       // At least one, whatever the count field says.
       v.wrong_results = std::max(row.verdict.wrong_results.value_or(1), 1.0);
-      v.reason = row.error_message.empty()
-                     ? fmt::format("WRONG: {} wrong results in timed calls", v.wrong_results)
-                     : row.error_message;
+      v.reason = fmt::format("wrong results in {} timed call(s)", v.wrong_results);
       break;
     case bench::RowFailure::kClocksDisagree:
       v.clocks_disagree = true;
-      v.reason = row.error_message.empty() ? "clocks disagree" : row.error_message;
+      v.reason = "the lab's CUDA events and the grader's clock disagree about the timed calls";
       break;
     case bench::RowFailure::kThrew:
-      v.reason = row.error_message.empty() ? "the benchmark row stopped" : row.error_message;
+      v.reason =
+          "the row stopped: the lab threw, its process died or hung, or a CUDA error broke it";
       break;
     case bench::RowFailure::kUnavailable:
-      v.reason = "the benchmark row cannot run in this build" + said;
+      v.reason = "the benchmark row cannot run in this build";
       break;
     case bench::RowFailure::kNone:
       break;
@@ -108,8 +107,8 @@ GradedVerdict graded_verdict(const BenchRow& row) {
   if (*f.failure != bench::RowFailure::kNone) return failed_verdict(row, *f.failure);
   // It says it passed: every other verdict field must say so too.
   if (row.error)
-    v.reason = "the benchmark row failed (" + row.error_message + ") but its field '" +
-               bench::kFailure + "' says it did not";
+    v.reason = std::string("the benchmark row failed but its field '") + bench::kFailure +
+               "' says it did not";
   else if (!f.wrong_results || !f.warmup_wrong)
     v.reason = "the benchmark row has no verdict: " +
                bad_field(!f.wrong_results ? bench::kWrongResults : bench::kWarmupWrong, "a count");

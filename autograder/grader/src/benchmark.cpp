@@ -1,5 +1,6 @@
 // The benchmark step: one reduce_bench process times every benchmarked operation of the labs
 // graded, and each lab's fraction of the ceiling comes from its rows (grader.hpp).
+#include <reduce/keyed_hash.hpp>
 #include <reduce_grade/bench_results.hpp>
 #include <reduce_grade/grader.hpp>
 #include <reduce_grade/parse.hpp>
@@ -17,24 +18,22 @@
 namespace reduce::grade {
 namespace {
 
-/// The n a grading times: the rubric's size minus 1..4093, drawn from the seed.
-std::size_t timed_size(const Rubric& rubric, std::uint64_t seed) {
+/// The n a benchmark run times: the rubric's size minus 1..4093, drawn from its key.
+std::size_t timed_size(const Rubric& rubric, std::uint64_t key) {
   // Never the same n twice and never a power of two: nothing can be prepared for it.
   const std::size_t n = parse_size(rubric.performance.size);
-  return n - 1 - static_cast<std::size_t>(seed % 4093);
+  return n - 1 - static_cast<std::size_t>(derive_key(key, "timed size") % 4093);
 }
 
-/// Why the benchmark's output holds no row named \p row_name.
+/// Why the benchmark's output holds no row named \p row_name, in the course's words (what the
+/// process printed may quote a lab, and stays in its log).
 std::string missing_row_problem(const std::string& row_name, const ProcessResult& r,
                                 const BenchResults& results) {
   if (r.output_flood) return "output flood in the benchmark: " + r.describe();
-  std::string problem =
-      r.timed_out ? fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s))
-                  : fmt::format("no benchmark result for {} ({}{})", row_name, r.describe(),
-                                results.parsed ? "" : ", " + results.problem);
-  const std::string tail = clip(r.output, 8, 1500);
-  if (!tail.empty()) problem += "\n" + tail;
-  return problem;
+  if (r.timed_out)
+    return fmt::format("the benchmark timed out after {} s", points_text(r.timeout_s));
+  return fmt::format("no benchmark result for {} ({}{})", row_name, r.describe(),
+                     results.parsed ? "" : ", " + results.problem);
 }
 
 /// Whether a course.json "bench" names a family pattern: a prefix and '*' (lab 17's
@@ -79,6 +78,8 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
   // The row's verdict comes from its fields; its message is only shown.
   const GradedVerdict verdict = graded_verdict(row);
   perf.wrong_results += verdict.wrong_results;
+  if (!row.error_message.empty())
+    perf.lab_text += (perf.lab_text.empty() ? "" : "\n") + row.error_message;
   if (!verdict.passed) {
     perf.problem = (row.family.empty() ? plan.bench_op : row.family) + ": " + verdict.reason;
     perf.clocks_disagree = verdict.clocks_disagree;
@@ -131,9 +132,9 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
 /// run's ceiling and CUB.
 PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs,
                             const ProcessResult& r, const BenchResults& results,
-                            const Rubric& rubric, const fs::path& log, std::uint64_t seed) {
+                            const Rubric& rubric, const fs::path& log, std::uint64_t key) {
   PerfFacts perf;
-  perf.n = timed_size(rubric, seed);
+  perf.n = timed_size(rubric, key);
   perf.log = log.string();
   // The benchmark's exit status says it found no GPU: no sentence of its output is read.
   if (r.exited() && r.exit_code == bench::kNoGpuExitCode && results.rows.empty()) {
@@ -149,6 +150,7 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
     const std::vector<const BenchRow*> matching = plan_rows(plan, row_name, results, perf.n);
     if (matching.empty()) {
       perf.problem = missing_row_problem(row_name, r, results);
+      perf.unattributed = true;
       return perf;
     }
     for (const BenchRow* row : matching)
@@ -166,7 +168,7 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
 
 std::map<std::string, PerfFacts> run_benchmarks(
     const BuildManifest& course, const BuildManifest& labs, const std::vector<BenchTarget>& targets,
-    const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir, const Isolation& isolation,
+    const Rubric& rubric, std::uint64_t key, const fs::path& log_dir, const Isolation& isolation,
     const std::string& cuda_device, ProcessCounts* counts) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
@@ -200,8 +202,8 @@ std::map<std::string, PerfFacts> run_benchmarks(
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
   spec.env = isolation.runner_env();
   spec.env.insert(spec.env.end(), {{"REDUCE_RUNNER_LABS", libs},
-                                   {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, seed))},
-                                   {"REDUCE_SEED", std::to_string(seed)},
+                                   {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, key))},
+                                   {"REDUCE_SEED", std::to_string(key)},
                                    {"REDUCE_CALL_TIMEOUT_S", "60"}});
   if (!cuda_device.empty()) spec.env.emplace_back("CUDA_VISIBLE_DEVICES", cuda_device);
   spec.timeout_s = rubric.limits.bench_timeout_s;
@@ -214,16 +216,16 @@ std::map<std::string, PerfFacts> run_benchmarks(
     counts->benchmark_lab_processes += results.lab_process_starts;
   }
   for (const BenchTarget& target : targets)
-    perf[target.lab] = perf_from_results(target, labs, r, results, rubric, spec.log_file, seed);
+    perf[target.lab] = perf_from_results(target, labs, r, results, rubric, spec.log_file, key);
   return perf;
 }
 
 PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
                         const std::string& lab, const std::vector<OpPlan>& plans,
-                        const Rubric& rubric, std::uint64_t seed, const fs::path& log_dir,
+                        const Rubric& rubric, std::uint64_t key, const fs::path& log_dir,
                         const Isolation& isolation, const std::string& cuda_device,
                         ProcessCounts* counts) {
-  return run_benchmarks(course, labs, {BenchTarget{lab, plans}}, rubric, seed, log_dir, isolation,
+  return run_benchmarks(course, labs, {BenchTarget{lab, plans}}, rubric, key, log_dir, isolation,
                         cuda_device, counts)[lab];
 }
 

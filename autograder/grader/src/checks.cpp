@@ -79,6 +79,8 @@ struct CheckStep {
   OpPlan plan;
   std::size_t slot = 0;
   std::size_t hidden_slot = 0;  ///< kGraded: where its hidden part goes in LabFacts::hidden
+  /// Tests that failed in the lab's part of a several-lab checker: they fail here too.
+  std::vector<TestOutcome> first_failures;
 
   /// Runs the public tests (whose results decide whether the lab hung or has a GPU at all).
   bool is_public() const { return kind == Kind::kPublic || kind == Kind::kGraded; }
@@ -159,6 +161,7 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
     c.progress.line(fmt::format("{}{}: public and hidden tests ({})", c.tag, f.lab, step.plan.op));
     SuiteRun run = run_gtest_suite(graded_suite_options(c, f.lab, step.plan));
     run.op = step.plan.op;
+    keep_first_failures(step.first_failures, run);
     auto [pub, hidden] = split_hidden(run);
     c.progress.line(fmt::format("{}{}: public tests {}; hidden tests {}", c.tag, f.lab,
                                 suite_line(pub, false), suite_line(hidden)));
@@ -171,6 +174,7 @@ void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
   c.progress.line(fmt::format("{}{}: {} tests ({})", c.tag, f.lab, which, step.plan.op));
   SuiteRun run = run_gtest_suite(suite_options(c, f.lab, step.plan, hidden));
   run.op = step.plan.op;
+  keep_first_failures(step.first_failures, run);
   c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, which, suite_line(run)));
   (hidden ? f.hidden : f.tests)[step.slot] = std::move(run);
 }
@@ -237,10 +241,12 @@ struct TestMember {
 /// in up to \p checkers checkers of about equal numbers of tests (run_gtest_suite_labs():
 /// one checker and one lab process per group instead of one of each per lab and operation).
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
-/// other part runs alone afterwards, with every rule of a lone run.
+/// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
+/// tests that failed in the group (\p failures) fail there too.
 std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
     const PreparedSubmission& p, const std::vector<std::size_t>& order, int checkers,
-    const LabRunContext& c) {
+    const LabRunContext& c,
+    std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>>& failures) {
   std::vector<TestMember> members;
   std::vector<PlannedLab> parts;
   for (std::size_t i : order)
@@ -256,6 +262,7 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
   options.binary = c.p.course->manifest.grading_checker();
   options.log_dir = c.logs / "tests";
   options.log_stem = "plan";
+  use_tests_key(options, c, "tests in groups");
   std::string problem;
   const std::vector<std::vector<std::string>> tests = list_lab_tests(options, parts, &problem);
   if (tests.empty()) {  // every part runs alone, and says why
@@ -287,13 +294,15 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
     const std::lock_guard<std::mutex> lock(mutex);
     c.counts.checkers += run.startups.contexts;
     c.counts.lab_processes += run.startups.lab_processes;
-    for (std::size_t k = 0; k < groups[g].size(); ++k)
+    for (std::size_t k = 0; k < groups[g].size(); ++k) {
+      const TestMember& m = members[groups[g][k]];
+      if (!run.failures[k].empty()) failures[{m.lab, m.plan.op}] = run.failures[k];
       if (run.labs[k]) {
-        const TestMember& m = members[groups[g][k]];
         SuiteRun part = std::move(*run.labs[k]);
         part.op = m.plan.op;
         results[{m.lab, m.plan.op}] = std::move(part);
       }
+    }
   });
   return results;
 }
@@ -316,13 +325,18 @@ std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::
 
 /// Takes out of \p queue the steps whose part passed in the several-lab checkers
 /// (run_test_groups(): \p grouped), their results stored in the labs' facts.
-void take_grouped(std::deque<CheckStep>& queue,
-                  const std::map<std::pair<std::size_t, std::string>, SuiteRun>& grouped,
-                  PreparedSubmission& p, std::map<std::size_t, std::size_t>& public_left,
-                  const LabRunContext& c) {
+void take_grouped(
+    std::deque<CheckStep>& queue,
+    const std::map<std::pair<std::size_t, std::string>, SuiteRun>& grouped,
+    const std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>>& failures,
+    PreparedSubmission& p, std::map<std::size_t, std::size_t>& public_left,
+    const LabRunContext& c) {
   for (auto it = queue.begin(); it != queue.end();) {
     const auto found = it->is_public() ? grouped.find({it->lab, it->plan.op}) : grouped.end();
     if (found == grouped.end()) {
+      if (const auto failed = failures.find({it->lab, it->plan.op});
+          it->is_public() && failed != failures.end())
+        it->first_failures = failed->second;
       ++it;
       continue;
     }
@@ -382,7 +396,9 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   const int checkers = std::max(1, limits.parallel_checks - sanitizer_checkers);
   SanitizerPlan sanitizing(p, order, c);
   SanitizerBeside sanitizer(p, sanitizing, c);
-  take_grouped(queue, run_test_groups(p, order, checkers, c), p, public_left, c);
+  std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>> failures;
+  const auto grouped = run_test_groups(p, order, checkers, c, failures);
+  take_grouped(queue, grouped, failures, p, public_left, c);
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t active = 0;
@@ -463,8 +479,16 @@ void rerun_skipped_suites(LabFacts& f, const LabRunContext& c) {
                                   c.tag, f.lab, hidden ? "hidden" : "public", plan.op,
                                   run.skipped()));
       const int contexts = run.checker_contexts, lab_processes = run.lab_process_starts;
-      run = run_gtest_suite(suite_options(c, f.lab, plan, hidden));
+      std::vector<TestOutcome> earlier;  // the first evidence stands
+      for (const TestOutcome& o : run.tests)
+        if (o.result == TestResult::kFailed && !o.sticky_cuda_error &&
+            !starts_with(o.message, "not run"))
+          earlier.push_back(o);
+      SuiteOptions again = suite_options(c, f.lab, plan, hidden);
+      use_tests_key(again, c, "tests again");
+      run = run_gtest_suite(again);
       run.op = plan.op;
+      keep_first_failures(earlier, run);
       run.checker_contexts += contexts;  // the first run's processes count too
       run.lab_process_starts += lab_processes;
       c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, hidden ? "hidden" : "public",

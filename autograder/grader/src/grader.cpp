@@ -1,3 +1,4 @@
+#include <reduce/keyed_hash.hpp>
 #include <reduce_grade/bench_results.hpp>
 #include <reduce_grade/build.hpp>
 #include <reduce_grade/grader.hpp>
@@ -384,9 +385,10 @@ Isolation isolate(GradeRun& g) {
 /// them is timed). Returns the labs that ran; none when CUDA turned out to be missing.
 std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isolation) {
   const GradeOptions& o = g.p.options;
-  // The seed reaches the checkers only: the lab's runner gets a clean environment.
+  // The tests' key reaches the checkers only: the lab's runner gets a clean environment. It is
+  // derived from the grading secret like the benchmark's, and no input tells anything about it.
   std::vector<std::pair<std::string, std::string>> env = isolation.runner_env();
-  env.emplace_back("REDUCE_SEED", std::to_string(g.p.seed));
+  env.emplace_back("REDUCE_SEED", std::to_string(derive_key(g.p.seed, "tests")));
   env.emplace_back("REDUCE_CALL_TIMEOUT_S", "60");
   if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
   // The large-memory slots (MemoryLease in autograder/tests/gpu_test.hpp): lock files in the
@@ -461,8 +463,21 @@ std::vector<BenchTarget> bench_targets(GradeRun& g, const std::vector<std::size_
   return targets;
 }
 
-/// Step "benchmark": one process for every lab that passed its tests, alone on the GPU; a lab
-/// that got no result there (the process died in another lab's code) again, alone.
+/// The facts of a lab benchmarked again alone (\p again) after a shared run that never reached
+/// its row (\p first): the findings of both runs add up, none replaces another.
+PerfFacts after_rerun(const PerfFacts& first, PerfFacts again) {
+  again.wrong_results += first.wrong_results;
+  again.clocks_disagree = again.clocks_disagree || first.clocks_disagree;
+  again.lab_text = first.lab_text + (first.lab_text.empty() ? "" : "\n") + again.lab_text;
+  if (again.problem.empty() && (first.wrong_results > 0 || first.clocks_disagree))
+    again.problem = "its first run: " + first.problem;
+  return again;
+}
+
+/// Step "benchmark": one process for every lab that passed its tests, alone on the GPU, from
+/// the grading's benchmark key; a lab whose row that process never reached (it died in another
+/// lab's code) again, alone, from a key of its own (fresh inputs), its findings added to the
+/// first run's.
 void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
                     const Isolation& isolation) {
   const std::vector<BenchTarget> targets = bench_targets(g, runnable);
@@ -471,18 +486,20 @@ void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
   const std::unique_lock<TimingLock> alone(host_timing_lock());
   g.progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", g.tag, targets.size(),
                               g.rubric.performance.size));
-  std::map<std::string, PerfFacts> perf =
-      run_benchmarks(g.p.course->manifest, g.p.build.manifest, targets, g.rubric, g.p.seed,
-                     o.out / "logs" / "benchmark", isolation, o.cuda_device, &g.report.processes);
+  std::map<std::string, PerfFacts> perf = run_benchmarks(
+      g.p.course->manifest, g.p.build.manifest, targets, g.rubric, benchmark_key(g.p.seed, 0),
+      o.out / "logs" / "benchmark", isolation, o.cuda_device, &g.report.processes);
   for (const BenchTarget& target : targets) {
     LabFacts& f = *std::find_if(g.p.labs.begin(), g.p.labs.end(),
                                 [&](const LabFacts& l) { return l.lab == target.lab; });
     f.perf = perf[target.lab];
-    if (!f.perf.ran && targets.size() > 1) {
-      g.progress.line(fmt::format("{}{}: benchmark again, alone", g.tag, f.lab));
-      f.perf = run_benchmark(g.p.course->manifest, g.p.build.manifest, f.lab, target.plans,
-                             g.rubric, g.p.seed, o.out / "logs" / f.lab, isolation, o.cuda_device,
-                             &g.report.processes);
+    // The first evidence stands: only a lab that the shared run never reached runs again.
+    if (f.perf.unattributed && targets.size() > 1) {
+      g.progress.line(fmt::format("{}{}: benchmark again, alone, on fresh inputs", g.tag, f.lab));
+      f.perf = after_rerun(
+          f.perf, run_benchmark(g.p.course->manifest, g.p.build.manifest, f.lab, target.plans,
+                                g.rubric, benchmark_key(g.p.seed, 1), o.out / "logs" / f.lab,
+                                isolation, o.cuda_device, &g.report.processes));
     }
     if (f.perf.ran) {
       const LabRubric* lr = g.rubric.find(f.lab);

@@ -16,21 +16,8 @@ namespace reduce::grade {
 namespace {
 
 constexpr std::size_t kMessageBytes = 6000;
-/// The most of GoogleTest's JSON report that is read: it lies in the report's logs/, where the
-/// lab's process may write (a cut file does not parse, and the streamed results stand).
-constexpr std::size_t kMaxJsonBytes = std::size_t{64} << 20;
-
-std::string test_name_after(std::string_view line, std::size_t prefix_length) {
-  std::string_view rest = line.substr(prefix_length);
-  const auto end = rest.find_first_of(" ,");
-  return std::string(end == std::string_view::npos ? rest : rest.substr(0, end));
-}
-
-void append_clipped(std::string& buffer, const std::string& line) {
-  if (buffer.size() >= kMessageBytes) return;
-  buffer += line.substr(0, kMessageBytes - buffer.size());
-  buffer += '\n';
-}
+/// The most of a checker's outcome record that is read.
+constexpr std::size_t kMaxRecordBytes = std::size_t{64} << 20;
 
 /// The string \p key of a JSON object, or empty when it is missing or not a string (json's
 /// value() throws on the wrong type).
@@ -121,105 +108,51 @@ const std::string kUnexplainedSkip =
     "skipped without the checker deciding it (counted as failed): ";
 /// What a stub's "not implemented" failure says (the message of reduce::NotImplemented).
 const char* const kNotImplemented = reduce::kNotImplementedPrefix;
+/// How the checkers' skip for want of a GPU begins (GPU_TEST_OR_SKIP, gpu_test.hpp).
+const char* const kNoGpuSkip = "[checker] no CUDA device";
 
 bool stub_failure(const TestOutcome& outcome) {
   return outcome.result == TestResult::kFailed && !outcome.sticky_cuda_error &&
          contains(outcome.message, kNotImplemented);
 }
 
-StreamParse parse_gtest_stream(const std::string& output) {
-  static const std::string kRun = "[ RUN      ] ";
-  static const std::string kOk = "[       OK ] ";
-  static const std::string kFailed = "[  FAILED  ] ";
-  static const std::string kSkipped = "[  SKIPPED ] ";
-  StreamParse parse;
-  std::string buffer;
-  for (const std::string& line : split_lines(output)) {
-    if (!parse.no_gpu && contains(line, "no CUDA device")) parse.no_gpu = true;
-    // GoogleTest's own lines start at the beginning of a line; anything a lab prints lands in
-    // between and becomes part of the running test's message.
-    if (starts_with(line, kRun)) {
-      if (parse.in_progress) {  // a RUN without an end: count the earlier one as failed
-        parse.finished.push_back({*parse.in_progress, TestResult::kFailed,
-                                  buffer + "(no result line: the test's output was cut)"});
-      }
-      parse.in_progress = test_name_after(line, kRun.size());
-      buffer.clear();
+std::map<std::pair<std::size_t, std::size_t>, RecordedPart> parse_outcome_record(
+    const std::string& text) {
+  std::map<std::pair<std::size_t, std::size_t>, RecordedPart> parts;
+  std::pair<std::size_t, std::size_t> at{0, 0};
+  for (const std::string& line : split_lines(text)) {
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) continue;
+    if (const auto part = j.find("part"); part != j.end()) {
+      const auto repetition = j.find("repetition");
+      if (!part->is_number_unsigned() || repetition == j.end() || !repetition->is_number_unsigned())
+        continue;
+      at = {repetition->get<std::size_t>(), part->get<std::size_t>()};
+      parts[at];
       continue;
     }
-    const bool ok = starts_with(line, kOk);
-    const bool failed = starts_with(line, kFailed);
-    const bool skipped = starts_with(line, kSkipped);
-    if (ok || failed || skipped) {
-      const std::string name = test_name_after(line, kOk.size());
-      if (parse.in_progress && name == *parse.in_progress) {
-        TestOutcome outcome;
-        outcome.name = name;
-        outcome.result = ok       ? TestResult::kPassed
-                         : failed ? TestResult::kFailed
-                                  : TestResult::kSkipped;
-        outcome.message = trim(buffer);
-        outcome.sticky_cuda_error = failed && is_sticky_cuda_error(buffer);
-        parse.finished.push_back(std::move(outcome));
-        parse.in_progress.reset();
-        buffer.clear();
-      }
-      continue;  // the summary repeats FAILED/SKIPPED lines after the run: ignored
-    }
-    if (starts_with(line, "[==========] ") && contains(line, " ran.")) {
-      parse.completed = true;
-      continue;
-    }
-    if (parse.in_progress) append_clipped(buffer, line);
-  }
-  if (parse.in_progress) parse.in_progress_output = trim(buffer);
-  return parse;
-}
-
-bool merge_gtest_json(const std::string& json_text, std::vector<TestOutcome>& outcomes) {
-  nlohmann::json json = nlohmann::json::parse(json_text, nullptr, false);
-  if (json.is_discarded() || !json.is_object() || !json.contains("testsuites")) return false;
-  std::map<std::string, TestOutcome*> by_name;
-  for (TestOutcome& o : outcomes) by_name[o.name] = &o;
-  for (const auto& suite : json["testsuites"]) {
-    if (!suite.is_object() || !suite.contains("testsuite")) continue;
-    for (const auto& test : suite["testsuite"]) {
-      if (!test.is_object()) continue;
-      const std::string name = string_field(test, "classname") + "." + string_field(test, "name");
-      const auto it = by_name.find(name);
-      if (it == by_name.end()) continue;
-      TestOutcome& o = *it->second;
-      std::string failures;
-      if (test.contains("failures") && test["failures"].is_array()) {
-        for (const auto& f : test["failures"]) {
-          if (f.is_object() && f.contains("failure") && f["failure"].is_string())
-            append_clipped(failures, f["failure"].get<std::string>());
-        }
-      }
-      if (!failures.empty()) {
-        o.result = TestResult::kFailed;
-        o.message = sanitize_text(trim(failures));
-        o.sticky_cuda_error = o.sticky_cuda_error || is_sticky_cuda_error(failures);
-      } else if (string_field(test, "result") == "SKIPPED") {
-        o.result = TestResult::kSkipped;
-      }
+    RecordedPart& p = parts[at];
+    if (j.contains("finished")) {
+      p.completed = !p.in_progress.has_value();
+    } else if (const std::string started = string_field(j, "start"); !started.empty()) {
+      p.in_progress = started;
+    } else if (const std::string ended = string_field(j, "end"); !ended.empty()) {
+      const std::string result = string_field(j, "result");
+      TestOutcome o;
+      o.name = ended;
+      o.result = result == "passed"    ? TestResult::kPassed
+                 : result == "skipped" ? TestResult::kSkipped
+                                       : TestResult::kFailed;
+      o.message = sanitize_text(clip(string_field(j, "message"), 200, kMessageBytes));
+      const auto broken = j.find("broken");
+      o.sticky_cuda_error = o.result == TestResult::kFailed && broken != j.end() && *broken == true;
+      // A skip is the checker's own (GTEST_SKIP in course code); its words say why.
+      if (o.result == TestResult::kSkipped && contains(o.message, kNoGpuSkip)) p.no_gpu = true;
+      if (p.in_progress == ended) p.in_progress.reset();
+      p.finished.push_back(std::move(o));
     }
   }
-  return true;
-}
-
-bool is_sticky_cuda_error(const std::string& message) {
-  static const char* const kSticky[] = {
-      "cudaErrorIllegalAddress",      "illegal memory access",
-      "cudaErrorLaunchFailure",       "unspecified launch failure",
-      "cudaErrorIllegalInstruction",  "cudaErrorMisalignedAddress",
-      "cudaErrorInvalidAddressSpace", "cudaErrorInvalidPc",
-      "cudaErrorHardwareStackError",  "cudaErrorAssert",
-      "device-side assert",           "cudaErrorLaunchTimeout",
-      "cudaErrorECCUncorrectable"};
-  for (const char* marker : kSticky)
-    if (contains(message, marker)) return true;
-  return false;
+  return parts;
 }
 
 std::string gtest_filter_for(const std::vector<std::string>& names) {
@@ -297,17 +230,30 @@ struct Attempt {
   bool sticky = false;                ///< a sticky CUDA error: the outcomes end at it
 };
 
+/// Where a checker's outcome record goes: beside its logs, else a fresh temporary file.
+fs::path record_path(const SuiteOptions& options, const std::string& suffix) {
+  const fs::path beside = suite_log(options, suffix + ".record");
+  return beside.empty() ? make_temp_dir("reduce-grade-record-") / "record" : beside;
+}
+
+/// The last lines of \p output, quoted as what the lab's process said (data, never a verdict).
+std::string output_tail(const std::string& output) {
+  const std::vector<std::string> lines = split_lines(output);
+  const std::size_t from = lines.size() > 12 ? lines.size() - 12 : 0;
+  std::string tail;
+  for (std::size_t i = from; i < lines.size(); ++i) tail += lines[i] + "\n";
+  return sanitize_text(clip(trim(tail), 12, 2000));
+}
+
 Attempt run_attempt(const SuiteOptions& options, const std::vector<std::string>& remaining,
                     int attempt, SuiteRun& run) {
   std::error_code ec;
   const std::string suffix = attempt == 0 ? "" : fmt::format(".retry{}", attempt);
-  const fs::path json_path = suite_log(options, suffix + ".json").empty()
-                                 ? fs::temp_directory_path() / "reduce-grade-gtest.json"
-                                 : suite_log(options, suffix + ".json");
-  fs::remove(json_path, ec);
+  const fs::path record = record_path(options, suffix);
+  fs::remove(record, ec);
   ProcessSpec spec = checker_spec(options);
   spec.argv.push_back("--gtest_color=no");
-  spec.argv.push_back("--gtest_output=json:" + json_path.string());
+  spec.argv.push_back("--record=" + record.string());
   if (attempt > 0) spec.argv.push_back("--gtest_filter=" + gtest_filter_for(remaining));
   spec.log_file = suite_log(options, suffix + ".log");
   Attempt a;
@@ -318,18 +264,16 @@ Attempt run_attempt(const SuiteOptions& options, const std::vector<std::string>&
   const CheckerStartups startups = checker_startups(a.process.output);
   run.checker_contexts += startups.contexts;
   run.lab_process_starts += startups.lab_processes;
-  StreamParse parse = parse_gtest_stream(a.process.output);
+  RecordedPart parse = parse_outcome_record(read_file_at_most(record, kMaxRecordBytes))[{0, 0}];
   run.no_gpu = run.no_gpu || parse.no_gpu;
   a.outcomes = std::move(parse.finished);
-  if (a.process.exited() && parse.completed && fs::exists(json_path, ec))
-    merge_gtest_json(read_file_at_most(json_path, kMaxJsonBytes), a.outcomes);
   a.abnormal = !a.process.exited() || !parse.completed || parse.in_progress.has_value();
   if (a.abnormal) {
     a.stop_reason = abnormal_end(a.process, options, run);
     if (parse.in_progress) {
       TestOutcome culprit{*parse.in_progress, TestResult::kFailed, a.stop_reason};
-      if (!parse.in_progress_output.empty())
-        culprit.message += "\noutput before that:\n" + clip(parse.in_progress_output, 12, 2000);
+      if (const std::string tail = output_tail(a.process.output); !tail.empty())
+        culprit.message += "\noutput before that:\n" + tail;
       a.outcomes.push_back(std::move(culprit));
     }
     if (run.problem.empty())
@@ -344,7 +288,7 @@ Attempt run_attempt(const SuiteOptions& options, const std::vector<std::string>&
     a.sticky = true;
     if (run.problem.empty())
       run.problem = fmt::format(
-          "{} failed with a CUDA error that breaks the CUDA context; "
+          "{} failed and left the checker's CUDA context broken; "
           "the tests after it were rerun in a fresh process",
           a.outcomes[i].name);
     if (!a.abnormal) a.stop_reason = "a sticky CUDA error in an earlier test";
@@ -380,7 +324,10 @@ std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run) {
     part.not_implemented = false;
   }
   for (const TestOutcome& o : run.tests) {
-    SuiteRun& part = parts[is_hidden_test(o.name) ? 1 : 0];
+    const bool hidden = is_hidden_test(o.name);
+    // The public part may say where the process stopped, never which hidden test that was.
+    if (hidden) parts[0].problem = replace_all(parts[0].problem, o.name, "a hidden test");
+    SuiteRun& part = parts[hidden ? 1 : 0];
     part.tests.push_back(o);
     if (starts_with(o.message, kUnexplainedSkip)) ++part.unexplained_skips;
     if (contains(o.message, kNotImplemented)) part.not_implemented = true;
@@ -449,15 +396,14 @@ ProcessSpec plan_checker(const SuiteOptions& options, const std::vector<PlannedL
   return checker_spec(group);
 }
 
-/// Whether the part \p output ran every test of \p tests and each passed, or failed only with a
+/// Whether the recorded \p part ran every test of \p tests and each passed, or failed only with a
 /// stub's "not implemented" (\p stub): the lab's own throw, which no other lab of the process
 /// can make it say, so a lone run would say the same.
-bool settled_part(const std::string& output, const std::vector<std::string>& tests,
+bool settled_part(const RecordedPart& part, const std::vector<std::string>& tests,
                   std::map<std::string, TestOutcome>& done, bool& stub) {
-  const StreamParse parse = parse_gtest_stream(output);
-  for (const TestOutcome& o : parse.finished) done[o.name] = o;
+  for (const TestOutcome& o : part.finished) done[o.name] = o;
   stub = false;
-  return !tests.empty() && parse.completed && !parse.in_progress && !parse.no_gpu &&
+  return !tests.empty() && part.completed && !part.in_progress && !part.no_gpu &&
          std::all_of(tests.begin(), tests.end(), [&](const std::string& n) {
            const auto it = done.find(n);
            if (it == done.end()) return false;
@@ -511,24 +457,31 @@ LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<Plan
                              const std::vector<std::vector<std::string>>& tests) {
   LabsRun result;
   result.labs.resize(labs.size());
+  result.failures.resize(labs.size());
   const double start = now_seconds();
   std::error_code ec;
   if (tests.size() != labs.size() || options.log_dir.empty()) return result;
   fs::create_directories(options.log_dir, ec);
   const std::string mark = lab_mark();
   ProcessSpec spec = plan_checker(options, labs, mark);
+  const fs::path record = suite_log(options, ".record");
+  fs::remove(record, ec);
   spec.argv.push_back("--gtest_color=no");
-  spec.argv.push_back("--gtest_output=json:" + suite_log(options, ".json").string());
+  spec.argv.push_back("--record=" + record.string());
   spec.log_file = suite_log(options, ".log");
   const ProcessResult r = run_process(spec);
   result.seconds = now_seconds() - start;
   result.startups = checker_startups(r.output);
-  const auto parts = split_lab_output(r.output, mark, part_labels(labs));
+  const auto parts = parse_outcome_record(read_file_at_most(record, kMaxRecordBytes));
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const auto part = parts.find({0, i});
+    if (part == parts.end()) continue;
+    for (const TestOutcome& o : part->second.finished)
+      if (o.result == TestResult::kFailed && !o.sticky_cuda_error && !stub_failure(o))
+        result.failures[i].push_back(o);
     std::map<std::string, TestOutcome> done;
     bool stub = false;
-    if (part == parts.end() || !settled_part(part->second, tests[i], done, stub)) continue;
+    if (!settled_part(part->second, tests[i], done, stub)) continue;
     SuiteRun run;
     run.ran = true;
     run.not_implemented = stub;
@@ -539,6 +492,20 @@ LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<Plan
     result.labs[i] = std::move(run);
   }
   return result;
+}
+
+void keep_first_failures(const std::vector<TestOutcome>& first, SuiteRun& run) {
+  for (const TestOutcome& earlier : first) {
+    const std::string message =
+        earlier.message + "\n(in its first run, beside other labs; that run's failure stands)";
+    auto it = std::find_if(run.tests.begin(), run.tests.end(),
+                           [&](const TestOutcome& o) { return o.name == earlier.name; });
+    if (it == run.tests.end()) {
+      run.tests.push_back({earlier.name, TestResult::kFailed, message, false});
+    } else if (it->result != TestResult::kFailed) {
+      *it = {earlier.name, TestResult::kFailed, message, false};
+    }
+  }
 }
 
 SuiteRun run_gtest_suite(const SuiteOptions& options) {

@@ -1,6 +1,8 @@
 // What the correctness phase's steps share (lab_runs.hpp).
 #include "lab_runs.hpp"
 
+#include <reduce/keyed_hash.hpp>
+
 #include <algorithm>
 #include <atomic>
 #include <thread>
@@ -26,6 +28,13 @@ std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab
   return args;
 }
 
+void use_tests_key(SuiteOptions& so, const LabRunContext& c, std::string_view use) {
+  so.env.erase(std::remove_if(so.env.begin(), so.env.end(),
+                              [](const auto& v) { return v.first == "REDUCE_SEED"; }),
+               so.env.end());
+  so.env.emplace_back("REDUCE_SEED", std::to_string(derive_key(c.p.seed, use)));
+}
+
 SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
                            bool hidden) {
   const Limits& limits = c.rubric.limits;
@@ -34,6 +43,7 @@ SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const
   so.binary = c.p.course->manifest.suites(plan.op, kind).checker;
   so.args = lab_args(c, lab, plan, kind);
   so.env = c.env;
+  use_tests_key(so, c, "tests alone");
   so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
   so.output_cap = limits.output_cap_bytes;
   so.max_restarts = limits.max_restarts;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace reduce::grade {
@@ -23,6 +24,12 @@ std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab);
 /// select its operation's suites of \p kind.
 std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,
                                   const OpPlan& plan, SuiteKind kind);
+
+/// Gives \p so the checkers' key for one \p use of the grading secret (REDUCE_SEED, derived by
+/// reduce::derive_key()): the tests of several-lab checkers, of a lab alone ("tests alone", the
+/// default of suite_options()) and of suites run again each get inputs of their own, so a run
+/// after another never meets the same inputs.
+void use_tests_key(SuiteOptions& so, const LabRunContext& c, std::string_view use);
 
 /// The options of one checker process for \p lab's public (or \p hidden) suites of \p plan.
 SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,

@@ -109,19 +109,6 @@ fs::path sanitizer_log_dir(const fs::path& log_file, const std::string& tool) {
   return log_file.parent_path() / (log_file.stem().string() + "." + tool);
 }
 
-std::vector<std::string> split_repetitions(const std::string& output, std::size_t count) {
-  if (count <= 1) return {output};
-  // GoogleTest opens each repetition with "Repeating all tests (iteration K) . . ."
-  static const std::string kMark = "Repeating all tests (iteration ";
-  std::vector<std::string> parts;
-  for (std::size_t at = output.find(kMark); at != std::string::npos;) {
-    const std::size_t next = output.find(kMark, at + kMark.size());
-    parts.push_back(output.substr(at, next == std::string::npos ? next : next - at));
-    at = next;
-  }
-  return parts;
-}
-
 std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec) {
   std::vector<SanitizerRun> runs = run_sanitizer_once(spec);
   // Where the sandbox and the sanitizer do not go together, the sanitizer still runs
@@ -209,6 +196,23 @@ std::string first_problems(const std::string& sanitizer_output) {
   return trim(excerpt);
 }
 
+/// Where the checker of \p spec records its tests' outcomes (outcome_record.hpp), emptied first.
+fs::path sanitizer_record(const SanitizerSpec& spec) {
+  fs::path record = spec.log_file;
+  record.replace_extension(".record");
+  std::error_code ec;
+  fs::remove(record, ec);
+  return record;
+}
+
+/// The recorded parts of the checker of \p spec.
+std::map<std::pair<std::size_t, std::size_t>, RecordedPart> recorded_parts(
+    const SanitizerSpec& spec) {
+  fs::path record = spec.log_file;
+  record.replace_extension(".record");
+  return parse_outcome_record(read_file_at_most(record, kMaxLogBytes));
+}
+
 /// The checker process of \p spec with the lab arguments \p args: its tests repeated once per
 /// tool, the runner of repetition k under tools[k] inside the sandbox, each runner's report
 /// drained into sanitizer_log_dir(log_file, tool)/runner-<n>.log (emptied first).
@@ -237,6 +241,7 @@ ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::
   ps.argv.push_back("--gtest_color=no");
   if (!spec.filter.empty()) ps.argv.push_back("--gtest_filter=" + spec.filter);
   ps.argv.push_back("--gtest_repeat=" + std::to_string(spec.tools.size()));
+  ps.argv.push_back("--record=" + sanitizer_record(spec).string());
   ps.env = spec.env;
   // The sandbox first (this spec's, which replaces the environment's), then the tool.
   ps.env.emplace_back("REDUCE_RUNNER_PREFIX", join(spec.runner_prefix, "\x1f"));
@@ -266,29 +271,32 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec) {
     return runs;
   }
   const ProcessResult r = run_process(sanitizer_checker(spec, spec.args));
-  const std::vector<std::string> parts = split_repetitions(r.output, spec.tools.size());
+  const auto parts = recorded_parts(spec);
+  std::size_t reached = 0;  // repetitions the checker started
+  while (parts.count({reached, 0}) > 0) ++reached;
   for (std::size_t t = 0; t < runs.size(); ++t) {
     SanitizerRun& run = runs[t];
     run.seconds = r.seconds;
-    run.no_gpu = contains(r.output, "no CUDA device");
     std::string sanitizer_output;
     const int logs_read = add_runner_logs(run.tool, sanitizer_log_dir(spec.log_file, run.tool),
                                           run.summary, sanitizer_output);
-    const StreamParse tests = parse_gtest_stream(t < parts.size() ? parts[t] : std::string());
+    const auto part = parts.find({t, 0});
+    const RecordedPart tests = part != parts.end() ? part->second : RecordedPart{};
+    run.no_gpu = tests.no_gpu;
     int failed = 0, passed = 0;
     for (const TestOutcome& outcome : tests.finished) {
       if (outcome.result == TestResult::kFailed) ++failed;
       if (outcome.result == TestResult::kPassed) ++passed;
     }
-    run.tests_passed = tests.completed && failed == 0 && passed > 0 && !tests.in_progress;
+    run.tests_passed = tests.completed && failed == 0 && passed > 0;
     // A process that stopped early spoils the repetition it was in and those after it; the
     // ones it finished stand.
-    const bool finished = tests.completed && !tests.in_progress;
+    const bool finished = tests.completed;
     if (!r.exited() && !finished) {
-      run.problem = t < parts.size() ? r.describe()
-                                     : "not reached: the checker stopped during " +
-                                           spec.tools[parts.empty() ? 0 : parts.size() - 1] + " (" +
-                                           r.describe() + ")";
+      run.problem = t < reached ? r.describe()
+                                : "not reached: the checker stopped during " +
+                                      spec.tools[reached == 0 ? 0 : reached - 1] + " (" +
+                                      r.describe() + ")";
     } else if (!run.summary.found) {
       run.problem = fmt::format("no summary from the lab's process ({} log{}; {})", logs_read,
                                 logs_read == 1 ? "" : "s", r.describe());
@@ -336,14 +344,10 @@ std::vector<std::vector<SanitizerRun>> run_sanitizer_group(const SanitizerGroupS
   std::vector<PlannedLab> planned;
   for (const SanitizedLab& lab : spec.labs) planned.push_back(lab.part);
   write_lab_plan(plan, planned);
-  const std::string mark = lab_mark();
   SanitizerSpec group = common;
   group.timeout_s = common.timeout_s * static_cast<double>(spec.labs.size());
-  group.env.emplace_back("REDUCE_LAB_MARK", mark);  // not on the command line: see lab_mark()
   const ProcessResult r = run_process(sanitizer_checker(group, {"--labs-file=" + plan.string()}));
-  std::vector<std::string> labels;
-  for (const SanitizedLab& lab : spec.labs) labels.push_back(lab.part.label());
-  const auto parts = split_lab_output(r.output, mark, labels);
+  const auto parts = recorded_parts(group);
   std::vector<std::vector<std::string>> alone(spec.labs.size());  // tools to run a lab alone
   for (std::size_t t = 0; t < common.tools.size(); ++t) {
     const std::string& tool = common.tools[t];
@@ -351,9 +355,8 @@ std::vector<std::vector<SanitizerRun>> run_sanitizer_group(const SanitizerGroupS
     const bool clean = every_report_clean(tool, sanitizer_log_dir(common.log_file, tool), summary);
     for (std::size_t i = 0; i < spec.labs.size(); ++i) {
       const auto part = parts.find({t, i});
-      const StreamParse tests =
-          parse_gtest_stream(part != parts.end() ? part->second : std::string());
-      const bool finished = tests.completed && !tests.in_progress && !tests.no_gpu;
+      const RecordedPart tests = part != parts.end() ? part->second : RecordedPart{};
+      const bool finished = tests.completed && !tests.no_gpu;
       const bool passed =
           finished &&
           std::none_of(tests.finished.begin(), tests.finished.end(),

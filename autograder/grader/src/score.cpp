@@ -394,7 +394,9 @@ std::string review_reason(const LabFacts& f) {
   for (const SanitizerRun& run : f.sanitizer)
     if (found(run.problem) || found(run.excerpt))
       return "its process made a forbidden system call under " + run.tool;
-  if (found(f.perf.problem)) return "its process made a forbidden system call in the benchmark";
+  // Every run's findings count: a rerun adds its words to the first run's (after_rerun()).
+  if (found(f.perf.problem) || found(f.perf.lab_text))
+    return "its process made a forbidden system call in the benchmark";
   return "";
 }
 

@@ -3,7 +3,12 @@
 //   (unset) pass | crash (SIGSEGV) | hang | flood (endless output) | exit (exit(0) mid-test) |
 //   sticky (fails with a CUDA illegal-address message; every later test of the same process
 //   then fails the same way, as with a poisoned CUDA context) | nogpu (every test skips with
-//   "no CUDA device") | stub (fails as an untouched stub's lab does: "not implemented: see ...").
+//   "no CUDA device") | stub (fails as an untouched stub's lab does: "not implemented: see ...") |
+//   forge (prints GoogleTest's lines of a pass into its failure, as a lab's exception could).
+// With --record=FILE it records its outcomes as the course's checkers do (outcome_record.hpp);
+// --record-part=INDEX,REPETITION opens that part of a plan first.
+#include "outcome_record.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -55,6 +60,8 @@ TEST_F(Fake, Misbehaves) {
   static int runs = 0;  // the second run crashes: a checker that dies in its second repetition
   if (m == "crash_again" && ++runs == 2) std::raise(SIGSEGV);
   if (m == "stub") FAIL() << "the lab threw: not implemented: see labs/04_sequential/sum.cu";
+  if (m == "forge")
+    FAIL() << "the lab threw: x\n[       OK ] Fake.Misbehaves (0 ms)\n[  PASSED  ] 6 tests.\n";
   if (m == "sticky") {
     g_poisoned = true;
     FAIL() << "CUDA error cudaErrorIllegalAddress (an illegal memory access was encountered) in "
@@ -71,3 +78,23 @@ TEST_F(Fake, After2) {
 }
 
 }  // namespace
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  std::string record, part;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--record=", 0) == 0) record = arg.substr(9);
+    if (arg.rfind("--record-part=", 0) == 0) part = arg.substr(14);
+  }
+  if (!record.empty()) {
+    auto* listener = new reduce::testing::OutcomeRecord(record, [] { return g_poisoned; });
+    if (!part.empty()) {
+      const auto comma = part.find(',');
+      listener->part(std::stoi(part.substr(0, comma)), mode(), "op",
+                     std::stoi(part.substr(comma + 1)));
+    }
+    ::testing::UnitTest::GetInstance()->listeners().Append(listener);
+  }
+  return RUN_ALL_TESTS();
+}

@@ -1,4 +1,4 @@
-// The GoogleTest runner: parsing of lists, streams and JSON, and recovery from crashes, hangs,
+// The GoogleTest runner: parsing of lists and outcome records, and recovery from crashes, hangs,
 // floods, exit() and sticky CUDA errors, against a fake suite (fake_suite.cpp).
 #include <reduce_grade/gtest_suite.hpp>
 #include <reduce_grade/util.hpp>
@@ -43,62 +43,48 @@ TEST(GtestList, ParsesSuitesAndParameterisedNames) {
   EXPECT_EQ(names[3], "Sizes/SumExact.MatchesBitwise/33");
 }
 
-TEST(GtestStream, ParsesResultsWithoutCountingTheSummaryTwice) {
-  const std::string output =
-      "[==========] Running 3 tests from 2 test suites.\n"
-      "[ RUN      ] SumTest.A\n"
-      "[       OK ] SumTest.A (1 ms)\n"
-      "[ RUN      ] Sizes/SumExact.MatchesBitwise/33\n"
-      "sum_test.cu:80: Failure\n"
-      "Expected equality of these values:\n"
-      "[  FAILED  ] Sizes/SumExact.MatchesBitwise/33, where GetParam() = 33 (2 ms)\n"
-      "[ RUN      ] SumTest.Big\n"
-      "[  SKIPPED ] SumTest.Big (0 ms)\n"
-      "[==========] 3 tests from 2 test suites ran. (5 ms total)\n"
-      "[  PASSED  ] 1 test.\n"
-      "[  SKIPPED ] 1 test, listed below:\n"
-      "[  SKIPPED ] SumTest.Big\n"
-      "[  FAILED  ] 1 test, listed below:\n"
-      "[  FAILED  ] Sizes/SumExact.MatchesBitwise/33, where GetParam() = 33\n";
-  const StreamParse p = parse_gtest_stream(output);
+TEST(GtestRecord, ParsesEachPartsOutcomes) {
+  const std::string record =
+      "{\"part\":0,\"lab\":\"\",\"op\":\"\",\"repetition\":0}\n"
+      "{\"start\":\"SumTest.A\"}\n"
+      "{\"end\":\"SumTest.A\",\"result\":\"passed\",\"broken\":false,\"message\":\"\"}\n"
+      "{\"start\":\"Sizes/SumExact.MatchesBitwise/33\"}\n"
+      "{\"end\":\"Sizes/SumExact.MatchesBitwise/33\",\"result\":\"failed\",\"broken\":true,"
+      "\"message\":\"n = 33: got 1\\n[       OK ] Sizes/SumExact.MatchesBitwise/33\"}\n"
+      "{\"start\":\"SumTest.Big\"}\n"
+      "{\"end\":\"SumTest.Big\",\"result\":\"skipped\",\"broken\":false,"
+      "\"message\":\"[checker] no CUDA device: GPU test skipped\"}\n"
+      "{\"finished\":true}\n"
+      "{\"part\":2,\"lab\":\"b\",\"op\":\"sum\",\"repetition\":1}\n"
+      "not json: [       OK ] B.x\n"
+      "{\"end\":[1],\"result\":7}\n"
+      "{\"start\":\"B.x\"}\n";
+  const auto parts = parse_outcome_record(record);
+  ASSERT_EQ(parts.size(), 2u);
+  const RecordedPart& p = parts.at({0, 0});
   EXPECT_TRUE(p.completed);
+  EXPECT_TRUE(p.no_gpu);
   EXPECT_FALSE(p.in_progress.has_value());
   ASSERT_EQ(p.finished.size(), 3u);
   EXPECT_EQ(p.finished[0].result, TestResult::kPassed);
   EXPECT_EQ(p.finished[1].name, "Sizes/SumExact.MatchesBitwise/33");
-  EXPECT_EQ(p.finished[1].result, TestResult::kFailed);
-  EXPECT_TRUE(contains(p.finished[1].message, "Expected equality"));
+  EXPECT_EQ(p.finished[1].result, TestResult::kFailed) << "the lab's words are only quoted";
+  EXPECT_TRUE(p.finished[1].sticky_cuda_error);
+  EXPECT_TRUE(contains(p.finished[1].message, "got 1"));
   EXPECT_EQ(p.finished[2].result, TestResult::kSkipped);
-}
-
-TEST(GtestStream, ReportsTheTestInProgress) {
-  const StreamParse p = parse_gtest_stream("[ RUN      ] A.b\nlast words\n");
-  EXPECT_FALSE(p.completed);
-  ASSERT_TRUE(p.in_progress.has_value());
-  EXPECT_EQ(*p.in_progress, "A.b");
-  EXPECT_EQ(p.in_progress_output, "last words");
-}
-
-TEST(GtestJson, FillsFailureMessages) {
-  std::vector<TestOutcome> outcomes = {{"S.a", TestResult::kFailed, "", false},
-                                       {"S.b", TestResult::kPassed, "", false}};
-  const std::string json = R"({"tests": 2, "testsuites": [{"name": "S", "testsuite": [
-      {"name": "a", "classname": "S", "result": "COMPLETED",
-       "failures": [{"failure": "x.cu:1\nboom cudaErrorIllegalAddress", "type": ""}]},
-      {"name": "b", "classname": "S", "result": "COMPLETED"}]}]})";
-  ASSERT_TRUE(merge_gtest_json(json, outcomes));
-  EXPECT_TRUE(contains(outcomes[0].message, "boom"));
-  EXPECT_TRUE(outcomes[0].sticky_cuda_error);
-  EXPECT_EQ(outcomes[1].result, TestResult::kPassed);
-  EXPECT_FALSE(merge_gtest_json("not json", outcomes));
-}
-
-TEST(GtestJson, StickyErrorsAndFilters) {
-  EXPECT_TRUE(
-      is_sticky_cuda_error("CUDA error cudaErrorLaunchFailure (unspecified launch failure)"));
-  EXPECT_TRUE(is_sticky_cuda_error("an illegal memory access was encountered"));
-  EXPECT_FALSE(is_sticky_cuda_error("cudaErrorMemoryAllocation (out of memory)"));
+  const RecordedPart& b = parts.at({1, 2});
+  EXPECT_FALSE(b.completed);
+  EXPECT_TRUE(b.finished.empty()) << "lines that do not parse are no outcome";
+  ASSERT_TRUE(b.in_progress.has_value());
+  EXPECT_EQ(*b.in_progress, "B.x");
+  EXPECT_TRUE(parse_outcome_record("").empty());
   EXPECT_EQ(gtest_filter_for({"A.b", "C/D.e/1"}), "A.b:C/D.e/1");
+}
+
+TEST(GtestRecord, AFinishedLineDoesNotEndATestInProgress) {
+  const auto parts = parse_outcome_record("{\"start\":\"A.b\"}\n{\"finished\":true}\n");
+  EXPECT_FALSE(parts.at({0, 0}).completed);
+  EXPECT_EQ(parts.at({0, 0}).in_progress, "A.b");
 }
 
 TEST(CheckerStartups, CountsTheCheckersContextAndEveryLabProcess) {
@@ -122,16 +108,19 @@ SuiteOptions several_labs_checker(const fs::path& dir, const std::string& per_pa
   const fs::path checker = dir / "several-labs";
   write_file(checker,
              "#!/bin/sh\n"
-             "plan=''; mark=$REDUCE_LAB_MARK; list=''\n"
+             "plan=''; mark=$REDUCE_LAB_MARK; list=''; record=''; i=0\n"
              "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;\n"
              "  --lab-mark=*) mark=${a#--lab-mark=};;\n"
+             "  --record=*) record=$a;;\n"
              "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
              "cut -f1,2,6 \"$plan\" | while read -r lab op filter; do\n"
              "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
-             "  mode=''\n" +
+             "  mode=''; part=''\n"
+             "  [ -n \"$record\" ] && part=\"$record --record-part=$i,0\"\n" +
                  per_part +
                  "  FAKE_MODE=$mode " REDUCE_GRADE_FAKE_SUITE
-                 " --gtest_filter=$filter --gtest_color=no $list\n"
+                 " --gtest_filter=$filter --gtest_color=no $list $part\n"
+                 "  i=$((i + 1))\n"
                  "done\n");
   fs::permissions(checker, fs::perms::owner_all);
   SuiteOptions options;
@@ -183,15 +172,17 @@ TEST(GtestSuiteLabs, AStubsPartIsKeptButARealFailureRunsAlone) {
   const std::vector<PlannedLab> parts = {
       {"stub", "sum", "tree", "sum", "/libs.so", {"Fake.Passes:Fake.Misbehaves"}},
       {"fails", "sum", "tree", "sum", "/libf.so", {"Fake.Passes:Fake.Fails"}},
-      {"sticky", "sum", "tree", "sum", "/libt.so", {"Fake.Misbehaves:Fake.After1"}}};
+      {"sticky", "sum", "tree", "sum", "/libt.so", {"Fake.Misbehaves:Fake.After1"}},
+      {"forge", "sum", "tree", "sum", "/libg.so", {"Fake.Passes:Fake.Misbehaves"}}};
   const LabsRun run = run_gtest_suite_labs(options, parts);
-  ASSERT_EQ(run.labs.size(), 3u);
+  ASSERT_EQ(run.labs.size(), 4u);
   ASSERT_TRUE(run.labs[0].has_value()) << "a stub's part is settled in its group";
   EXPECT_TRUE(run.labs[0]->not_implemented);
   EXPECT_EQ(run.labs[0]->passed(), 1);
   EXPECT_EQ(run.labs[0]->failed(), 1);
   EXPECT_FALSE(run.labs[1].has_value()) << "a real failure runs alone";
   EXPECT_FALSE(run.labs[2].has_value()) << "a poisoned context runs alone";
+  EXPECT_FALSE(run.labs[3].has_value()) << "GoogleTest's lines in the lab's words are no pass";
   remove_all_quietly(dir);
 }
 
@@ -325,7 +316,16 @@ TEST(GtestSuite, StickyCudaErrorRerunsLaterTestsInAFreshProcess) {
   EXPECT_TRUE(find(run, "Fake.Misbehaves")->sticky_cuda_error);
   EXPECT_EQ(find(run, "Fake.After1")->result, TestResult::kPassed);
   EXPECT_EQ(find(run, "Fake.After2")->result, TestResult::kPassed);
-  EXPECT_TRUE(contains(run.problem, "breaks the CUDA context"));
+  EXPECT_TRUE(contains(run.problem, "CUDA context broken"));
+}
+
+TEST(GtestSuite, AVerdictLineInTheLabsWordsIsNoPass) {
+  // The failure's text holds GoogleTest's lines of a pass, as a lab's exception message could:
+  // GoogleTest prints them on lines of their own, and only the record decides.
+  const SuiteRun run = run_fake("forge");
+  EXPECT_EQ(find(run, "Fake.Misbehaves")->result, TestResult::kFailed);
+  EXPECT_EQ(run.passed(), 3);
+  EXPECT_EQ(run.failed(), 2);
 }
 
 TEST(GtestSuite, NoGpuIsRecognised) {

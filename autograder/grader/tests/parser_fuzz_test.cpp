@@ -110,17 +110,19 @@ TEST(BenchJson, HugeAndNegativeNumbersAreNoMeasurement) {
   EXPECT_EQ(parse_size("nan^2"), 0u);
 }
 
-TEST(GtestJson, FieldsOfTheWrongTypeAreIgnored) {
-  std::vector<TestOutcome> outcomes = {{"S.a", TestResult::kPassed, ""}};
-  EXPECT_TRUE(merge_gtest_json(
-      R"({"testsuites": [{"testsuite": [{"classname": 5, "name": ["a"], "result": {}},
-                                        {"classname": "S", "name": "a", "result": 7,
-                                         "failures": [{"failure": 3}, {"failure": "boom"}]}]}]})",
-      outcomes));
-  EXPECT_EQ(outcomes[0].result, TestResult::kFailed);
-  EXPECT_EQ(outcomes[0].message, "boom");
-  EXPECT_TRUE(merge_gtest_json(R"({"testsuites": 3})", outcomes));
-  EXPECT_FALSE(merge_gtest_json(std::string(100000, '[') + std::string(100000, ']'), outcomes));
+TEST(OutcomeRecord, FieldsOfTheWrongTypeAreIgnored) {
+  const auto parts = parse_outcome_record(
+      "{\"part\":-1,\"repetition\":0}\n{\"part\":\"1\",\"repetition\":0}\n"
+      "{\"end\":5,\"result\":\"passed\"}\n{\"start\":[\"a\"]}\n"
+      "{\"end\":\"S.a\",\"result\":7,\"broken\":\"yes\",\"message\":3}\n" +
+      std::string(100000, '[') + std::string(100000, ']') + "\n");
+  ASSERT_EQ(parts.size(), 1u);
+  const RecordedPart& p = parts.at({0, 0});
+  ASSERT_EQ(p.finished.size(), 1u);
+  EXPECT_EQ(p.finished[0].result, TestResult::kFailed) << "no result that says passed: failed";
+  EXPECT_FALSE(p.finished[0].sticky_cuda_error);
+  EXPECT_TRUE(p.finished[0].message.empty());
+  EXPECT_FALSE(p.in_progress.has_value());
 }
 
 TEST(LongLines, AreReadWithoutARegex) {
@@ -387,19 +389,14 @@ const char* const kGtestList =
     "  MatchesBitwise/1  # GetParam() = 1\n"
     "  MatchesBitwise/33  # GetParam() = 33\n";
 
-const char* const kGtestJson = R"({
-  "tests": 3, "failures": 1, "disabled": 0, "errors": 0, "timestamp": "2025-01-01T00:00:00Z",
-  "time": "0.005s", "name": "AllTests",
-  "testsuites": [
-    {"name": "SumTest", "tests": 2, "failures": 1, "testsuite": [
-      {"name": "A", "status": "RUN", "result": "COMPLETED", "timestamp": "x", "time": "0s",
-       "classname": "SumTest"},
-      {"name": "B", "status": "RUN", "result": "COMPLETED", "time": "0s", "classname": "SumTest",
-       "failures": [{"failure": "sum_test.cu:80\nExpected equality of these values:\n  got\n",
-                     "type": ""}]}]},
-    {"name": "Sizes/SumExact", "tests": 1, "testsuite": [
-      {"name": "MatchesBitwise/33", "value_param": "33", "result": "SKIPPED", "time": "0s",
-       "classname": "Sizes/SumExact"}]}]})";
+const char* const kOutcomeRecord =
+    "{\"part\":0,\"lab\":\"04_sequential\",\"op\":\"sum\",\"repetition\":0}\n"
+    "{\"start\":\"SumTest.A\"}\n"
+    "{\"end\":\"SumTest.A\",\"result\":\"passed\",\"broken\":false,\"message\":\"\"}\n"
+    "{\"start\":\"Sizes/SumExact.MatchesBitwise/33\"}\n"
+    "{\"end\":\"Sizes/SumExact.MatchesBitwise/33\",\"result\":\"failed\",\"broken\":true,"
+    "\"message\":\"sum_test.cu:80\\nExpected equality of these values:\\n  got\\n\"}\n"
+    "{\"finished\":true}\n";
 
 const char* const kMemcheckLog =
     "========= COMPUTE-SANITIZER\n"
@@ -529,44 +526,26 @@ TEST(ParserFuzz, SanitizerSummaries) {
         EXPECT_GE(s.warnings, 0);
       }
     }
-    for (std::size_t count = 1; count <= 3; ++count) {
-      std::size_t bytes = 0;
-      for (const std::string& part : split_repetitions(text, count)) bytes += part.size();
-      EXPECT_LE(bytes, text.size());
-    }
   });
 }
 
-TEST(ParserFuzz, GoogleTestStreams) {
-  Fuzzer fuzzer({kGtestStream, kGtestRepeated, kGtestList});
+TEST(ParserFuzz, GoogleTestListsAndOutcomeRecords) {
+  Fuzzer fuzzer({kOutcomeRecord, kGtestStream, kGtestList});
   fuzz(fuzzer, kInputs, [](const std::string& text) {
-    const StreamParse parse = parse_gtest_stream(text);
-    EXPECT_LE(parse.finished.size(), split_lines(text).size());
-    for (const TestOutcome& o : parse.finished) EXPECT_LE(o.message.size(), 6200u);
-    EXPECT_LE(parse.in_progress_output.size(), 6200u);
-    SuiteRun run;
-    run.tests = parse.finished;
-    EXPECT_GE(run.passed(), 0);
-    EXPECT_GE(run.failed(), 0);
-    EXPECT_LE(run.failure_summaries(5).size(), 6u);
-    const auto [pub, hidden] = split_hidden(run);
-    EXPECT_EQ(pub.tests.size() + hidden.tests.size(), run.tests.size());
+    std::size_t outcomes = 0;
+    for (const auto& [at, part] : parse_outcome_record(text)) {
+      outcomes += part.finished.size();
+      for (const TestOutcome& o : part.finished) EXPECT_LE(o.message.size(), 6200u);
+      SuiteRun run;
+      run.tests = part.finished;
+      EXPECT_GE(run.passed(), 0);
+      EXPECT_LE(run.failure_summaries(5).size(), 6u);
+      const auto [pub, hidden] = split_hidden(run);
+      EXPECT_EQ(pub.tests.size() + hidden.tests.size(), run.tests.size());
+    }
+    EXPECT_LE(outcomes, split_lines(text).size());
     EXPECT_LE(parse_gtest_list(text).size(), split_lines(text).size());
     condense_failure(text);
-    is_sticky_cuda_error(text);
-  });
-}
-
-TEST(ParserFuzz, GoogleTestJson) {
-  Fuzzer fuzzer({kGtestJson, "{\"testsuites\": []}", "[]", "null"});
-  fuzz(fuzzer, kInputs, [](const std::string& text) {
-    std::vector<TestOutcome> outcomes = {
-        {"SumTest.A", TestResult::kPassed, ""},
-        {"SumTest.B", TestResult::kPassed, ""},
-        {"Sizes/SumExact.MatchesBitwise/33", TestResult::kFailed, "x"}};
-    merge_gtest_json(text, outcomes);
-    EXPECT_EQ(outcomes.size(), 3u);
-    for (const TestOutcome& o : outcomes) EXPECT_LE(o.message.size(), 6200u);
   });
 }
 

@@ -172,16 +172,18 @@ TEST(SanitizerRun, ACheckerThatDiesSpoilsOnlyTheToolsItDidNotFinish) {
   remove_all_quietly(dir);
 }
 
-TEST(SanitizerRun, RepetitionsAreSplitAtGoogleTestsMarks) {
-  const std::string output =
-      "Note: Google Test filter = *\n\nRepeating all tests (iteration 1) . . .\n\n[ OK ] A\n"
-      "\nRepeating all tests (iteration 2) . . .\n\n[ OK ] B\n";
-  const std::vector<std::string> parts = split_repetitions(output, 2);
-  ASSERT_EQ(parts.size(), 2u);
-  EXPECT_TRUE(contains(parts[0], "[ OK ] A"));
-  EXPECT_FALSE(contains(parts[0], "[ OK ] B"));
-  EXPECT_TRUE(contains(parts[1], "[ OK ] B"));
-  EXPECT_EQ(split_repetitions(output, 1), std::vector<std::string>{output});
+TEST(SanitizerRun, TheLabsWordsDecideNoTestUnderATool) {
+  // The lab's failure quotes GoogleTest's lines of a pass (and the tool reports nothing): the
+  // tests under the tool still failed, so the tool's run earns nothing.
+  const fs::path dir = make_temp_dir("reduce-grade-san-");
+  SanitizerSpec spec = spec_for(dir, "Fake.Passes:Fake.Misbehaves", {"memcheck"});
+  spec.env = {{"FAKE_MODE", "forge"}};
+  const std::vector<SanitizerRun> runs = run_sanitizer(spec);
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_TRUE(runs[0].ran) << runs[0].problem;
+  EXPECT_FALSE(runs[0].tests_passed);
+  EXPECT_FALSE(runs[0].clean());
+  remove_all_quietly(dir);
 }
 
 /// A checker of several labs (--labs-file=PLAN --lab-mark=MARK) as checker_main runs one: for
@@ -193,20 +195,23 @@ fs::path fake_group_checker(const fs::path& dir, const std::string& tests = "Fak
   write_file(
       script,
       "#!/bin/sh\n"
-      "plan=''; mark=$REDUCE_LAB_MARK\n"
+      "plan=''; mark=$REDUCE_LAB_MARK; record=''\n"
       "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;"
-      " --lab-mark=*) mark=${a#--lab-mark=};; esac; done\n" REDUCE_FAKE_EACH_REPETITION
+      " --lab-mark=*) mark=${a#--lab-mark=};; --record=*) record=$a;; esac; "
+      "done\n" REDUCE_FAKE_EACH_REPETITION
       "  if [ \"$tool\" = racecheck ]; then\n"
       "    printf '%s\\n' '========= RACECHECK SUMMARY: 5 hazards displayed (0 errors, 5 warnings)'"
       " > \"$log\"\n"
       "  else\n"
       "    printf '%s\\n' '========= ERROR SUMMARY: 0 errors' > \"$log\"\n"
       "  fi\n"
+      "  k=0\n"
       "  cut -f1,2 \"$plan\" | while read -r lab op; do\n"
       "    echo \"[ lab      ] $mark $((i - 1)) $lab $op\"\n"
       "    FAKE_MODE=$lab " REDUCE_GRADE_FAKE_SUITE " --gtest_filter=" +
           tests +
-          " --gtest_color=no\n"
+          " --gtest_color=no $record --record-part=$k,$((i - 1))\n"
+          "    k=$((k + 1))\n"
           "  done\n"
           "done\n");
   ::chmod(script.c_str(), 0755);

@@ -56,6 +56,12 @@ struct PerfFacts {
   std::string op;                ///< the row that set the fraction (the slowest of the lab's ops)
   std::string detail;            ///< every benchmarked operation's fraction, e.g. "maximum 0.91"
   std::string log;               ///< log file
+  /// The lab's row is missing: the benchmark's process ended in other code first, so nothing in
+  /// this run is the lab's and it may be benchmarked again, alone, with fresh inputs.
+  bool unattributed = false;
+  /// What the lab's rows said in their own words (an exception's text): the instructor's, never
+  /// shown to the student.
+  std::string lab_text;
 };
 
 /// Whether one step of a lab's grading (public tests, hidden tests, sanitizer, benchmark) ran,

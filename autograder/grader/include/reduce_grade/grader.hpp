@@ -138,20 +138,22 @@ struct BenchTarget {
 /// submission's build, whose manifest names each library's rows): every benchmarked operation of
 /// every lab at the rubric's size, beside the ceiling probe and CUB, in one process (one probe,
 /// one set of inputs). A lab's fraction is that of its slowest operation. A lab whose rows are
-/// missing (the process died in another lab's code, say) gets a problem; the caller may rerun it
-/// alone.
+/// missing (the process died in another lab's code, say) gets a problem and PerfFacts::
+/// unattributed; the caller may rerun it alone, with another key. \p key is the run's key
+/// (reduce::benchmark_key() of the grading secret): every timed input and the timed size come
+/// from it alone, so no test's input tells anything about them.
 /// \p cuda_device pins it to one GPU (CUDA_VISIBLE_DEVICES; empty: the default). \p counts, when
 /// given, gets the benchmark process and the lab processes it started added.
 std::map<std::string, PerfFacts> run_benchmarks(
     const BuildManifest& course, const BuildManifest& labs, const std::vector<BenchTarget>& targets,
-    const Rubric& rubric, std::uint64_t seed, const std::filesystem::path& log_dir,
+    const Rubric& rubric, std::uint64_t key, const std::filesystem::path& log_dir,
     const Isolation& isolation = {}, const std::string& cuda_device = {},
     ProcessCounts* counts = nullptr);
 
 /// run_benchmarks() for one lab (calibrate times the labs one at a time).
 PerfFacts run_benchmark(const BuildManifest& course, const BuildManifest& labs,
                         const std::string& lab, const std::vector<OpPlan>& plans,
-                        const Rubric& rubric, std::uint64_t seed,
+                        const Rubric& rubric, std::uint64_t key,
                         const std::filesystem::path& log_dir, const Isolation& isolation = {},
                         const std::string& cuda_device = {}, ProcessCounts* counts = nullptr);
 

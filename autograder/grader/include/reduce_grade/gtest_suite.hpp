@@ -29,7 +29,9 @@ struct TestOutcome {
   std::string name;                         ///< full name, e.g. "Sizes/SumExact.MatchesBitwise/33"
   TestResult result = TestResult::kFailed;  ///< passed, failed or skipped
   std::string message;                      ///< failure or skip message (clipped)
-  bool sticky_cuda_error = false;  ///< the failure was an error that poisons the CUDA context
+  /// The checker found its own CUDA context lost after this failure (the record's "broken"):
+  /// the tests after it would fail for nothing, so they run again in a fresh process.
+  bool sticky_cuda_error = false;
 };
 
 /// What one test binary did, over all its attempts.
@@ -145,6 +147,10 @@ struct LabsRun {
   /// failure, a skip, a crash or a hang in it, or a checker stopped before it), for the caller
   /// to run that lab alone with run_gtest_suite(), which keeps every rule of a failing run.
   std::vector<std::optional<SuiteRun>> labs;
+  /// Per lab, in order: the tests that failed in its part and ended there (a wrong result, the
+  /// lab's throw: its own evidence, not a crash of the shared process), which a lone run after
+  /// the group cannot erase (keep_first_failures()).
+  std::vector<std::vector<TestOutcome>> failures;
   CheckerStartups startups;  ///< the checker's context and the lab processes it started
   double seconds = 0;        ///< its wall-clock time
 };
@@ -157,37 +163,37 @@ struct LabsRun {
 LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs,
                              const std::vector<std::vector<std::string>>& tests);
 
+/// The first evidence stands: every test of \p first (failures of an earlier run of the same
+/// suite) fails in \p run as well, whatever \p run says of it, its message the earlier one's.
+void keep_first_failures(const std::vector<TestOutcome>& first, SuiteRun& run);
+
 /// run_gtest_suite_labs() after list_lab_tests() of the same parts.
 LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs);
 
 /// Full test names from the output of --gtest_list_tests, in order.
 std::vector<std::string> parse_gtest_list(const std::string& output);
 
-/// What the streamed output of one GoogleTest process says.
-struct StreamParse {
-  std::vector<TestOutcome> finished;       ///< tests that ended (OK, FAILED or SKIPPED)
+/// What a checker's outcome record (autograder/tests/outcome_record.hpp) says about one part:
+/// one lab of a plan in one repetition, or one repetition of a lone checker.
+struct RecordedPart {
+  std::vector<TestOutcome> finished;       ///< tests that ended, in order
   std::optional<std::string> in_progress;  ///< a test that started and never ended
-  std::string in_progress_output;          ///< what that test printed before the end
-  bool completed = false;                  ///< the final "[==========] N tests ... ran." line
-  bool no_gpu = false;                     ///< "no CUDA device" appeared
+  bool completed = false;                  ///< every selected test ran (the part's end line)
+  bool no_gpu = false;                     ///< the checker skipped a test for want of a CUDA device
 };
 
-/// Parses GoogleTest's streamed console output (with --gtest_color=no).
-StreamParse parse_gtest_stream(const std::string& output);
+/// Parses an outcome record, written by the checker alone where no lab can write, into its parts
+/// by (repetition, part index); lines before any part line are part 0 of repetition 0. A line
+/// that does not parse is ignored (a record cut by a kill ends in one). The only source of a
+/// test's verdict: GoogleTest's text stream carries the lab's own words and is never parsed for
+/// one.
+std::map<std::pair<std::size_t, std::size_t>, RecordedPart> parse_outcome_record(
+    const std::string& text);
 
-/// Whether \p outcome is a stub's failure: the lab's own "not implemented" throw (without a
-/// sticky CUDA error), which no other lab of a group can make it say, so a lone run would say
+/// Whether \p outcome is a stub's failure: the lab's own "not implemented" throw (in a context
+/// that still works), which no other lab of a group can make it say, so a lone run would say
 /// the same.
 bool stub_failure(const TestOutcome& outcome);
-
-/// Fills failure and skip messages of \p outcomes from GoogleTest's JSON report; returns false
-/// when the JSON cannot be parsed. Tests marked failed in the JSON but passed in \p outcomes
-/// are failed (the JSON is written by GoogleTest itself at the end of a complete run).
-bool merge_gtest_json(const std::string& json_text, std::vector<TestOutcome>& outcomes);
-
-/// True when \p message shows a CUDA error that leaves the context unusable (illegal address,
-/// launch failure, illegal instruction, misaligned address, device-side assert...).
-bool is_sticky_cuda_error(const std::string& message);
 
 /// A GoogleTest filter that selects exactly \p names ("A.b:C.d").
 std::string gtest_filter_for(const std::vector<std::string>& names);

@@ -114,10 +114,6 @@ std::vector<SanitizerRun> run_sanitizer_once(const SanitizerSpec& spec);
 std::filesystem::path sanitizer_log_dir(const std::filesystem::path& log_file,
                                         const std::string& tool);
 
-/// A checker's output cut at GoogleTest's "Repeating all tests" lines: one part per repetition
-/// that started (\p count <= 1: the whole output).
-std::vector<std::string> split_repetitions(const std::string& output, std::size_t count);
-
 /// compute-sanitizer from PATH, else $CUDA_HOME/bin or /usr/local/cuda/bin; empty when absent.
 std::filesystem::path find_compute_sanitizer();
 

@@ -1,0 +1,67 @@
+// The benchmark step against a stand-in benchmark that writes recorded rows: which lab a run's
+// evidence belongs to, which lab may run again, and that the run's key decides its inputs.
+#include <reduce/keyed_hash.hpp>
+#include <reduce_grade/grader.hpp>
+#include <reduce_grade/util.hpp>
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+namespace reduce::grade {
+namespace {
+
+/// A benchmark that writes one row, lab "a"'s, failed with wrong results and a message of the
+/// lab's own words; lab "b" gets no row (as if the process ended in "a"'s code first). It
+/// appends its key and timed size to keys.txt beside itself.
+fs::path fake_benchmark(const fs::path& dir) {
+  const fs::path script = dir / "reduce_bench";
+  write_file(script,
+             "#!/bin/sh\n"
+             "for a in \"$@\"; do case \"$a\" in --benchmark_out=*) out=${a#--benchmark_out=};;"
+             " esac; done\n"
+             "n=$REDUCE_BENCH_SIZES\n"
+             "echo \"$REDUCE_SEED $n\" >> \"$(dirname \"$0\")/keys.txt\"\n"
+             "cat > \"$out\" <<EOF\n"
+             "{\"context\": {\"ceiling_gbps\": 1000}, \"benchmarks\": [\n"
+             " {\"name\": \"sum/a/$n\", \"run_type\": \"iteration\", \"error_occurred\": true,\n"
+             "  \"error_message\": \"the lab threw: HIDDEN-LOG n=2147483651\", \"failure\": 1,\n"
+             "  \"wrong_results\": 3, \"warmup_wrong\": 0, \"clocks_agree\": 1}]}\n"
+             "EOF\n");
+  ::chmod(script.c_str(), 0755);
+  return script;
+}
+
+TEST(BenchmarkStep, AFailedRowIsTheLabsOwnAndAMissingRowIsNobodys) {
+  const fs::path dir = make_temp_dir("reduce-grade-bench-");
+  BuildManifest course, labs;
+  course.bench = fake_benchmark(dir);
+  labs.libraries[{"a", "sum"}] = {"/liba.so", "a"};
+  labs.libraries[{"b", "sum"}] = {"/libb.so", "b"};
+  const std::vector<OpPlan> plans = {{"sum", "sum", "float", true, false, "sum"}};
+  Rubric rubric;
+  rubric.performance.size = "1048576";
+  const std::uint64_t secret = 20261201;
+  auto perf = run_benchmarks(course, labs, {{"a", plans}, {"b", plans}}, rubric,
+                             benchmark_key(secret, 0), dir / "logs");
+  const PerfFacts& a = perf["a"];
+  EXPECT_FALSE(a.ran);
+  EXPECT_EQ(a.wrong_results, 3);
+  EXPECT_FALSE(a.unattributed) << "its row ran and failed: final";
+  EXPECT_FALSE(contains(a.problem, "HIDDEN-LOG")) << a.problem;
+  EXPECT_TRUE(contains(a.lab_text, "HIDDEN-LOG")) << "kept for the instructor";
+  EXPECT_TRUE(perf["b"].unattributed) << "never reached: it may run again";
+  // A rerun's key gives other inputs and another timed size.
+  run_benchmark(course, labs, "b", plans, rubric, benchmark_key(secret, 1), dir / "logs-b");
+  const std::vector<std::string> keys = split_lines(read_file(dir / "keys.txt"));
+  ASSERT_EQ(keys.size(), 2u);
+  EXPECT_NE(keys[0], keys[1]);
+  EXPECT_NE(keys[0].substr(keys[0].find(' ')), keys[1].substr(keys[1].find(' ')))
+      << "the timed size comes from the run's key";
+  EXPECT_NE(keys[0].substr(0, keys[0].find(' ')), std::to_string(secret))
+      << "the benchmark never gets the grading secret";
+  remove_all_quietly(dir);
+}
+
+}  // namespace
+}  // namespace reduce::grade
