@@ -103,7 +103,8 @@ std::string current_test_name();
 std::uint64_t input_seed_of(std::initializer_list<std::uint64_t> numbers);
 
 /// The seed of one input of the current test: reduce::test_input_key() of the grading secret
-/// (test_seed()), the test's full name (current_test_name()) and the call site's \p numbers.
+/// (test_seed()), the lab's and the test's names ("04_sequential:" + current_test_name()) and
+/// the call site's \p numbers.
 /// A keyed hash (SipHash): the seed recovered from one input, by inverting the generators'
 /// mix(), says nothing about the secret or about any other input, of this test or another.
 /// Within one test, every input needs its own numbers; the host's expected values and the

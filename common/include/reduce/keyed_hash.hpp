@@ -157,8 +157,8 @@ std::uint64_t derive_key(std::uint64_t secret, std::string_view label, Numbers..
 
 /// The seed of one input of a test or hidden test: derive_key(\p secret, "test:" + \p test_name,
 /// \p numbers), where \p secret is the grading secret (the checkers' REDUCE_SEED), \p test_name
-/// the GoogleTest test's full name ("Suite.Test", "Prefix/Suite.Test/param") and \p numbers the
-/// call site's (autograder/tests/gpu_test.hpp's input_seed()).
+/// the lab's name and the GoogleTest test's full name ("04_sequential:Suite.Test") and \p numbers
+/// the call site's (autograder/tests/gpu_test.hpp's input_seed()).
 inline std::uint64_t test_input_key(std::uint64_t secret, std::string_view test_name,
                                     std::initializer_list<std::uint64_t> numbers = {}) {
   std::string label("test:");
