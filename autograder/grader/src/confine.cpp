@@ -196,8 +196,8 @@ void apply(const std::vector<MountStep>& steps, uid_t uid, gid_t gid) {
       scratch(s.path, s.bytes);
     else if (s.kind == Kind::kLink)
       make_link(s.path, s.target);
-    else
-      show(s.path, fds[i], s.kind != Kind::kShow);
+    else  // a device read-only too: still usable, but its times and mode cannot be changed
+      show(s.path, fds[i], s.kind == Kind::kWritable);
   }
   for (int fd : fds)
     if (fd >= 0) ::close(fd);

@@ -73,7 +73,7 @@ std::vector<std::string> bubblewrap_command(const fs::path& bwrap,
         cmd.insert(cmd.end(),
                    {"--perms", "01777", "--size", std::to_string(s.bytes), "--tmpfs", s.path});
         break;
-      case MountStep::Kind::kDevice:
+      case MountStep::Kind::kDevice:  // read-write: bubblewrap's read-only binds disable devices
         cmd.insert(cmd.end(), {"--dev-bind", s.path, s.path});
         break;
       case MountStep::Kind::kLink:
@@ -135,7 +135,12 @@ std::vector<MountStep> own_places(std::uint64_t tmp_bytes) {
   for (const char* node : {"nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "nvidia-modeset"})
     device(std::string("/dev/") + node);
   for (const std::string& gpu : gpus) device(gpu);
-  device("/dev/nvidia-caps");
+  // Each file, not the folder: a folder bound from the machine's /dev would take writes.
+  std::vector<std::string> caps;
+  for (const fs::directory_entry& e : fs::directory_iterator("/dev/nvidia-caps", ec))
+    caps.push_back(e.path().string());
+  std::sort(caps.begin(), caps.end());
+  for (const std::string& cap : caps) device(cap);
   // What programs expect of any /dev (a sanitizer writes its report to /dev/fd/5).
   steps.push_back({Kind::kLink, "/dev/fd", 0, "/proc/self/fd"});
   steps.push_back({Kind::kLink, "/dev/stdin", 0, "/proc/self/fd/0"});

@@ -213,6 +213,19 @@ TEST_F(ConfineTest, ItsOwnPlacesAreCappedAndItsDevMinimal) {
         << which;
 }
 
+TEST_F(ConfineTest, ItsDevicesWorkButTheirTimesAndModeStayTheMachines) {
+  // A device bound read-write would let a lab set the machine's node's times (any user who may
+  // write to it) or mode (its owner): bits that outlive the sandbox. confine binds them
+  // read-only; bubblewrap cannot (see the threat model).
+  const ProcessResult r =
+      confined(build_like(),
+               "echo x > /dev/null && echo written; head -c 2 /dev/zero | wc -c; "
+               "touch /dev/null 2>/dev/null && echo touched; chmod 666 /dev/zero "
+               "2>/dev/null && echo chmod; true");
+  if (!skipped_.empty()) GTEST_SKIP() << skipped_;
+  EXPECT_EQ(r.output, "written\n2\n");
+}
+
 TEST_F(ConfineTest, UsageErrorsExitTwo) {
   ProcessSpec spec;
   spec.argv = {REDUCE_GRADE_BINARY, "confine", "--hide=relative/path", "--", "true"};

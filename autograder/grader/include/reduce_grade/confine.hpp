@@ -21,7 +21,7 @@ struct MountStep {
     kShow,      ///< the real folder or file again, read-only
     kWritable,  ///< the real folder again, writable
     kScratch,   ///< an empty writable folder of its own (a tmpfs of `bytes`), lost with the sandbox
-    kDevice,    ///< the machine's device file (or folder of them) again, usable
+    kDevice,    ///< the machine's device file again, usable (read-only: its times and mode stay)
     kLink       ///< a symbolic link to `target`
   };
   Kind kind = Kind::kHide;  ///< what the step does

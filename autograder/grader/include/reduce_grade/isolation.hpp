@@ -45,7 +45,7 @@ inline constexpr std::uint64_t kBuildTmpBytes = std::uint64_t{512} << 20;
 /// The places of its own every sandboxed process gets, one step each, first in its view: an
 /// empty /tmp of \p tmp_bytes; no /run/user (the grading user's session bus and agents); a
 /// /dev of its own, read-only, holding only null, zero, urandom, the NVIDIA devices present here
-/// (nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset, nvidiaN, nvidia-caps/), the links
+/// (nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset, nvidiaN, nvidia-caps/*), the links
 /// fd, stdin, stdout and stderr, and an empty /dev/shm of kOwnShmBytes. All tmpfs: each start of
 /// the sandbox gets them empty, and they vanish with it.
 std::vector<MountStep> own_places(std::uint64_t tmp_bytes);
