@@ -150,6 +150,32 @@ std::vector<MountStep> own_places(std::uint64_t tmp_bytes) {
   return steps;
 }
 
+namespace {
+
+/// \p steps without the hidden folders that a later hidden or scratch folder covers: they would
+/// vanish under it, and a read-only remount of what is no longer there fails the sandbox (a
+/// report folder inside the batch folder that is hidden after it).
+std::vector<MountStep> without_covered(std::vector<MountStep> steps) {
+  const auto under = [](const std::string& path, const std::string& folder) {
+    return path.size() > folder.size() && path.compare(0, folder.size(), folder) == 0 &&
+           (folder.back() == '/' || path[folder.size()] == '/');
+  };
+  std::vector<MountStep> kept;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const bool covered = steps[i].kind == MountStep::Kind::kHide &&
+                         std::any_of(steps.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                                     steps.end(), [&](const MountStep& later) {
+                                       return (later.kind == MountStep::Kind::kHide ||
+                                               later.kind == MountStep::Kind::kScratch) &&
+                                              under(steps[i].path, later.path);
+                                     });
+    if (!covered) kept.push_back(steps[i]);
+  }
+  return kept;
+}
+
+}  // namespace
+
 std::vector<MountStep> runner_view(const std::vector<fs::path>& hidden,
                                    const std::vector<fs::path>& readable,
                                    const std::vector<fs::path>& writable) {
@@ -160,7 +186,7 @@ std::vector<MountStep> runner_view(const std::vector<fs::path>& hidden,
     if (fs::exists(p, ec)) steps.push_back({MountStep::Kind::kShow, absolute_path(p)});
   for (const fs::path& p : writable)
     if (fs::exists(p, ec)) steps.push_back({MountStep::Kind::kWritable, absolute_path(p)});
-  return steps;
+  return without_covered(std::move(steps));
 }
 
 std::vector<MountStep> build_view(const fs::path& course_root, const std::vector<fs::path>& hidden,
@@ -181,7 +207,7 @@ std::vector<MountStep> build_view(const fs::path& course_root, const std::vector
   }
   steps.push_back({MountStep::Kind::kWritable, build});
   steps.insert(steps.end(), inside_build.begin(), inside_build.end());
-  return steps;
+  return without_covered(std::move(steps));
 }
 
 Isolation detect_isolation(const std::vector<MountStep>& steps, const std::string& what) {

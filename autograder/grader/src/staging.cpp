@@ -37,13 +37,12 @@ std::string kind_text(fs::file_type type) {
   }
 }
 
-/// Control characters and backslashes in a name would confuse the build and its depfiles. (C1
-/// controls and bytes that are not UTF-8 are taken: every report shows them inert.)
+/// A name that a report could show only escaped (a control, C1 or bidirectional character, bytes
+/// that are not UTF-8: inert_name() would change it), or with a backslash, which confuses the
+/// build's depfiles. Refused, so that no such name reaches the compiler's dependency list, the
+/// library check or a report raw.
 bool unusual_name(const std::string& name) {
-  return std::any_of(name.begin(), name.end(), [](char c) {
-    const auto u = static_cast<unsigned char>(c);
-    return u < 0x20 || u == 0x7F || c == '\\';
-  });
+  return name.find('\\') != std::string::npos || inert_name(name, name.size() + 16) != name;
 }
 
 /// " (to ../alice/labs)": where the link \p link points, made inert; empty when unreadable.
@@ -73,7 +72,7 @@ class Copier {
         problem(label, "cannot be read (" + errno_text(error) + ")");
       return;
     }
-    struct stat st{};
+    struct stat st {};
     if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
       problem(label, "is not a regular file");
       ::close(in);
@@ -163,7 +162,8 @@ class Copier {
       }
       if (unusual_name(name)) {
         problem(entry_label,
-                "has an unusual character in its name (a control character or a backslash)");
+                "has an unusual character in its name (a control or bidirectional character, bytes "
+                "that are not UTF-8, or a backslash)");
         continue;
       }
       const fs::file_status status = fs::symlink_status(entry, ec);

@@ -132,17 +132,20 @@ TEST_F(StagingTest, RefusesASubmissionFolderThatIsALink) {
 
 TEST_F(StagingTest, AControlCharacterInANameIsRefusedAndShownInert) {
   write_file(lab_ / "\x1b]0;pwned\x07.cuh", "");
-  // Taken: UTF-8 with a C1 control or an override, and bytes that are not UTF-8 (the reports
-  // show such names inert).
+  // UTF-8 with a C1 control or an override, and bytes that are not UTF-8: a report could show
+  // them only escaped, and the compiler's dependency list would carry them raw.
   write_file(lab_ / "caf\xc3\xa9\xc2\x9b.cuh", "");
   write_file(lab_ / "\xff\xfe.cuh", "");
   write_file(lab_ / "\xe2\x80\xaeuc.cuh", "");
+  write_file(lab_ / "caf\xc3\xa9.cuh", "");  // plain UTF-8 is taken
   const StageResult r = stage_lab(lab_, staged_);
   EXPECT_FALSE(r.ok);
-  ASSERT_EQ(r.problems.size(), 1u) << r.describe();
+  ASSERT_EQ(r.problems.size(), 4u) << r.describe();
   EXPECT_EQ(r.problems[0],
             "09_warp_shuffle/\\x1b]0;pwned\\x07.cuh: has an unusual character in its name (a "
-            "control character or a backslash)");
+            "control or bidirectional character, bytes that are not UTF-8, or a backslash)");
+  for (const std::string& p : r.problems) EXPECT_EQ(inert_text(p), p);
+  for (const std::string& p : r.problems) EXPECT_EQ(p.find("caf\xc3\xa9.cuh"), std::string::npos);
 }
 
 TEST_F(StagingTest, RefusesSpecialFiles) {
