@@ -108,7 +108,7 @@ std::optional<std::filesystem::path> find_program(const std::string& program) {
   for (const std::string& dir :
        split(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin", ":")) {
     const std::filesystem::path candidate = std::filesystem::path(dir) / program;
-    struct stat st{};
+    struct stat st {};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         ::access(candidate.c_str(), X_OK) == 0)
       return candidate;
@@ -136,17 +136,27 @@ struct LiveChild {
 };
 
 /// The parent of \p pid from /proc/PID/stat, or -1 when it is gone.
-pid_t parent_of(const std::string& pid) {
+/// What /proc says of process \p pid: its state ('R', 'S', 'Z'...; 0 when unreadable) and parent
+/// (-1 when unreadable).
+struct ProcState {
+  char state = 0;
+  pid_t parent = -1;
+};
+
+ProcState proc_state(const std::string& pid) {
   std::ifstream stat("/proc/" + pid + "/stat");
   std::string line;
-  if (!std::getline(stat, line)) return -1;
+  ProcState found;
+  if (!std::getline(stat, line)) return found;
   const auto close = line.rfind(')');  // the command may hold spaces and parentheses
-  if (close == std::string::npos) return -1;
+  if (close == std::string::npos) return found;
   std::istringstream rest(line.substr(close + 2));
-  char state = 0;
-  pid_t ppid = -1;
-  rest >> state >> ppid;
-  return ppid;
+  rest >> found.state >> found.parent;
+  return found;
+}
+
+pid_t parent_of(const std::string& pid) {
+  return proc_state(pid).parent;
 }
 
 /// The pids of this process's children, as /proc lists them now.
@@ -174,20 +184,28 @@ int kill_stray_processes() {
   const std::lock_guard<std::mutex> one_at_a_time(killing);
   int killed = 0;
   for (int round = 0; round < 20; ++round) {
-    std::vector<pid_t> strays;
+    std::vector<pid_t> strays, ended;
     const std::vector<pid_t> seen = children();
     {
       // Checked again under the lock every fork holds until its child is registered: a child of
       // run_process is in g_live by now, or already reaped and gone (its pid not ours any more).
       std::lock_guard<std::mutex> lock(g_live_mutex);
       for (pid_t pid : seen) {
-        if (g_live.count(pid) > 0 || parent_of(std::to_string(pid)) != ::getpid()) continue;
+        const ProcState state = proc_state(std::to_string(pid));
+        if (g_live.count(pid) > 0 || state.parent != ::getpid()) continue;
+        // A process that already ended (a sandbox's own helper, reparented to this subreaper) is
+        // reaped but was not left running.
+        if (state.state == 'Z') {
+          ended.push_back(pid);
+          continue;
+        }
         ::kill(pid, SIGKILL);  // killed children reparent theirs to us: the next round finds them
         strays.push_back(pid);
       }
     }
+    for (pid_t pid : ended) ::waitpid(pid, nullptr, 0);
     for (pid_t pid : strays) ::waitpid(pid, nullptr, 0);
-    if (strays.empty()) break;
+    if (strays.empty() && ended.empty()) break;
     killed += static_cast<int>(strays.size());
   }
   return killed;
@@ -249,7 +267,7 @@ std::optional<Child> start_child(const ProcessSpec& spec, const std::string& pro
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
     if (spec.memory_limit_bytes > 0) {
-      const struct rlimit limit{spec.memory_limit_bytes, spec.memory_limit_bytes};
+      const struct rlimit limit { spec.memory_limit_bytes, spec.memory_limit_bytes };
       ::setrlimit(RLIMIT_AS, &limit);
     }
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
@@ -306,7 +324,9 @@ void wait_for(Child& child, const ProcessSpec& spec, double start, ProcessResult
     if (!open) {
       if (reaped) break;
     } else {
-      struct pollfd pfd{child.output, POLLIN, 0};
+      struct pollfd pfd {
+        child.output, POLLIN, 0
+      };
       if (::poll(&pfd, 1, reaped ? 20 : 50) > 0) {
         while (true) {
           const ssize_t n = ::read(child.output, buffer, sizeof buffer);

@@ -142,6 +142,18 @@ TEST(Process, StrayKillerSparesChildrenOfOtherThreads) {
   EXPECT_EQ(strays, 0);
 }
 
+TEST(Process, AnEndedOrphanIsReapedButNotCountedAsLeftRunning) {
+  // As a sandbox's own helper does: a grandchild that ends after its parent, reparented to this
+  // subreaper as a zombie. It ran nothing of the submission's beyond its end: not a stray.
+  ASSERT_TRUE(become_subreaper());
+  const ProcessResult r = sh("(sleep 0.2; exit 0) & echo $!; exit 0", 5);
+  const int orphan = std::stoi(trim(r.output));
+  for (int i = 0; i < 100 && alive(orphan); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(kill_stray_processes(), 0);
+  EXPECT_FALSE(alive(orphan));
+}
+
 TEST(Process, MemoryLimitHoldsTheChild) {
   ProcessSpec spec;
   spec.argv = {"sh", "-c", "ulimit -v"};
