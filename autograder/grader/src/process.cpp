@@ -108,7 +108,7 @@ std::optional<std::filesystem::path> find_program(const std::string& program) {
   for (const std::string& dir :
        split(path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin", ":")) {
     const std::filesystem::path candidate = std::filesystem::path(dir) / program;
-    struct stat st {};
+    struct stat st{};
     if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
         ::access(candidate.c_str(), X_OK) == 0)
       return candidate;
@@ -267,7 +267,7 @@ std::optional<Child> start_child(const ProcessSpec& spec, const std::string& pro
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGPIPE, SIG_DFL);
     if (spec.memory_limit_bytes > 0) {
-      const struct rlimit limit { spec.memory_limit_bytes, spec.memory_limit_bytes };
+      const struct rlimit limit{spec.memory_limit_bytes, spec.memory_limit_bytes};
       ::setrlimit(RLIMIT_AS, &limit);
     }
     if (!cwd.empty() && ::chdir(cwd.c_str()) != 0) {
@@ -324,9 +324,7 @@ void wait_for(Child& child, const ProcessSpec& spec, double start, ProcessResult
     if (!open) {
       if (reaped) break;
     } else {
-      struct pollfd pfd {
-        child.output, POLLIN, 0
-      };
+      struct pollfd pfd{child.output, POLLIN, 0};
       if (::poll(&pfd, 1, reaped ? 20 : 50) > 0) {
         while (true) {
           const ssize_t n = ::read(child.output, buffer, sizeof buffer);

@@ -72,7 +72,7 @@ class Copier {
         problem(label, "cannot be read (" + errno_text(error) + ")");
       return;
     }
-    struct stat st {};
+    struct stat st{};
     if (::fstat(in, &st) != 0 || !S_ISREG(st.st_mode)) {
       problem(label, "is not a regular file");
       ::close(in);
