@@ -63,6 +63,12 @@ class Page(html.parser.HTMLParser):
         (self.probe if self._in_probe else self.text).append(data)
 
 
+
+def local_path(url_path):
+    """The file a relative URL's path names: its %XX escapes are bytes, not UTF-8 (a student's
+    folder name may be any bytes), so they are decoded as the filesystem decodes names."""
+    return os.fsdecode(urllib.parse.unquote_to_bytes(url_path))
+
 def png_size(path):
     """(width, height) of a PNG file, or None when it is not one."""
     data = pathlib.Path(path).read_bytes()[:33]
@@ -109,7 +115,7 @@ def check(args):
         if urllib.parse.urlparse(src).scheme or src.startswith("/"):
             problems.append(f"chart {src} is not a relative path")
             continue
-        path = folder / urllib.parse.unquote(src)
+        path = folder / local_path(src)
         if not path.is_file():
             problems.append(f"chart {src}: no file {path}")
         elif not png_size(path) or min(png_size(path)) <= 0:
@@ -125,7 +131,7 @@ def check(args):
         elif parsed.scheme or href.startswith("/"):
             problems.append(f"link {href} is not a relative path")
         else:
-            target = (folder / urllib.parse.unquote(parsed.path)).resolve()
+            target = (folder / local_path(parsed.path)).resolve()
             files += 1
             if not target.is_file():
                 problems.append(f"link {href}: no file {target}")
