@@ -50,7 +50,10 @@ REDUCE_HOST_DEVICE constexpr std::uint64_t rotl(std::uint64_t x, int b) noexcept
 
 /// SipHash's internal state, v0..v3.
 struct State {
-  std::uint64_t v0, v1, v2, v3;
+  std::uint64_t v0;  ///< the key's first half mixed with "somepseu"
+  std::uint64_t v1;  ///< the key's second half mixed with "dorandom"
+  std::uint64_t v2;  ///< the key's first half mixed with "lygenera"
+  std::uint64_t v3;  ///< the key's second half mixed with "tedbytes"
 
   /// The state of \p key before the first message word.
   REDUCE_HOST_DEVICE constexpr explicit State(SipKey key) noexcept
