@@ -479,11 +479,7 @@ void rerun_skipped_suites(LabFacts& f, const LabRunContext& c) {
                                   c.tag, f.lab, hidden ? "hidden" : "public", plan.op,
                                   run.skipped()));
       const int contexts = run.checker_contexts, lab_processes = run.lab_process_starts;
-      std::vector<TestOutcome> earlier;  // the first evidence stands
-      for (const TestOutcome& o : run.tests)
-        if (o.result == TestResult::kFailed && !o.sticky_cuda_error &&
-            !starts_with(o.message, "not run"))
-          earlier.push_back(o);
+      const std::vector<TestOutcome> earlier = own_failures(run.tests);  // they stand
       SuiteOptions again = suite_options(c, f.lab, plan, hidden);
       use_tests_key(again, c, "tests again");
       run = run_gtest_suite(again);

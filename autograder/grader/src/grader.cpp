@@ -469,8 +469,6 @@ PerfFacts after_rerun(const PerfFacts& first, PerfFacts again) {
   again.wrong_results += first.wrong_results;
   again.clocks_disagree = again.clocks_disagree || first.clocks_disagree;
   again.lab_text = first.lab_text + (first.lab_text.empty() ? "" : "\n") + again.lab_text;
-  if (again.problem.empty() && (first.wrong_results > 0 || first.clocks_disagree))
-    again.problem = "its first run: " + first.problem;
   return again;
 }
 

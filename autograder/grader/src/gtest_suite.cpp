@@ -108,6 +108,8 @@ const std::string kUnexplainedSkip =
     "skipped without the checker deciding it (counted as failed): ";
 /// What a stub's "not implemented" failure says (the message of reduce::NotImplemented).
 const char* const kNotImplemented = reduce::kNotImplementedPrefix;
+/// How the outcome of a test the checker never reached begins.
+const char* const kNotRun = "not run: ";
 /// How the checkers' skip for want of a GPU begins (GPU_TEST_OR_SKIP, gpu_test.hpp).
 const char* const kNoGpuSkip = "[checker] no CUDA device";
 
@@ -476,9 +478,7 @@ LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<Plan
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const auto part = parts.find({0, i});
     if (part == parts.end()) continue;
-    for (const TestOutcome& o : part->second.finished)
-      if (o.result == TestResult::kFailed && !o.sticky_cuda_error && !stub_failure(o))
-        result.failures[i].push_back(o);
+    result.failures[i] = own_failures(part->second.finished);
     std::map<std::string, TestOutcome> done;
     bool stub = false;
     if (!settled_part(part->second, tests[i], done, stub)) continue;
@@ -492,6 +492,14 @@ LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<Plan
     result.labs[i] = std::move(run);
   }
   return result;
+}
+
+std::vector<TestOutcome> own_failures(const std::vector<TestOutcome>& tests) {
+  std::vector<TestOutcome> failed;
+  for (const TestOutcome& o : tests)
+    if (o.result == TestResult::kFailed && !o.sticky_cuda_error && !starts_with(o.message, kNotRun))
+      failed.push_back(o);
+  return failed;
 }
 
 void keep_first_failures(const std::vector<TestOutcome>& first, SuiteRun& run) {
@@ -541,7 +549,7 @@ SuiteRun run_gtest_suite(const SuiteOptions& options) {
   }
   for (const std::string& n : remaining) {
     done[n] = {n, TestResult::kFailed,
-               "not run: the test binary stopped before this test (" +
+               std::string(kNotRun) + "the test binary stopped before this test (" +
                    (stop_reason.empty() ? std::string("no result reported") : stop_reason) + ")"};
   }
   for (const std::string& n : names) {

@@ -196,21 +196,16 @@ std::string first_problems(const std::string& sanitizer_output) {
   return trim(excerpt);
 }
 
-/// Where the checker of \p spec records its tests' outcomes (outcome_record.hpp), emptied first.
+/// Where the checker of \p spec records its tests' outcomes (outcome_record.hpp).
 fs::path sanitizer_record(const SanitizerSpec& spec) {
   fs::path record = spec.log_file;
-  record.replace_extension(".record");
-  std::error_code ec;
-  fs::remove(record, ec);
-  return record;
+  return record.replace_extension(".record");
 }
 
 /// The recorded parts of the checker of \p spec.
 std::map<std::pair<std::size_t, std::size_t>, RecordedPart> recorded_parts(
     const SanitizerSpec& spec) {
-  fs::path record = spec.log_file;
-  record.replace_extension(".record");
-  return parse_outcome_record(read_file_at_most(record, kMaxLogBytes));
+  return parse_outcome_record(read_file_at_most(sanitizer_record(spec), kMaxLogBytes));
 }
 
 /// The checker process of \p spec with the lab arguments \p args: its tests repeated once per
@@ -241,6 +236,8 @@ ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::
   ps.argv.push_back("--gtest_color=no");
   if (!spec.filter.empty()) ps.argv.push_back("--gtest_filter=" + spec.filter);
   ps.argv.push_back("--gtest_repeat=" + std::to_string(spec.tools.size()));
+  std::error_code ec;
+  fs::remove(sanitizer_record(spec), ec);  // a run's record holds that run alone
   ps.argv.push_back("--record=" + sanitizer_record(spec).string());
   ps.env = spec.env;
   // The sandbox first (this spec's, which replaces the environment's), then the tool.

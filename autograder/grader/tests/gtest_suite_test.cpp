@@ -81,6 +81,25 @@ TEST(GtestRecord, ParsesEachPartsOutcomes) {
   EXPECT_EQ(gtest_filter_for({"A.b", "C/D.e/1"}), "A.b:C/D.e/1");
 }
 
+TEST(GtestFirstEvidence, ALabsOwnFailuresStandInALaterRun) {
+  const std::vector<TestOutcome> first = {
+      {"S.wrong", TestResult::kFailed, "n = 33: got 1, expected exactly 2", false},
+      {"S.broken", TestResult::kFailed, "the checker's context broke", true},
+      {"S.unreached", TestResult::kFailed, "not run: the test binary stopped before this test",
+       false},
+      {"S.fine", TestResult::kPassed, "", false}};
+  const std::vector<TestOutcome> own = own_failures(first);
+  ASSERT_EQ(own.size(), 1u) << "a broken context or a test never reached is no evidence";
+  EXPECT_EQ(own[0].name, "S.wrong");
+  SuiteRun again;
+  again.tests = {{"S.wrong", TestResult::kPassed, "", false},
+                 {"S.fine", TestResult::kPassed, "", false}};
+  keep_first_failures(own, again);
+  EXPECT_EQ(again.failed(), 1);
+  EXPECT_EQ(again.passed(), 1);
+  EXPECT_TRUE(contains(again.tests[0].message, "got 1")) << again.tests[0].message;
+}
+
 TEST(GtestRecord, AFinishedLineDoesNotEndATestInProgress) {
   const auto parts = parse_outcome_record("{\"start\":\"A.b\"}\n{\"finished\":true}\n");
   EXPECT_FALSE(parts.at({0, 0}).completed);

@@ -163,6 +163,10 @@ struct LabsRun {
 LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<PlannedLab>& labs,
                              const std::vector<std::vector<std::string>>& tests);
 
+/// The failures of \p tests that are the lab's own evidence: a test that ended failed, in a
+/// CUDA context that still worked (not one the process never reached, "not run: ...").
+std::vector<TestOutcome> own_failures(const std::vector<TestOutcome>& tests);
+
 /// The first evidence stands: every test of \p first (failures of an earlier run of the same
 /// suite) fails in \p run as well, whatever \p run says of it, its message the earlier one's.
 void keep_first_failures(const std::vector<TestOutcome>& first, SuiteRun& run);
