@@ -391,11 +391,9 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   env.emplace_back("REDUCE_SEED", std::to_string(derive_key(g.p.seed, "tests")));
   env.emplace_back("REDUCE_CALL_TIMEOUT_S", "60");
   if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
-  // The large-memory slots (MemoryLease in autograder/tests/gpu_test.hpp): lock files in the
-  // build folder, which the lab's sandbox does not show, so no lab can hold one.
-  std::error_code ec;
-  const fs::path slots = g.p.build_dir / "memory-slots";
-  fs::create_directories(slots, ec);
+  // The large-memory slots (MemoryLease in autograder/tests/gpu_test.hpp): lock files of the
+  // GPU, shared with every submission graded on it at once; no lab's sandbox shows them.
+  const fs::path slots = gpu_memory_slots(o.cuda_device);
   env.emplace_back("REDUCE_MEMORY_SLOTS", fmt::format("{}:{}", slots.string(),
                                                       std::max(1, g.rubric.limits.parallel_labs)));
   const fs::path sanitizer = g.gpu ? find_compute_sanitizer() : fs::path();

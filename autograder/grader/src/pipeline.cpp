@@ -49,6 +49,34 @@ TimingLock& host_timing_lock() {
 
 namespace {
 
+/// A private folder of this process, removed when the process ends.
+class ProcessFolder {
+ public:
+  ProcessFolder() : path_(make_temp_dir("reduce-grade-slots-")) {}
+  ~ProcessFolder() { remove_all_quietly(path_); }
+  ProcessFolder(const ProcessFolder&) = delete;
+  ProcessFolder& operator=(const ProcessFolder&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace
+
+std::filesystem::path gpu_memory_slots(const std::string& cuda_device) {
+  static const ProcessFolder folder;
+  static std::mutex mutex;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::filesystem::path slots =
+      folder.path() / ("memory-slots-gpu-" + (cuda_device.empty() ? "default" : cuda_device));
+  std::error_code ec;
+  std::filesystem::create_directories(slots, ec);
+  return slots;
+}
+
+namespace {
+
 const std::string kInternalError = "could not grade: internal error: ";
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -16,6 +17,16 @@ namespace reduce::grade {
 namespace {
 
 using namespace std::chrono_literals;
+
+// Submissions on one GPU draw from the same slots, whichever of them asks; another GPU has its own.
+TEST(GpuMemorySlots, OneFolderPerGpuForTheWholeProcess) {
+  const std::filesystem::path first = gpu_memory_slots("0");
+  EXPECT_TRUE(std::filesystem::is_directory(first));
+  EXPECT_EQ(gpu_memory_slots("0"), first);
+  EXPECT_NE(gpu_memory_slots("1"), first);
+  EXPECT_NE(gpu_memory_slots(""), first);
+  EXPECT_EQ(gpu_memory_slots("1").parent_path(), first.parent_path());
+}
 
 TEST(TimingLock, SharersHoldItTogether) {
   TimingLock lock;

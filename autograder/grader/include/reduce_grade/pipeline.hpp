@@ -11,6 +11,7 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <string>
@@ -42,6 +43,13 @@ class TimingLock {
 
 /// The one TimingLock of this process (every worker of a batch, whatever its GPU).
 TimingLock& host_timing_lock();
+
+/// The folder of the large-memory slots of GPU \p cuda_device (CUDA_VISIBLE_DEVICES; empty: the
+/// default GPU), one per GPU for the whole process: every submission graded on that GPU at once
+/// draws from the same slots, so that several of them on one GPU (`--gpus 0,0`) hold no more
+/// inputs of several GiB at once than one does. Made on first use, removed when the process
+/// ends; the lab's sandbox does not show it.
+std::filesystem::path gpu_memory_slots(const std::string& cuda_device);
 
 /// The message of a submission, or a step of one, whose grading stopped on an exception inside
 /// the grader (a bug, not the submission's doing): "could not grade: internal error: <what>".
