@@ -3,7 +3,8 @@
 // cannot pass: exact integers compared bitwise, single sentinels at block and warp boundaries,
 // realistic data within a derived error bound, rotating inputs, poisoned outputs and workspaces,
 // and one input longer than 2^31 elements. Every input here is exact or within the float tree's
-// bound, which a more accurate sum (lab 18) meets too.
+// bound, which a more accurate sum (lab 18) meets too; subnormal input within that bound plus what
+// flushing subnormals to zero may lose (lab.cuh, sum()), which a sum that keeps them meets too.
 #include "sum_suite.hpp"
 
 #include <reduce/device_buffer.cuh>
@@ -136,6 +137,83 @@ TEST_F(SumTest, UnalignedStart) {
     for (std::size_t m : {std::size_t{5}, std::size_t{4096 + 3}}) {
       const std::vector<float> prefix(part.begin(), part.begin() + m);
       expect_exact(run(in.data() + offset, m), reference_sum(prefix), m);
+    }
+  }
+}
+
+// ---- subnormal input -------------------------------------------------------------------------
+// A float atomicAdd to global memory flushes subnormal operands and results to zero on every GPU
+// the course builds for, without -ftz (docs/results/atomics/float_atomic_ftz.txt); lab 01 and the
+// capstone's fast mode use it. The contract (lab.cuh, sum()) therefore lets a sum flush: the
+// result may differ from the exact sum by the bound plus flush_allowance(). These inputs make the
+// two kinds of correct kernel differ and leave a wrong sign, NaN or a lost normal value no room.
+
+/// What flushing subnormals to zero may add to the error of a sum of \p n elements evaluated to
+/// depth \p depth: each flush loses less than 2^-126; a tree of n elements loses at most n values
+/// (by induction, a subtree of k elements loses at most k, and all k only when its value ends as
+/// zero, so a flush above it finds nothing of it to lose); the later roundings scale each loss by
+/// at most (1 + u)^(depth + 1) <= 1 + gamma(depth + 1).
+double flush_allowance(std::size_t depth, std::size_t n) {
+  return static_cast<double>(n) * std::ldexp(1.0, -126) * (1.0 + gamma(depth + 1));
+}
+
+/// Subnormals m * 2^-149 (m from 1 to 2^23 - 1) of the sign of \p sign; where \p normal_every is
+/// not 0, about one element in \p normal_every is instead a normal k * 2^-120 (k from 64 to 255),
+/// of the same sign.
+std::vector<float> subnormals(std::size_t n, std::uint64_t seed, unsigned normal_every,
+                              float sign) {
+  std::vector<float> x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint64_t r = mix(seed, i);
+    const bool normal = normal_every != 0 && (r >> 40) % normal_every == 0;
+    x[i] = sign * (normal ? std::ldexp(static_cast<float>(64 + (r >> 8) % 192), -120)
+                          : from_bits(static_cast<std::uint32_t>(1 + r % 0x7FFFFF)));
+  }
+  return x;
+}
+
+// One normal value in 16: the normal values' sum is some 500 times the flush allowance, and the
+// subnormals' sum thousands of units in the last place of the result, so a kernel that keeps
+// them and one that flushes them return different floats, both within the promise.
+TEST_F(SumTest, SubnormalsBesideNormalsWithinFlushAllowance) {
+  for (const std::size_t n : {std::size_t{1000}, (std::size_t{1} << 20) + 7}) {
+    for (const float sign : {1.0f, -1.0f}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + (sign > 0 ? ", positive" : ", negative"));
+      const std::vector<float> host = subnormals(n, input_seed(n, sign > 0), 16, sign);
+      const DeviceBuffer<float> in(host);
+      const double exact = reference_sum(host);
+      const std::size_t depth = lab_depth(n);
+      const double bound = sum_error_bound(depth, n, absolute_sum(host));
+      const double allowance = flush_allowance(depth, n);
+      ASSERT_GT(std::fabs(exact), 4 * (bound + allowance)) << "the input no longer tells signs";
+      const float got = run(in.data(), n);
+      EXPECT_LE(std::fabs(static_cast<double>(got) - exact), bound + allowance)
+          << "got " << got << ", exact " << exact << ": the bound " << bound
+          << " plus the flush allowance " << allowance
+          << " (n * 2^-126 * (1 + gamma(depth + 1))). A kernel that flushes every subnormal to "
+             "zero or keeps them all is within it; NaN, the wrong sign or a lost normal value "
+             "is not.";
+    }
+  }
+}
+
+// Subnormals only: flushing may lose all of them, so the promise is their sign, and no more than
+// their sum.
+TEST_F(SumTest, OnlySubnormalsKeepTheirSign) {
+  for (const std::size_t n : {std::size_t{1000}, (std::size_t{1} << 20) + 7}) {
+    for (const float sign : {1.0f, -1.0f}) {
+      SCOPED_TRACE("n = " + std::to_string(n) + (sign > 0 ? ", positive" : ", negative"));
+      const std::vector<float> host = subnormals(n, input_seed(n, sign > 0), 0, sign);
+      const DeviceBuffer<float> in(host);
+      const double exact = reference_sum(host);
+      const double bound = sum_error_bound(lab_depth(n), n, absolute_sum(host));
+      const double low = sign > 0 ? 0.0 : exact - bound;
+      const double high = sign > 0 ? exact + bound : 0.0;
+      const float got = run(in.data(), n);
+      EXPECT_TRUE(got >= low && got <= high)
+          << "got " << got << ", exact " << exact << ": a sum of subnormals of one sign lies "
+          << "between zero (every one flushed) and the exact sum plus the bound " << bound
+          << ", so in [" << low << ", " << high << "]";
     }
   }
 }

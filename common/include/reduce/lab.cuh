@@ -39,6 +39,15 @@ struct Workspace {
 std::size_t sum_workspace_bytes(std::size_t n);
 
 /// Writes the sum of in[0], ..., in[n-1] to *out. The sum of no elements is +0.0f.
+///
+/// Accuracy: |*out - S| <= sum_error_bound(d, n, sum |in[i]|) (reference.hpp), S the exact sum
+/// and d the depth of the lab's summation order (serial_depth(n) for lab 01's atomics,
+/// tree_depth(n) for every tree). Subnormal values (magnitudes below 2^-126, FLT_MIN) may be
+/// flushed to zero, as a float atomicAdd to global memory does on every GPU the course builds
+/// for, without -ftz (docs/results/atomics/float_atomic_ftz.txt): a flush loses less than
+/// 2^-126, a sum of n elements loses at most n values, and later roundings scale each loss by at
+/// most 1 + gamma(d + 1), so the result may stray a further n * 2^-126 * (1 + gamma(d + 1)). A
+/// sum of values of one sign keeps that sign or is zero.
 /// \param in device input of \p n floats
 /// \param n number of elements
 /// \param out device pointer to one float
