@@ -3,7 +3,8 @@
 
   tools/maint/check_lessons.py [ROOT]      (default: the repository holding this script)
 
-Checks every lesson (labs/NN_*/README.md) and every page of docs/ except the grader's manual:
+Checks the course's README.md, every lesson (labs/NN_*/README.md) and every page of docs/ except
+the grader's manual:
 
 1. Generated blocks are current. Each block is regenerated in memory by
    tools/maint/update_results.py from docs/results/ and autograder/rubric.toml and compared with
@@ -14,6 +15,8 @@ Checks every lesson (labs/NN_*/README.md) and every page of docs/ except the gra
    block of the same page prints (the text reads it from the table right there), or a published
    figure of another GPU recorded in docs/results/literature.json (with the same unit).
 3. Every results file a page names (docs/results/..., capstone_*.json, globs included) exists.
+4. Pages that must carry a generated block carry it: README.md its course map (<!-- course-map:begin
+   -->, every lab's bandwidth from docs/results), so that a map typed by hand fails too.
 
 Exit status 0 when everything holds, 1 otherwise; each problem is printed with its file and line.
 Needs only python3: 3.11 or later, or an older one with python3-tomli (to read the rubric); without
@@ -49,6 +52,8 @@ MENTIONS = [
 NUMBER = re.compile(NUM)
 RESULT_PATH = re.compile(r"(?:docs/results/|capstone/)[\w\-.*{},/]+\.(?:json|txt)|"
                          r"\b(?:ladder|ops|sweep|capstone|sanitize|strategies|waves)_[\w\-*{},]*\.(?:json|txt)")
+# Blocks a page must carry: a map typed by hand in their place would escape checks 1 and 2.
+REQUIRED_BLOCKS = {"README.md": ("course-map",)}
 UNIT_OF_KEY = {"ms": "ms", "us": "us", "gbps": "GB/s", "pct": "%", "step": "x", "total": "x", "x": "x"}
 # A number right after one of these words names something (lab 01, rung 8, question 5): no measurement.
 LABEL = re.compile(r"(?:\b(?:labs?|rungs?|kernels?|steps?|questions?|sections?|Policy|sm_|SM|"
@@ -294,6 +299,12 @@ def check(root):
                                 "<!-- text:begin --> block) or take it out")
         for line, mention, pattern in result_paths(text, root):
             problems.append(f"{name}:{line}: names {mention}, but docs/results has no {pattern}")
+        present = {m.group("name") for m in BLOCK.finditer(text)}
+        for block in REQUIRED_BLOCKS.get(str(name), ()):
+            if block not in present:
+                problems.append(f"{name}: has no generated block '{block}' (<!-- {block}:begin "
+                                f"--> and <!-- {block}:end -->, written by "
+                                "tools/maint/update_results.py)")
     return problems, len(pages(root)), blocks, numbers
 
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes every generated block of the lessons from docs/results and autograder/rubric.toml.
 
-A lesson (labs/NN_*/README.md) or a page of docs/ states no measured number by hand: each one
-sits in a block this script writes, so a new run's JSON files in docs/results/ change the lessons
-with one command, and tools/maint/check_lessons.py (a ctest test) fails when a block is stale.
+A lesson (labs/NN_*/README.md), README.md or a page of docs/ states no measured number by hand:
+each one sits in a block this script writes, so a new run's JSON files in docs/results/ change the
+lessons with one command, and tools/maint/check_lessons.py (a ctest test) fails when a block is
+stale.
 
 Two kinds of blocks:
 
@@ -15,6 +16,8 @@ Two kinds of blocks:
                                                   of the ceiling probe and in GB/s per GPU
                                         harris    Harris's G80 ladder beside this course's
                                         strategies  lab 15's strategy table (an earlier run)
+                                        course-map  README.md's map: every lab's reference at
+                                                  2^28, the row its grade reads, on each GPU
 
   <!-- text:begin                     a template kept in the comment, its rendering below it.
   Rung 05 takes {{us('05', 'H200', 28):.1f}} us on the H200.
@@ -555,34 +558,48 @@ def bench_pattern(course, op):
     return next((o.get("bench") or "" for o in catalogue["operations"] if o["name"] == op), "")
 
 
-def family_fractions(course, impl, gpu, prefix):
-    """Fractions of the probe at 2^28 of every row "<prefix><digits>" of impl on one GPU: the
-    families the grader times (its '*' stands for digits), not lab 17's ragged rows."""
-    fractions = []
+def family_rows(course, impl, gpu, prefix):
+    """The rows at 2^28 of every operation "<prefix><digits>" of impl on one GPU: the families the
+    grader times (its '*' stands for digits), not lab 17's ragged rows. Each as
+    slowest_reference_row() gives it."""
+    found = []
     for path in sorted(course.results.glob(FAMILY_RUNS)):
         name, ceiling, rows, _context = course.file(path.stem)
         if short_gpu(name or "") != gpu:
             continue
-        fractions += [row[1] / ceiling for (op, row_impl, n), row in rows.items()
-                      if op.startswith(prefix) and op[len(prefix):].isdigit()
-                      and row_impl == impl and n == 1 << 28]
-    return fractions
+        found += [{"op": op, "gbps": row[1], "fraction": row[1] / ceiling,
+                   "file": str(path.relative_to(course.root))}
+                  for (op, row_impl, n), row in sorted(rows.items())
+                  if op.startswith(prefix) and op[len(prefix):].isdigit()
+                  and row_impl == impl and n == 1 << 28]
+    return found
 
 
-def reference_fraction(course, lab, gpu, ops):
-    """The reference solution's fraction of the probe at 2^28 on one GPU: its slowest operation
-    (of a family of rows, its slowest row)."""
-    fractions = []
+def results_file(course, name):
+    """The path from the repository's root of a results file named as a row names it (a file of
+    docs/results/ or of one of its folders, with or without its folder)."""
+    for folder in (course.results, *(course.results / sub for sub in SIDE_FOLDERS)):
+        for candidate in (folder / name, folder / pathlib.Path(name).name):
+            if candidate.exists():
+                return str(candidate.relative_to(course.root))
+    return f"docs/results/{name}"
+
+
+def slowest_reference_row(course, lab, gpu, ops):
+    """The row that sets the reference solution's performance on one GPU: of its benchmarked
+    operations at 2^28, the one with the smallest fraction of its run's probe (of a family of
+    rows, its slowest row): {'op', 'gbps', 'fraction', 'file'}, or None where a row is missing."""
+    found = []
     for op in ops:
         impl, bench_op = lab, op
         if op == "sum_deterministic":
             impl, bench_op = f"{lab}_sum_deterministic", "sum"
         pattern = bench_pattern(course, op)
         if pattern.endswith("*"):
-            family = family_fractions(course, impl, gpu, pattern[:-1])
+            family = family_rows(course, impl, gpu, pattern[:-1])
             if not family:
                 return None
-            fractions += family
+            found += family
             continue
         try:
             row = course.row(impl, gpu, 28, bench_op)
@@ -590,8 +607,16 @@ def reference_fraction(course, lab, gpu, ops):
             row = side_run_row(course, impl, gpu, bench_op)
             if row is None:
                 return None
-        fractions.append(row["gbps"] / row["ceiling"])
-    return min(fractions) if fractions else None
+        found.append({"op": op, "gbps": row["gbps"], "fraction": row["gbps"] / row["ceiling"],
+                      "file": results_file(course, row["file"])})
+    return min(found, key=lambda r: r["fraction"]) if found else None
+
+
+def reference_fraction(course, lab, gpu, ops):
+    """The reference solution's fraction of the probe at 2^28 on one GPU: its slowest operation
+    (of a family of rows, its slowest row)."""
+    row = slowest_reference_row(course, lab, gpu, ops)
+    return row["fraction"] if row else None
 
 
 def calibration_files(course, lab):
@@ -717,8 +742,141 @@ def strategies_now_table(course, lab):
     return reflow("\n".join(lines)) + "\n"
 
 
+# The words of the course map (README.md): each lab's lesson and technique. Its numbers come from
+# docs/results (course_map_table()).
+COURSE_MAP = {
+    "01": ("naive atomic", "every thread `atomicAdd`s into one float"),
+    "02": ("interleaved, divergent", "shared-memory tree, `tid % (2*s)`"),
+    "03": ("interleaved, strided", "no divergence, bank conflicts"),
+    "04": ("sequential addressing", "fold in half, conflict-free"),
+    "05": ("first add during load", "two elements per thread on load"),
+    "06": ("unrolled last warp", "warp-synchronous tail with `__syncwarp`"),
+    "07": ("complete unroll", "block size as a template parameter"),
+    "08": ("many elements per thread", "grid-stride loop, grid from the SM count"),
+    "09": ("warp shuffle", "`__shfl_down_sync`: warp → block → grid"),
+    "10": ("max and min", "another operator and its identity; NaN and ±0"),
+    "11": ("product", "identity 1; overflow and underflow depend on the tree"),
+    "12": ("mean", "a sum that stays exact past 2^24 elements"),
+    "13": ("argmax", "value and 64-bit index together; first index wins"),
+    "14": ("float atomicMax", "integer ordering and compare-and-swap"),
+    "15": ("capstone", "the speed of memory at every size"),
+    "16": ("library primitives", "`cub::BlockReduce`, `cg::reduce`, a `cuda::atomic_ref` ticket"),
+    "17": ("segmented", "a sum and softmax's (max, sum) pair per row: a warp, a block or the "
+                        "grid per segment"),
+    "18": ("accuracy", "compensated sums; the exact sum rounded once, the same bits on any GPU"),
+}
+# What each kind of run compares a lab with, by the stem of its files without the GPU.
+MAP_RUNS = {
+    "ladder": "each GPU in one run, beside `cub::DeviceReduce::Sum` ({cub}) and the ceiling "
+              "probe, a pure streaming read ({probe})",
+    "ops": "one run per GPU, each beside its CUB counterpart in the same process, at {of_cub} of "
+           "CUB's bandwidth",
+    "library_primitives": "one run per GPU beside labs 09 and 15 and CUB",
+    "segmented": "one run per GPU beside `cub::DeviceSegmentedReduce`",
+    "accuracy": "an ill-conditioned input, one run per GPU beside CUB",
+}
+
+
+def lab_list(labs):
+    """'Labs 01-09 and 15', 'Lab 16': two-digit lab numbers, runs of three or more as ranges."""
+    numbers = sorted(int(lab) for lab in labs)
+    parts, start = [], 0
+    for i in range(1, len(numbers) + 1):
+        if i == len(numbers) or numbers[i] != numbers[i - 1] + 1:
+            run = numbers[start:i]
+            parts += ([f"{run[0]:02d}-{run[-1]:02d}"] if len(run) >= 3 else
+                      [f"{k:02d}" for k in run])
+            start = i
+    text = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return ("Labs " if len(numbers) > 1 else "Lab ") + text
+
+
+def per_gpu(values, unit=""):
+    """'H100 2986 GB/s, H200 4335 GB/s' from {gpu: text}."""
+    return ", ".join(f"{gpu} {value}{unit}" for gpu, value in values.items())
+
+
+def course_map_table(course, lab=None):
+    """README.md's course map: every lab's reference solution at 2^28 floats on each GPU, the row
+    its performance grade reads (slowest_reference_row()), and where each figure comes from."""
+    gpus = [short for short, name in LADDER_GPUS if (course.results / name).exists()]
+    lines = ["| lab | lesson | technique |" + "".join(f" {g} GB/s |" for g in gpus),
+             "| --- | --- | --- |" + " ---: |" * len(gpus)]
+    slowest, groups = {}, {}
+    for folder in course.labs:
+        number = folder[:2]
+        if number not in COURSE_MAP:
+            raise GenerationError(f"no words for lab {number} in COURSE_MAP (update_results.py)")
+        title, technique = COURSE_MAP[number]
+        ops = lab_ops(course, folder)
+        rows = {g: slowest_reference_row(course, folder, g, ops) for g in gpus}
+        cells = "".join(" - |" if not r else f" {r['gbps']:.1f} |" if r["gbps"] < 100 else
+                        f" {r['gbps']:.0f} |" for r in rows.values())
+        lines.append(f"| {number} | [{title}](labs/{folder}/README.md) | {technique} |{cells}")
+        found = [r for r in rows.values() if r]
+        if found:
+            stem = re.sub(r"_h\d+$", "", pathlib.Path(found[0]["file"]).stem)
+            group = groups.setdefault(stem, {"labs": [], "files": set()})
+            group["labs"].append(number)
+            group["files"].update(r["file"] for r in found)
+            if len(ops) > 1 or any(bench_pattern(course, op).endswith("*") for op in ops):
+                slowest[number] = {g: r["op"] for g, r in rows.items() if r}
+    lines += ["", course_map_note(course, gpus, slowest, groups)]
+    return reflow("\n".join(lines)) + "\n"
+
+
+def course_map_note(course, gpus, slowest, groups):
+    """The paragraph under the course map: what each figure is and which runs it comes from."""
+    which = []
+    for number, ops in slowest.items():
+        names = set(ops.values())
+        which.append(f"lab {number}: `{names.pop()}`" if len(names) == 1 else
+                     f"lab {number}: " + ", ".join(f"`{op}` on the {g}" for g, op in ops.items()))
+    text = ("Input bandwidth of each lab's reference solution at 2^28 floats, in the row its "
+            "performance grade reads: the slowest of the operations it is graded on ("
+            + "; ".join(which) + "). ")
+    for stem, group in groups.items():
+        numbers, files = group["labs"], sorted(group["files"])
+        words = MAP_RUNS.get(stem, "one run per GPU")
+        if "{cub}" in words:
+            words = words.format(
+                cub=per_gpu({g: f"{course.row('cub', g, 28)['gbps']:.0f}" for g in gpus}, " GB/s"),
+                probe=per_gpu({g: f"{course.file(f'ladder_{g.lower()}')[1]:.0f}" for g in gpus},
+                              " GB/s"))
+        elif "{of_cub}" in words:
+            words = words.format(of_cub=" and ".join(
+                f"{span(of_cub(course, numbers, g), '.0f')} % ({g})" for g in gpus))
+        text += f"{lab_list(numbers)} ({file_set(files)}): {words}. "
+    return text + ("Every run's JSON is in [docs/results](docs/results); "
+                   "`python3 tools/maint/make_charts.py` draws them. This table is generated "
+                   "(`tools/maint/update_results.py`, its words in `COURSE_MAP` there), and "
+                   "`tools/maint/check_lessons.py` fails when it differs from docs/results.")
+
+
+def file_set(files):
+    """'docs/results/ladder_{h100,h200}.json' for files that differ only by their GPU."""
+    stems = {re.sub(r"_h\d+\.json$", "", f) for f in files}
+    if len(files) < 2 or len(stems) != 1:
+        return ", ".join(files)
+    gpus = sorted(re.search(r"_(h\d+)\.json$", f).group(1) for f in files)
+    return f"{stems.pop()}_{{{','.join(gpus)}}}.json"
+
+
+def of_cub(course, numbers, gpu):
+    """Percentages of CUB's bandwidth, in the same run, of every benchmarked operation of some
+    labs on one GPU (the operations' CUB counterparts: cub::DeviceReduce::Max for maximum...)."""
+    values = []
+    for number in numbers:
+        folder = course.impl(number)
+        for op in lab_ops(course, folder):
+            values.append(100 * course.row(folder, gpu, 28, op)["gbps"] /
+                          course.row("cub", gpu, 28, op)["gbps"])
+    return values
+
+
 GENERATORS = {"measured": measured_table, "graded": graded_section, "harris": harris_table,
-              "strategies": strategies_table, "strategies-now": strategies_now_table}
+              "strategies": strategies_table, "strategies-now": strategies_now_table,
+              "course-map": course_map_table}
 
 
 # ---- templates ----------------------------------------------------------------------------------
@@ -846,10 +1004,12 @@ def render(text, path, course):
 
 
 def pages(root):
-    """The files that carry generated blocks and measured numbers: every lesson, and the pages of
-    docs/ except the grader's manual (tools/maint/grading_results.py writes its blocks)."""
+    """The files that carry generated blocks and measured numbers: README.md (its course map),
+    every lesson, and the pages of docs/ except the grader's manual
+    (tools/maint/grading_results.py writes its blocks)."""
     root = pathlib.Path(root)
-    found = sorted(root.glob("labs/[0-9][0-9]_*/README.md"))
+    found = [root / "README.md"] if (root / "README.md").exists() else []
+    found += sorted(root.glob("labs/[0-9][0-9]_*/README.md"))
     found += sorted(p for p in (root / "docs").glob("*.md") if p.name != "grader.md")
     return found
 
