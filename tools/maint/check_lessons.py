@@ -17,6 +17,8 @@ the grader's manual:
 3. Every results file a page names (docs/results/..., capstone_*.json, globs included) exists.
 4. Pages that must carry a generated block carry it: README.md its course map (<!-- course-map:begin
    -->, every lab's bandwidth from docs/results), so that a map typed by hand fails too.
+5. Every lesson states its task on its first screen: a heading "## Your task" within the first
+   TASK_LINES lines as rendered (HTML comments, the templates of text blocks among them, left out).
 
 Exit status 0 when everything holds, 1 otherwise; each problem is printed with its file and line.
 Needs only python3: 3.11 or later, or an older one with python3-tomli (to read the rubric); without
@@ -54,6 +56,8 @@ RESULT_PATH = re.compile(r"(?:docs/results/|capstone/)[\w\-.*{},/]+\.(?:json|txt
                          r"\b(?:ladder|ops|sweep|capstone|sanitize|strategies|waves)_[\w\-*{},]*\.(?:json|txt)")
 # Blocks a page must carry: a map typed by hand in their place would escape checks 1 and 2.
 REQUIRED_BLOCKS = {"README.md": ("course-map",)}
+# A lesson's task on its first screen: its heading within this many rendered lines.
+TASK_HEADING, TASK_LINES = "## Your task", 20
 UNIT_OF_KEY = {"ms": "ms", "us": "us", "gbps": "GB/s", "pct": "%", "step": "x", "total": "x", "x": "x"}
 # A number right after one of these words names something (lab 01, rung 8, question 5): no measurement.
 LABEL = re.compile(r"(?:\b(?:labs?|rungs?|kernels?|steps?|questions?|sections?|Policy|sm_|SM|"
@@ -251,6 +255,16 @@ def result_paths(text, root):
     return missing
 
 
+def task_heading_line(text):
+    """The line of a lesson's "## Your task" heading as rendered (HTML comments, text blocks'
+    templates among them, take no line), or None where it has none."""
+    rendered = re.sub(r"<!--.*?-->\n?", "", text, flags=re.S)
+    for i, line in enumerate(rendered.split("\n")):
+        if line.rstrip() == TASK_HEADING:
+            return i + 1
+    return None
+
+
 def first_difference(old, new):
     old_lines, new_lines = old.splitlines(), new.splitlines()
     for i in range(max(len(old_lines), len(new_lines))):
@@ -299,6 +313,13 @@ def check(root):
                                 "<!-- text:begin --> block) or take it out")
         for line, mention, pattern in result_paths(text, root):
             problems.append(f"{name}:{line}: names {mention}, but docs/results has no {pattern}")
+        if re.fullmatch(r"labs/\d\d_[^/]+/README\.md", name.as_posix()):
+            task = task_heading_line(text)
+            if task is None or task > TASK_LINES:
+                where = "has none" if task is None else f"has it at rendered line {task}"
+                problems.append(f"{name}: a lesson states its task on its first screen, a heading "
+                                f"'{TASK_HEADING}' within its first {TASK_LINES} rendered lines; "
+                                f"it {where}")
         present = {m.group("name") for m in BLOCK.finditer(text)}
         for block in REQUIRED_BLOCKS.get(str(name), ()):
             if block not in present:

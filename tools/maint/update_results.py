@@ -49,6 +49,10 @@ the power of two (28 for 2^28) or the element count:
   sms(gpu, run=None)                       its SM count
   runs(pattern)                            the stems of the result files matching a glob
   rubric(lab)                              {'threshold', 'floor', 'measured', 'points': {...}}
+  bar(lab)                                 the lab's performance bar in one sentence: what is
+                                           judged, the rubric's threshold and floor, in GB/s on
+                                           each GPU where the ceiling probe is the measure, and
+                                           the reference solution's fraction
   lit(source, key)                         a figure of docs/results/literature.json
   perr(key)                                a figure of docs/results/product_error_cpu.json
 
@@ -367,13 +371,17 @@ class Course:
                     return float({"cub": cells[2], "fast": cells[3], "det": cells[5]}[column])
             raise GenerationError(f"waves_h200_run2.txt has no row {config} 2^{n}")
 
+        def bar(lab):
+            """A lesson's performance bar in one sentence (performance_bar())."""
+            return performance_bar(self, lab)
+
         safe = {f.__name__: f for f in (min, max, abs, round, len, sum, sorted, str, int, float,
                                         list, range, zip, any, all, enumerate)}
         return dict(safe, us=us, gbps=gbps, frac=frac, pct=pct, ratio=ratio, of_floor=of_floor,
                     ceiling=ceiling, context=context, theoretical=theoretical, sms=sms, runs=runs,
                     rubric=self.lab_rubric,
                     lit=self.lit, perr=self.perr, pow2=pow2, span=span, sig=sig, probe=probe,
-                    tick=tick, cap=cap, wave=wave, raw=raw)
+                    tick=tick, cap=cap, wave=wave, raw=raw, bar=bar)
 
 
 def sig(value, digits=3):
@@ -540,6 +548,47 @@ def graded_section(course, lab):
                  "Correctness gates performance, and a library reduction (CUB, Thrust, cuBLAS...) "
                  "anywhere in the lab costs the whole lab its points (docs/grader.md).")]
     return reflow("\n".join(lines)) + "\n"
+
+
+def judged_ops(course, ops):
+    """What a lab's performance is read from, in words: 'sum', 'the slower of sum and
+    sum_deterministic', 'the slowest of ... over the benchmark's segment lengths'."""
+    names = " and ".join(f"`{op}`" for op in ops)
+    if any(bench_pattern(course, op).endswith("*") for op in ops):
+        return f"the slowest of {names} over the benchmark's segment lengths"
+    return f"the slower of {names}" if len(ops) > 1 else names
+
+
+def performance_bar(course, lab):
+    """One sentence of a lesson's task: what earns the lab's performance points, from
+    autograder/rubric.toml (its threshold and floor, and `measure`: "probe", the default, or
+    "reference") and the committed runs (the threshold in GB/s on each GPU, and the reference
+    solution's fraction, where the probe is the measure)."""
+    folder = course.impl(lab)
+    entry = course.lab_rubric(folder)
+    measure = course.rubric().get("labs", {}).get(folder, {}).get("measure", "probe")
+    judged = judged_ops(course, lab_ops(course, folder))
+    threshold, floor = entry["threshold"], entry["floor"]
+    text = (f"Performance counts only once every test passes. It is read from {judged} at 2^28 "
+            f"floats: full credit at {threshold:g} ")
+    if measure == "reference":
+        return text + (f"of the reference solution's bandwidth, timed in the same run, or above, "
+                       f"none at {floor:.3g} or below (\"What is graded\").")
+    bars, reached = [], []
+    for short, name in LADDER_GPUS:
+        try:
+            probe = course.file(name[:-5])[1]
+        except GenerationError:
+            continue
+        bars.append(f"{gbps_text(threshold * probe)} GB/s on the {short}")
+        fraction = reference_fraction(course, folder, short, lab_ops(course, folder))
+        if fraction:
+            reached.append(f"{fraction:.3g} on the {short}")
+    text += (f"of the ceiling probe or above ({', '.join(bars)} of the committed runs), none at "
+             f"{floor:.3g} or below")
+    if reached:
+        text += f"; the reference solution reaches {' and '.join(reached)}"
+    return text + " (\"What is graded\")."
 
 
 def lab_ops(course, lab):
