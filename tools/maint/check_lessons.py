@@ -3,8 +3,8 @@
 
   tools/maint/check_lessons.py [ROOT]      (default: the repository holding this script)
 
-Checks the course's README.md, every lesson (labs/NN_*/README.md) and every page of docs/ except
-the grader's manual:
+Checks the course's README.md, every lesson (labs/NN_*/README.md, and its APPENDIX.md where it has
+one) and every page of docs/ except the grader's manual:
 
 1. Generated blocks are current. Each block is regenerated in memory by
    tools/maint/update_results.py from docs/results/ and autograder/rubric.toml and compared with

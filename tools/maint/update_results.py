@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes every generated block of the lessons from docs/results and autograder/rubric.toml.
 
-A lesson (labs/NN_*/README.md), README.md or a page of docs/ states no measured number by hand:
-each one sits in a block this script writes, so a new run's JSON files in docs/results/ change the
-lessons with one command, and tools/maint/check_lessons.py (a ctest test) fails when a block is
-stale.
+A lesson (labs/NN_*/README.md, and its APPENDIX.md where it has one), README.md or a page of docs/
+states no measured number by hand: each one sits in a block this script writes, so a new run's
+JSON files in docs/results/ change the lessons with one command, and tools/maint/check_lessons.py
+(a ctest test) fails when a block is stale.
 
 Two kinds of blocks:
 
@@ -1054,11 +1054,13 @@ def render(text, path, course):
 
 def pages(root):
     """The files that carry generated blocks and measured numbers: README.md (its course map),
-    every lesson, and the pages of docs/ except the grader's manual
-    (tools/maint/grading_results.py writes its blocks)."""
+    every lesson and a lesson's appendix (labs/NN_*/APPENDIX.md, its details and measurements), and
+    the pages of docs/ except the grader's manual (tools/maint/grading_results.py writes its
+    blocks)."""
     root = pathlib.Path(root)
     found = [root / "README.md"] if (root / "README.md").exists() else []
     found += sorted(root.glob("labs/[0-9][0-9]_*/README.md"))
+    found += sorted(root.glob("labs/[0-9][0-9]_*/APPENDIX.md"))
     found += sorted(p for p in (root / "docs").glob("*.md") if p.name != "grader.md")
     return found
 
