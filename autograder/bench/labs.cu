@@ -147,6 +147,8 @@ void bench_graded(benchmark::State& state, Rows& rows, const RowId& id, const Im
     impl.runner->stop();
     fail_row(state, row, RowFailure::kThrew, e.what());
   }
+  // The references' process ends before any graded lab's starts: it holds no GPU memory then.
+  if (impl.last_of_runner) impl.runner->stop();
 }
 
 /// The trusted labs' rows: every operation each library exports, found by its getter and called
@@ -185,25 +187,42 @@ std::vector<Impl> trusted_labs() {
   return labs;
 }
 
-/// Labs being graded on an operation of kOperations: never loaded here; their calls go to
-/// graded_runner(). (Segmented operations have rows of their own.)
-std::vector<Impl> graded_labs() {
+/// The libraries of \p entries, each once, in order.
+std::vector<std::string> library_paths(const std::vector<GradedEntry>& entries) {
+  std::vector<std::string> paths;
+  for (const GradedEntry& entry : entries)
+    if (std::find(paths.begin(), paths.end(), entry.path) == paths.end())
+      paths.push_back(entry.path);
+  return paths;
+}
+
+/// Rows of \p entries (of the variable \p variable) on an operation of kOperations: never
+/// loaded here; their calls go to \p runner. (Segmented operations have rows of their own.)
+std::vector<Impl> runner_labs(const std::vector<GradedEntry>& entries, const char* variable,
+                              const std::shared_ptr<Runner>& runner) {
+  const std::vector<std::string> paths = library_paths(entries);
   std::vector<Impl> labs;
-  for (const GradedEntry& entry : graded_entries()) {
+  for (const GradedEntry& entry : entries) {
     const CatalogueEntry* known = find_catalogue_entry(entry.op);
     if (known != nullptr && per_segment(known->kind)) continue;  // rows of their own
     const Operation* op = find_operation(entry.op);
     if (op == nullptr) {
-      std::fprintf(stderr, "REDUCE_RUNNER_LABS: no operation in %s=%s:%s\n", entry.name.c_str(),
+      std::fprintf(stderr, "%s: no operation in %s=%s:%s\n", variable, entry.name.c_str(),
                    entry.op.c_str(), entry.path.c_str());
       continue;
     }
     Impl impl{op, entry.name, nullptr, nullptr};
-    impl.runner = graded_runner();
-    impl.library = graded_library(entry.path);
+    impl.runner = runner;
+    impl.library =
+        static_cast<std::size_t>(std::find(paths.begin(), paths.end(), entry.path) - paths.begin());
     labs.push_back(impl);
   }
   return labs;
+}
+
+/// Labs being graded: their calls go to graded_runner().
+std::vector<Impl> graded_labs() {
+  return runner_labs(graded_entries(), "REDUCE_RUNNER_LABS", graded_runner());
 }
 
 Impl probe_impl(const Operation& op) {
@@ -212,15 +231,6 @@ Impl probe_impl(const Operation& op) {
             reduce::stream_read(in, n, static_cast<float*>(out), stream);
           },
           /*checks_result=*/false};
-}
-
-/// The libraries of REDUCE_RUNNER_LABS, each once, in order.
-std::vector<std::string> graded_library_paths() {
-  std::vector<std::string> paths;
-  for (const GradedEntry& entry : graded_entries())
-    if (std::find(paths.begin(), paths.end(), entry.path) == paths.end())
-      paths.push_back(entry.path);
-  return paths;
 }
 
 /// Registers the row of \p impl at \p n.
@@ -275,37 +285,60 @@ const std::vector<TrustedLibrary>& trusted_libraries() {
   return libraries;
 }
 
-const std::vector<GradedEntry>& graded_entries() {
-  static const std::vector<GradedEntry> entries = [] {
-    std::vector<GradedEntry> parsed;
-    const char* env = std::getenv("REDUCE_RUNNER_LABS");
-    if (env == nullptr) return parsed;
-    for (const std::string& entry : split(env, ',')) {
-      const auto eq = entry.find('=');
-      const auto colon = entry.find(':', eq);
-      if (eq == std::string::npos || colon == std::string::npos) {
-        std::fprintf(stderr, "REDUCE_RUNNER_LABS: expected name=op:path, got %s\n", entry.c_str());
-        continue;
-      }
-      parsed.push_back(
-          {entry.substr(0, eq), entry.substr(eq + 1, colon - eq - 1), entry.substr(colon + 1)});
+namespace {
+
+/// The entries "name=op:path,..." of the environment variable \p variable (a malformed one is
+/// reported on stderr and left out).
+std::vector<GradedEntry> parse_entries(const char* variable) {
+  std::vector<GradedEntry> parsed;
+  const char* env = std::getenv(variable);
+  if (env == nullptr) return parsed;
+  for (const std::string& entry : split(env, ',')) {
+    const auto eq = entry.find('=');
+    const auto colon = entry.find(':', eq);
+    if (eq == std::string::npos || colon == std::string::npos) {
+      std::fprintf(stderr, "%s: expected name=op:path, got %s\n", variable, entry.c_str());
+      continue;
     }
-    return parsed;
-  }();
+    parsed.push_back(
+        {entry.substr(0, eq), entry.substr(eq + 1, colon - eq - 1), entry.substr(colon + 1)});
+  }
+  return parsed;
+}
+
+}  // namespace
+
+const std::vector<GradedEntry>& graded_entries() {
+  static const std::vector<GradedEntry> entries = parse_entries("REDUCE_RUNNER_LABS");
+  return entries;
+}
+
+const std::vector<GradedEntry>& reference_entries() {
+  static const std::vector<GradedEntry> entries = parse_entries("REDUCE_REFERENCE_LABS");
   return entries;
 }
 
 std::shared_ptr<Runner> graded_runner() {
   static const std::shared_ptr<Runner> runner = [] {
     RunnerOptions options = RunnerOptions::from_environment();
-    options.libraries = graded_library_paths();
+    options.libraries = library_paths(graded_entries());
+    return std::make_shared<Runner>(std::move(options));
+  }();
+  return runner;
+}
+
+std::shared_ptr<Runner> reference_runner() {
+  static const std::shared_ptr<Runner> runner = [] {
+    RunnerOptions options = RunnerOptions::from_environment();
+    options.libraries = library_paths(reference_entries());
+    options.prefix.clear();  // the course's own code: the sandbox is for the labs graded
     return std::make_shared<Runner>(std::move(options));
   }();
   return runner;
 }
 
 std::size_t graded_library(const std::string& path) {
-  const std::vector<std::string> paths = graded_library_paths();
+  const std::vector<std::string> paths = library_paths(graded_entries());
   return static_cast<std::size_t>(std::find(paths.begin(), paths.end(), path) - paths.begin());
 }
 
@@ -389,12 +422,23 @@ std::vector<std::pair<const Operation*, std::string>> register_operation_rows(
       if (lab.op == &op) impls.push_back(lab);
     impls.push_back({&op, "cpu", nullptr, nullptr, true, /*on_host=*/true});
   }
+  // The course's references first, all of them, in a process of their own that ends before any
+  // graded lab's code starts: nothing of a lab can run beside them.
+  std::vector<Impl> references =
+      runner_labs(reference_entries(), "REDUCE_REFERENCE_LABS", reference_runner());
+  for (std::size_t i = 0; i < references.size(); ++i)
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      Impl reference = references[i];
+      reference.last_of_runner = i + 1 == references.size() && k + 1 == sizes.size();
+      register_row(rows, reference, sizes[k]);
+    }
   for (const Operation& op : operations())
     for (std::size_t n : sizes)
       for (const Impl& impl : impls)
         if (impl.op == &op) register_row(rows, impl, n);
   std::vector<std::pair<const Operation*, std::string>> names;
   for (const Impl& impl : impls) names.emplace_back(impl.op, impl.name);
+  for (const Impl& impl : references) names.emplace_back(impl.op, impl.name);
   return names;
 }
 

@@ -36,6 +36,7 @@ struct Impl {
   bool on_host = false;            ///< the CPU loop
   std::shared_ptr<Runner> runner;  ///< a graded lab: calls go to its runner (graded_runner())
   std::size_t library = 0;         ///< a graded lab: its library among the runner's
+  bool last_of_runner = false;     ///< the runner's last row: it stops the runner
 };
 
 /// A trusted lab library (the ladder), loaded into this process.
@@ -59,6 +60,17 @@ struct GradedEntry {
 /// Every well-formed entry of REDUCE_RUNNER_LABS, in order (a malformed one is reported on
 /// stderr once and left out).
 const std::vector<GradedEntry>& graded_entries();
+
+/// The course's references (REDUCE_REFERENCE_LABS, "name=op:path,..."): the reference solutions
+/// of the labs judged against them, in rows named <op>/reference-<lab row>/<n>. Timed as a graded
+/// lab is (bench_graded), in the same run, so that the ratio of the two is that lab's speed on
+/// this GPU relative to the course's; in a runner of their own (reference_runner()).
+const std::vector<GradedEntry>& reference_entries();
+
+/// The references' lab process: outside the sandbox (the course's own code), holding every
+/// library of REDUCE_REFERENCE_LABS. Its rows run first, before any graded lab's process
+/// starts, and it ends after the last of them.
+std::shared_ptr<Runner> reference_runner();
 
 /// The one lab process of every graded row: it holds every library of REDUCE_RUNNER_LABS, each
 /// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,

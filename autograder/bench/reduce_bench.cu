@@ -9,6 +9,8 @@
 //                                    lines "04_sequential=/path/lib04_sequential_sum.so")
 //   REDUCE_LABS="name=path,..."      the same, inline
 //   REDUCE_RUNNER_LABS="name=op:path,..."  labs being graded: each runs in a lab runner process
+//   REDUCE_REFERENCE_LABS="reference-<name>=op:path,..."  the course's references of the labs
+//                                    judged against them, timed first, as graded labs are
 //   REDUCE_BENCH_SIZES="2^26,2^28"  sizes (default 2^10, 2^12, ..., 2^30)
 //   REDUCE_SEED=n                    the run's key (the grader's reduce::benchmark_key(); default:
 //                                    fresh each run): every input is derived from it by SipHash

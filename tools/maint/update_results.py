@@ -273,9 +273,12 @@ class Course:
         points.update(entry.get("points", {}))
         threshold = float(entry["threshold"])
         floor_ratio = float(rubric.get("performance", {}).get("floor_ratio", 0.4))
+        probe_threshold = float(entry.get("probe_threshold", threshold))
         return {"threshold": threshold, "measured": entry.get("measured"),
                 "floor": float(entry.get("floor", floor_ratio * threshold)), "points": points,
-                "library": entry.get("library", "none")}
+                "library": entry.get("library", "none"), "measure": entry.get("measure", "probe"),
+                "probe_threshold": probe_threshold,
+                "probe_floor": float(entry.get("probe_floor", floor_ratio * probe_threshold))}
 
     def data(self, name):
         if name not in self._json:
@@ -502,13 +505,31 @@ def graded_section(course, lab):
     if families:
         judged = (f"the bandwidth of the slowest of {' and '.join(ops)} over the benchmark's "
                   "segment lengths")
-    lines.append(f"| performance | {points.get('performance', 0):g} | full at {threshold:g} of the "
-                 f"ceiling {ceiling_kind} or above, none at {floor:.3g} or below, linear in between; "
-                 f"only when every public and hidden test passes |")
-    lines += ["", f"Performance is {judged} at {size} elements, as a fraction of the ceiling "
-              f"{ceiling_kind} (a streaming read) measured in the same benchmark process. "
-              "On the two GPUs of the committed runs that means:", "",
-              "| GPU | ceiling probe (GB/s) | full credit from (GB/s) | no credit at or below "
+    if entry["measure"] == "reference":
+        lines.append(f"| performance | {points.get('performance', 0):g} | full at {threshold:g} of "
+                     f"the course's reference solution of this lab or above, none at {floor:.3g} "
+                     "or below, linear in between; only when every public and hidden test "
+                     "passes |")
+        lines += ["", f"Performance is {judged} at {size} elements, as a fraction of the "
+                  "bandwidth of the course's reference solution of this lab, timed in the same "
+                  "benchmark process and in the same way (a lab process of its own, every input "
+                  "made anew before every call). This lab is bound by atomics, barriers, latency "
+                  "or integer work, not by the memory's speed, so its fraction of the ceiling "
+                  "probe would change from GPU to GPU with the same code; against the reference "
+                  "it means the same on every GPU. Where the reference cannot be timed (a copy "
+                  "of the course without `solutions/`) the grade is against the ceiling probe, "
+                  f"full at {entry['probe_threshold']:g} of it, none at "
+                  f"{entry['probe_floor']:.3g}, and the report says so. On the two GPUs of the "
+                  "committed runs that fallback means:", ""]
+        threshold, floor = entry["probe_threshold"], entry["probe_floor"]
+    else:
+        lines.append(f"| performance | {points.get('performance', 0):g} | full at {threshold:g} of "
+                     f"the ceiling {ceiling_kind} or above, none at {floor:.3g} or below, linear "
+                     "in between; only when every public and hidden test passes |")
+        lines += ["", f"Performance is {judged} at {size} elements, as a fraction of the ceiling "
+                  f"{ceiling_kind} (a streaming read) measured in the same benchmark process. "
+                  "On the two GPUs of the committed runs that means:", ""]
+    lines += ["| GPU | ceiling probe (GB/s) | full credit from (GB/s) | no credit at or below "
               "(GB/s) | reference solution (fraction) | reference / threshold |",
               "| --- | ---: | ---: | ---: | ---: | ---: |"]
     calibrated = {short: calibration_median(course, lab, short) for short, _name in LADDER_GPUS}

@@ -68,11 +68,25 @@ std::vector<const BenchRow*> plan_rows(const OpPlan& plan, const std::string& ro
   return matching;
 }
 
-/// Adds the lab's row \p row of \p plan to \p perf, beside the same run's ceiling and CUB; the
+/// The name of the row of the course's reference of a lab whose rows are named \p row_name.
+std::string reference_row_name(const std::string& row_name) {
+  return "reference-" + row_name;
+}
+
+/// The speed of the course's reference beside \p row (same family, same n), where it ran and
+/// passed; else 0.
+double reference_gbps(const BenchRow& row, const std::string& row_name,
+                      const BenchResults& results) {
+  const BenchRow* reference = results.find(reference_row_name(row_name), row.n, row.family);
+  return reference != nullptr && graded_verdict(*reference).passed ? reference->median_gbps : 0;
+}
+
+/// Adds the lab's row \p row of \p plan to \p perf, beside the same run's ceiling and CUB, and
+/// its course reference at \p reference GB/s where the lab is judged against it (else 0); the
 /// slowest fraction so far is \p slowest. Returns false, with perf.problem set, where the row
-/// gives the lab no fraction of the ceiling.
+/// gives the lab no fraction of its measure.
 bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& results, bool probe,
-             PerfFacts& perf, double& slowest) {
+             double reference, PerfFacts& perf, double& slowest) {
   const std::string what =
       is_family_pattern(plan.bench_op) ? plan.op + " (" + row.family + ")" : plan.op;
   // The row's verdict comes from its fields; its message is only shown.
@@ -112,7 +126,7 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
     perf.impossible = true;
     return false;
   }
-  const double fraction = row.median_gbps / ceiling;
+  const double fraction = row.median_gbps / (reference > 0 ? reference : ceiling);
   perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", what,
                              fraction_text(fraction), fixed(row.median_gbps, 1));
   if (slowest < 0 || fraction < slowest) {
@@ -124,6 +138,20 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
     perf.ceiling_gbps = ceiling;
     perf.stream_read_gbps = stream;
     perf.cub_gbps = cub;
+    perf.reference_gbps = reference;
+  }
+  return true;
+}
+
+/// Whether every row of \p target has its course reference in \p results (ran and passed), so
+/// that the lab is judged against it; where one is missing the probe judges the whole lab.
+bool references_ran(const BenchTarget& target, const BuildManifest& labs,
+                    const BenchResults& results, std::size_t n) {
+  for (const OpPlan& plan : target.plans) {
+    if (plan.bench_op.empty()) continue;
+    const std::string row_name = labs.bench_name(target.lab, plan.op);
+    for (const BenchRow* row : plan_rows(plan, row_name, results, n))
+      if (reference_gbps(*row, row_name, results) <= 0) return false;
   }
   return true;
 }
@@ -143,6 +171,15 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
   }
   perf.probe_gbps = results.ceiling_gbps;
   const bool probe = rubric.performance.ceiling == "probe";
+  const LabRubric* lr = rubric.find(target.lab);
+  const bool wants_reference = lr != nullptr && lr->measure == "reference";
+  perf.measure = wants_reference && references_ran(target, labs, results, perf.n)
+                     ? "reference"
+                     : (probe ? "probe" : "stream_read");
+  if (wants_reference && perf.measure != "reference")
+    perf.measure_note = target.references
+                            ? "the course's reference did not run in this benchmark"
+                            : "this copy of the course has no reference solution for this lab";
   double slowest = -1;
   for (const OpPlan& plan : target.plans) {
     if (plan.bench_op.empty()) continue;
@@ -153,8 +190,11 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
       perf.unattributed = true;
       return perf;
     }
-    for (const BenchRow* row : matching)
-      if (!add_row(*row, plan, results, probe, perf, slowest)) return perf;
+    for (const BenchRow* row : matching) {
+      const double reference =
+          perf.measure == "reference" ? reference_gbps(*row, row_name, results) : 0;
+      if (!add_row(*row, plan, results, probe, reference, perf, slowest)) return perf;
+    }
   }
   if (slowest < 0) {
     perf.problem = "no benchmark for this lab's operations";
@@ -172,14 +212,25 @@ std::map<std::string, PerfFacts> run_benchmarks(
     const std::string& cuda_device, ProcessCounts* counts) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
-  std::string libs, families, names, first_family;
-  for (const BenchTarget& target : targets) {
+  std::string libs, references, families, names, first_family;
+  std::vector<BenchTarget> timed = targets;
+  for (BenchTarget& target : timed) {
+    const LabRubric* lr = rubric.find(target.lab);
+    target.references = lr != nullptr && lr->measure == "reference";
+    for (const OpPlan& plan : target.plans)
+      target.references = target.references &&
+                          (plan.bench_op.empty() || !course.library(target.lab, plan.op).empty());
     for (const OpPlan& plan : target.plans) {
       if (plan.bench_op.empty()) continue;
       // The rows' name is the build's (course-manifest.json), as the benchmark's labs.txt has it.
       const std::string row_name = labs.bench_name(target.lab, plan.op);
       libs += (libs.empty() ? "" : ",") + row_name + "=" + plan.entry + ":" +
               labs.library(target.lab, plan.op).string();
+      if (target.references) {
+        references += (references.empty() ? "" : ",") + reference_row_name(row_name) + "=" +
+                      plan.entry + ":" + course.library(target.lab, plan.op).string();
+        names += "|" + reference_row_name(row_name);
+      }
       if (first_family.empty()) first_family = family_regex(plan.bench_op);
       const std::string family = family_regex(plan.bench_op);
       if (!contains("|" + families + "|", "|" + family + "|"))
@@ -189,7 +240,7 @@ std::map<std::string, PerfFacts> run_benchmarks(
   }
   std::map<std::string, PerfFacts> perf;
   if (families.empty()) {
-    for (const BenchTarget& target : targets)
+    for (const BenchTarget& target : timed)
       perf[target.lab].problem = "no benchmark for this lab's operations";
     return perf;
   }
@@ -202,6 +253,7 @@ std::map<std::string, PerfFacts> run_benchmarks(
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
   spec.env = isolation.runner_env();
   spec.env.insert(spec.env.end(), {{"REDUCE_RUNNER_LABS", libs},
+                                   {"REDUCE_REFERENCE_LABS", references},
                                    {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, key))},
                                    {"REDUCE_SEED", std::to_string(key)},
                                    {"REDUCE_CALL_TIMEOUT_S", "60"}});
@@ -215,7 +267,7 @@ std::map<std::string, PerfFacts> run_benchmarks(
     ++counts->benchmarks;
     counts->benchmark_lab_processes += results.lab_process_starts;
   }
-  for (const BenchTarget& target : targets)
+  for (const BenchTarget& target : timed)
     perf[target.lab] = perf_from_results(target, labs, r, results, rubric, spec.log_file, key);
   return perf;
 }

@@ -255,7 +255,8 @@ std::map<std::string, std::string> digest_files(const fs::path& dir,
 
 std::map<std::string, std::string> course_digests(const fs::path& build_dir,
                                                   const fs::path& course_root) {
-  std::map<std::string, std::string> digests = digest_files(build_dir, {"bin", "lib"}, "");
+  std::map<std::string, std::string> digests =
+      digest_files(build_dir, {"bin", "lib", "solutions/lib"}, "");
   if (!course_root.empty()) {
     const auto sources = digest_files(
         course_root,
@@ -298,11 +299,15 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   fs::create_directories(o.log_dir, ec);
   const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits, 0, {}};
   say("configure: the course's checkers, lab runner and benchmark");
-  const ProcessResult conf =
-      cmake.configure({"-DREDUCE_TREES=", "-DREDUCE_BUILD_TESTS=ON",
-                       std::string("-DREDUCE_BUILD_HIDDEN_TESTS=") + (o.hidden ? "ON" : "OFF"),
-                       std::string("-DREDUCE_BUILD_BENCHMARKS=") + (o.benchmark ? "ON" : "OFF")},
-                      o.log_dir / "course-configure.log");
+  // The references, where the rubric judges a lab against its own: the tree "solutions", only
+  // those labs.
+  const bool references = !o.reference_labs.empty();
+  const ProcessResult conf = cmake.configure(
+      {references ? "-DREDUCE_TREES=solutions" : "-DREDUCE_TREES=",
+       "-DREDUCE_ONLY_LABS=" + join(o.reference_labs, ";"), "-DREDUCE_BUILD_TESTS=ON",
+       std::string("-DREDUCE_BUILD_HIDDEN_TESTS=") + (o.hidden ? "ON" : "OFF"),
+       std::string("-DREDUCE_BUILD_BENCHMARKS=") + (o.benchmark ? "ON" : "OFF")},
+      o.log_dir / "course-configure.log");
   if (!conf.succeeded()) {
     course.problem = configure_errors(conf);
     course.seconds = now_seconds() - start;
@@ -324,6 +329,7 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   if (any_public) targets.push_back("reduce_course_test");
   if (o.hidden && any_public && any_hidden) targets.push_back("reduce_course_graded_test");
   if (o.benchmark) targets.push_back("reduce_bench");
+  if (o.benchmark && references) targets.push_back("solutions_all");
   say(fmt::format("build: the course's binaries ({} targets)", targets.size()));
   const ProcessResult b = cmake.build(targets, o.log_dir / "course-build.log", false);
   course.benchmark_ok = o.benchmark && !course.manifest.bench.empty() &&

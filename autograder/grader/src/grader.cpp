@@ -123,6 +123,19 @@ CourseBuildOptions course_build_options(const Course& course, const Rubric& rubr
   return co;
 }
 
+std::vector<std::string> reference_labs(const Course& course, const Rubric& rubric,
+                                        const std::vector<std::string>& labs) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const std::string& lab : labs) {
+    const LabRubric* lr = rubric.find(lab);
+    if (lr != nullptr && lr->measure == "reference" &&
+        fs::is_directory(course.root / "solutions" / lab, ec))
+      out.push_back(lab);
+  }
+  return out;
+}
+
 std::string grader_version() {
   return "1.0.0";
 }
@@ -309,9 +322,11 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
     std::vector<OpPlan> all;
     for (const std::string& lab : present)
       for (const OpPlan& plan : plans[lab]) all.push_back(plan);
-    p.course = std::make_shared<const CourseBuild>(build_course(course_build_options(
+    CourseBuildOptions co = course_build_options(
         course, rubric, all, p.build_dir / "course", options, options.out / "logs", true,
-        [&progress, tag](const std::string& line) { progress.line(tag + line); })));
+        [&progress, tag](const std::string& line) { progress.line(tag + line); });
+    co.reference_labs = reference_labs(course, rubric, present);
+    p.course = std::make_shared<const CourseBuild>(build_course(co));
   }
   if (p.course && !p.course->ok) throw ConfigError(p.course->problem);
   if (!present.empty()) build_labs(p, course, rubric, present, plans, runs, progress, tag);
@@ -499,10 +514,12 @@ void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
     }
     if (f.perf.ran) {
       const LabRubric* lr = g.rubric.find(f.lab);
-      g.progress.line(fmt::format("{}{}: {} GB/s = {} of the ceiling {} GB/s (threshold {}){}",
-                                  g.tag, f.lab, fixed(f.perf.gbps, 1),
-                                  fraction_text(f.perf.fraction), fixed(f.perf.ceiling_gbps, 1),
-                                  lr ? fraction_text(lr->threshold) : "-",
+      const bool reference = f.perf.measure == "reference";
+      g.progress.line(fmt::format("{}{}: {} GB/s = {} of the {} {} GB/s (threshold {}){}", g.tag,
+                                  f.lab, fixed(f.perf.gbps, 1), fraction_text(f.perf.fraction),
+                                  reference ? "course's reference" : "ceiling",
+                                  fixed(reference ? f.perf.reference_gbps : f.perf.ceiling_gbps, 1),
+                                  lr ? fraction_text(lr->threshold_for(reference)) : "-",
                                   target.plans.size() > 1 ? "; " + f.perf.detail : ""));
     } else {
       g.progress.line(
@@ -579,8 +596,10 @@ void score_labs(GradeRun& g, const GpuProbe& gpu_probe) {
       r.messages.push_back("lab " + f.lab + " has no rubric entry: default points, no threshold");
       lr = &fallback;
     }
-    lab.threshold = lr->threshold;
-    lab.floor = lr->floor;
+    // The threshold and floor of the measure the lab was judged by.
+    const bool reference = f.perf.ran ? f.perf.measure == "reference" : lr->measure == "reference";
+    lab.threshold = lr->threshold_for(reference);
+    lab.floor = lr->floor_for(reference);
     lab.score = score_lab(f, *lr, g.rubric);
     r.labs.push_back(std::move(lab));
   }

@@ -165,17 +165,37 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     const std::string where = "labs." + name;
     const toml::table* t = node.as_table();
     if (t == nullptr) r.fail(where, "must be a table");
-    r.only_keys(*t, where, {"threshold", "floor", "measured", "points", "library"});
+    r.only_keys(*t, where,
+                {"threshold", "floor", "measured", "points", "library", "measure",
+                 "probe_threshold", "probe_floor"});
     LabRubric lab;
     lab.lab = name;
     lab.points = rubric.default_points;
     if (const toml::table* p = r.table(*t, where, "points"))
       lab.points = r.points(*p, where + ".points", rubric.default_points);
+    if (const auto measure = (*t)["measure"]) {
+      if (!measure.is_string() || (measure.value_or(std::string()) != "probe" &&
+                                   measure.value_or(std::string()) != "reference"))
+        r.fail(where, "'measure' must be \"probe\" or \"reference\"");
+      lab.measure = measure.value_or(std::string("probe"));
+    }
     lab.threshold = r.number(*t, where, "threshold", 0);
     if (lab.points.performance > 0 && (lab.threshold <= 0 || lab.threshold > 1))
-      r.fail(where, "'threshold' (fraction of the ceiling) must be in (0, 1]");
+      r.fail(where, "'threshold' (fraction of the ceiling or the reference) must be in (0, 1]");
     lab.floor = r.number(*t, where, "floor", rubric.performance.floor_ratio * lab.threshold);
     if (lab.floor > lab.threshold) r.fail(where, "'floor' must not exceed 'threshold'");
+    // Against the probe where the reference cannot be timed (a copy of the course without it).
+    if (lab.measure == "probe" && (t->contains("probe_threshold") || t->contains("probe_floor")))
+      r.fail(where, "'probe_threshold' and 'probe_floor' belong to a lab of measure \"reference\"");
+    lab.probe_threshold = r.number(*t, where, "probe_threshold", lab.threshold);
+    if (lab.points.performance > 0 && (lab.probe_threshold <= 0 || lab.probe_threshold > 1))
+      r.fail(where, "'probe_threshold' (fraction of the ceiling) must be in (0, 1]");
+    lab.probe_floor = lab.measure == "probe"
+                          ? lab.floor
+                          : r.number(*t, where, "probe_floor",
+                                     rubric.performance.floor_ratio * lab.probe_threshold);
+    if (lab.probe_floor > lab.probe_threshold)
+      r.fail(where, "'probe_floor' must not exceed 'probe_threshold'");
     lab.measured = r.number(*t, where, "measured", 0);
     if (const auto library = (*t)["library"]) {
       if (!library.is_string() || (library.value_or(std::string()) != "none" &&

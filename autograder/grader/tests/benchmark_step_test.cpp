@@ -63,5 +63,62 @@ TEST(BenchmarkStep, AFailedRowIsTheLabsOwnAndAMissingRowIsNobodys) {
   remove_all_quietly(dir);
 }
 
+/// A benchmark whose rows are lab "r"'s at 300 GB/s beside its course reference at 400 GB/s (when
+/// REDUCE_REFERENCE_LABS names it) and lab "p"'s at 500 GB/s, with a probe of 1000 GB/s. It keeps
+/// its environment's REDUCE_REFERENCE_LABS in refs.txt beside itself.
+fs::path reference_benchmark(const fs::path& dir) {
+  const fs::path script = dir / "reduce_bench";
+  write_file(script, R"(#!/bin/sh
+for a in "$@"; do case "$a" in --benchmark_out=*) out=${a#--benchmark_out=};; esac; done
+n=$REDUCE_BENCH_SIZES
+echo "$REDUCE_REFERENCE_LABS" > "$(dirname "$0")/refs.txt"
+row() {
+  echo "{\"name\": \"sum/$1/$n\", \"median_gbps\": $2, \"failure\": 0, \"wrong_results\": 0,"
+  echo " \"warmup_wrong\": 0, \"clocks_agree\": 1}$3"
+}
+{
+  echo '{"context": {"ceiling_gbps": 1000}, "benchmarks": ['
+  [ -n "$REDUCE_REFERENCE_LABS" ] && row reference-r 400 ,
+  row r 300 ,
+  row p 500 ']}'
+} > "$out"
+)");
+  ::chmod(script.c_str(), 0755);
+  return script;
+}
+
+TEST(BenchmarkStep, ALabOfMeasureReferenceIsAFractionOfItsReferenceTimedInTheSameRun) {
+  const fs::path dir = make_temp_dir("reduce-grade-bench-");
+  BuildManifest course, labs;
+  course.bench = reference_benchmark(dir);
+  labs.libraries[{"r", "sum"}] = {"/libr.so", "r"};
+  labs.libraries[{"p", "sum"}] = {"/libp.so", "p"};
+  const std::vector<OpPlan> plans = {{"sum", "sum", "float", true, false, "sum"}};
+  Rubric rubric;
+  rubric.performance.size = "1048576";
+  LabRubric r_rubric, p_rubric;
+  r_rubric.lab = "r";
+  r_rubric.measure = "reference";
+  p_rubric.lab = "p";
+  rubric.labs = {r_rubric, p_rubric};
+  // Without the reference in the course build, "r" is judged against the probe, and says why.
+  auto perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 1, dir / "a");
+  EXPECT_EQ(read_file(dir / "refs.txt"), "\n");
+  EXPECT_EQ(perf["r"].measure, "probe");
+  EXPECT_TRUE(contains(perf["r"].measure_note, "no reference")) << perf["r"].measure_note;
+  EXPECT_NEAR(perf["r"].fraction, 0.3, 1e-9);
+  // With it, only "r" has a reference row, and its fraction is of the reference.
+  course.libraries[{"r", "sum"}] = {"/solutions/libr.so", "r"};
+  perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 1, dir / "b");
+  EXPECT_EQ(read_file(dir / "refs.txt"), "reference-r=sum:/solutions/libr.so\n");
+  EXPECT_TRUE(perf["r"].ran) << perf["r"].problem;
+  EXPECT_EQ(perf["r"].measure, "reference");
+  EXPECT_NEAR(perf["r"].fraction, 0.75, 1e-9);
+  EXPECT_NEAR(perf["r"].reference_gbps, 400, 1e-9);
+  EXPECT_EQ(perf["p"].measure, "probe");
+  EXPECT_NEAR(perf["p"].fraction, 0.5, 1e-9);
+  remove_all_quietly(dir);
+}
+
 }  // namespace
 }  // namespace reduce::grade

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 namespace reduce::grade {
 namespace {
@@ -72,6 +73,28 @@ TEST(RubricParse, LibraryPrimitivesPerLab) {
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\nlibrary = true\n"), ConfigError);
 }
 
+TEST(RubricParse, AReferenceLabKeepsItsProbeThresholdForWhenNoReferenceRuns) {
+  const Rubric r = parse_rubric(
+      "[labs.02_interleaved_divergent]\nmeasure = \"reference\"\nthreshold = 0.75\n"
+      "probe_threshold = 0.154\n[labs.09_warp_shuffle]\nthreshold = 0.7\nfloor = 0.3\n");
+  const LabRubric* two = r.find("02_interleaved_divergent");
+  EXPECT_EQ(two->measure, "reference");
+  EXPECT_DOUBLE_EQ(two->threshold_for(true), 0.75);
+  EXPECT_NEAR(two->floor_for(true), 0.3, 1e-12);
+  EXPECT_DOUBLE_EQ(two->threshold_for(false), 0.154);
+  EXPECT_NEAR(two->floor_for(false), 0.4 * 0.154, 1e-12);
+  const LabRubric* nine = r.find("09_warp_shuffle");
+  EXPECT_EQ(nine->measure, "probe");
+  EXPECT_DOUBLE_EQ(nine->threshold_for(false), 0.7);
+  EXPECT_DOUBLE_EQ(nine->floor_for(false), 0.3);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\nmeasure = \"cub\"\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\nprobe_threshold = 0.1\n"), ConfigError)
+      << "a probe lab has one threshold";
+  EXPECT_THROW(parse_rubric("[labs.a]\nmeasure = \"reference\"\nthreshold = 0.7\n"
+                            "probe_threshold = 1.5\n"),
+               ConfigError);
+}
+
 TEST(RubricParse, RejectsMistakes) {
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\n[grader]\npass_mrak = 3\n"), ConfigError);
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0\n"), ConfigError);
@@ -110,11 +133,28 @@ TEST(RealRubric, EveryLabIsWorthTenAndThresholdsFollowTheCalibrationPolicy) {
     EXPECT_DOUBLE_EQ(lab.points.total(), 10) << lab.lab;
     EXPECT_GT(lab.threshold, 0) << lab.lab;
     EXPECT_NEAR(lab.floor, rubric.performance.floor_ratio * lab.threshold, 1e-12) << lab.lab;
-    if (lab.measured > 0) {  // calibrated: threshold = margin x measured
-      EXPECT_NEAR(lab.threshold, rubric.performance.margin * lab.measured,
+    // Against the reference, the margin is the threshold: the reference reads 1.0 of itself.
+    if (lab.measure == "reference") {
+      EXPECT_DOUBLE_EQ(lab.threshold, rubric.performance.margin) << lab.lab;
+      EXPECT_NEAR(lab.probe_floor, rubric.performance.floor_ratio * lab.probe_threshold, 1e-12);
+    }
+    if (lab.measured > 0) {  // calibrated: the probe's threshold = margin x measured
+      EXPECT_NEAR(lab.probe_threshold, rubric.performance.margin * lab.measured,
                   0.0015 + 0.005 * lab.measured)
           << lab.lab;
     }
+  }
+}
+
+// Labs bound by atomics, barriers, latency or integer work are judged against their reference;
+// the labs that read at the memory's speed against the probe.
+TEST(RealRubric, TheLabsBoundByOtherThanMemoryAreJudgedAgainstTheirReference) {
+  const Rubric rubric =
+      load_rubric(std::string(REDUCE_GRADE_TEST_ROOT) + "/autograder/rubric.toml");
+  for (const LabRubric& lab : rubric.labs) {
+    const int number = std::stoi(lab.lab.substr(0, 2));
+    const bool reference = number <= 7 || number == 18;
+    EXPECT_EQ(lab.measure, reference ? "reference" : "probe") << lab.lab;
   }
 }
 

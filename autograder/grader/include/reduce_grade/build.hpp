@@ -61,12 +61,17 @@ struct CourseBuildOptions {
   Limits limits;                        ///< timeouts
   std::filesystem::path log_dir;        ///< course-configure.log, course-build.log
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
+  /// Labs whose reference solutions (solutions/<lab>) are built too, into the tree "solutions"
+  /// of the build folder: the benchmark times them beside the labs judged against them.
+  std::vector<std::string> reference_labs;
 };
 
 /// The course's binaries, built once for every submission of a grading run.
 struct CourseBuild {
-  std::filesystem::path dir;          ///< the build folder: bin/, lib/
-  BuildManifest manifest;             ///< its checkers, runner and benchmark (once configured)
+  std::filesystem::path dir;  ///< the build folder: bin/, lib/, solutions/lib/ (references)
+  /// Its checkers, runner and benchmark (once configured); its libraries are the references of
+  /// CourseBuildOptions::reference_labs.
+  BuildManifest manifest;
   bool ok = false;                    ///< configured, and every target built
   std::string problem;                ///< why not (with the log's error lines)
   double seconds = 0;                 ///< wall-clock time of configure and build
@@ -80,7 +85,7 @@ struct CourseBuild {
   std::string changes() const;
 };
 
-/// SHA-256 of every file under \p build_dir/bin and \p build_dir/lib (by relative path), and of
+/// SHA-256 of every file under \p build_dir/bin, lib and solutions/lib (by relative path), and of
 /// the course's sources under \p course_root (course.json, CMakeLists.txt, cmake/, common/,
 /// autograder/, solutions/; keys "course: <path>"): whatever a submission's code could change to
 /// sway its own grade or the next one's.

@@ -40,16 +40,22 @@ struct BuildFacts {
 
 /// The lab's benchmark measurement.
 struct PerfFacts {
-  bool ran = false;              ///< the benchmark ran and produced this lab's row
-  std::string problem;           ///< why not, or the row's error (else empty)
-  double median_us = 0;          ///< median time of one call at the benchmark size
-  double gbps = 0;               ///< bandwidth of the lab
-  double ceiling_gbps = 0;       ///< the ceiling it is compared with (same run)
-  double probe_gbps = 0;         ///< the run's ceiling probe (context)
-  double stream_read_gbps = 0;   ///< the run's stream_read row at the same size
-  double cub_gbps = 0;           ///< cub::DeviceReduce at the same size
-  double fraction = 0;           ///< gbps / ceiling_gbps
-  double wrong_results = 0;      ///< timed runs with a wrong result
+  bool ran = false;             ///< the benchmark ran and produced this lab's row
+  std::string problem;          ///< why not, or the row's error (else empty)
+  double median_us = 0;         ///< median time of one call at the benchmark size
+  double gbps = 0;              ///< bandwidth of the lab
+  double ceiling_gbps = 0;      ///< the ceiling it is compared with (same run)
+  double probe_gbps = 0;        ///< the run's ceiling probe (context)
+  double stream_read_gbps = 0;  ///< the run's stream_read row at the same size
+  double cub_gbps = 0;          ///< cub::DeviceReduce at the same size
+  double fraction = 0;          ///< gbps / the measure's GB/s (reference_gbps or ceiling_gbps)
+  /// What the fraction is of: "probe" (the ceiling probe), "stream_read" (the rubric's other
+  /// ceiling) or "reference" (the course's reference of the lab, timed in the same run).
+  std::string measure = "probe";
+  /// Why a lab the rubric judges against its reference was judged against the probe (else empty).
+  std::string measure_note;
+  double reference_gbps = 0;  ///< the course's reference at the same size, where it is the measure
+  double wrong_results = 0;   ///< timed runs with a wrong result
   bool clocks_disagree = false;  ///< the row failed: the lab's events and the grader's clock differ
   bool impossible = false;       ///< faster than the GPU can read: no performance points
   std::size_t n = 0;             ///< elements

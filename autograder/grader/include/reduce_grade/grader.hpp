@@ -124,6 +124,12 @@ CourseBuildOptions course_build_options(const Course& course, const Rubric& rubr
                                         const std::filesystem::path& log_dir, bool benchmark,
                                         std::function<void(const std::string&)> progress);
 
+/// The labs of \p labs that the rubric judges against the course's reference ("reference") and
+/// whose reference solution this copy of the course holds (solutions/<lab>): the course build
+/// builds their references (CourseBuildOptions::reference_labs).
+std::vector<std::string> reference_labs(const Course& course, const Rubric& rubric,
+                                        const std::vector<std::string>& labs);
+
 /// prepare_submission() then finish_submission().
 GradeReport grade_submission(const Course& course, const Rubric& rubric,
                              const GradeOptions& options, Progress& progress);
@@ -132,6 +138,9 @@ GradeReport grade_submission(const Course& course, const Rubric& rubric,
 struct BenchTarget {
   std::string lab;            ///< lab folder
   std::vector<OpPlan> plans;  ///< its operations (those without a bench_op are not timed)
+  /// Set by run_benchmarks(): the course build has the lab's reference for each of its rows,
+  /// and the rubric judges the lab against it (LabRubric::measure "reference").
+  bool references = false;
 };
 
 /// Runs the benchmark of \p course (build_course()) once for several labs of \p labs (a

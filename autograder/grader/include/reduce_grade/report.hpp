@@ -33,7 +33,7 @@ struct ProcessCounts {
 struct LabReport {
   LabFacts facts;        ///< observations
   LabScore score;        ///< points
-  double threshold = 0;  ///< the rubric's performance threshold (fraction of the ceiling)
+  double threshold = 0;  ///< the rubric's threshold of the measure the lab was judged by
   double floor = 0;      ///< the rubric's performance floor
 };
 

@@ -25,11 +25,29 @@ struct Points {
 
 /// One lab's entry in the rubric.
 struct LabRubric {
-  std::string lab;       ///< lab folder, e.g. "04_sequential"
-  Points points;         ///< its points (the rubric's [points] unless overridden)
-  double threshold = 0;  ///< fraction of the ceiling for full performance credit
+  std::string lab;  ///< lab folder, e.g. "04_sequential"
+  Points points;    ///< its points (the rubric's [points] unless overridden)
+  /// What the lab's speed is a fraction of: "probe" (the ceiling probe: labs that read at the
+  /// memory's speed) or "reference" (the course's reference solution of the lab, timed in the
+  /// same benchmark run: labs bound by atomics, barriers, latency or arithmetic, whose fraction
+  /// of the probe changes from GPU to GPU with the same code).
+  std::string measure = "probe";
+  double threshold = 0;  ///< fraction of the measure for full performance credit
   double floor = 0;      ///< fraction at and below which performance earns nothing
-  double measured = 0;   ///< the reference solution's measured fraction (informative)
+  /// A "reference" lab's threshold and floor against the probe, where the reference cannot be
+  /// timed (a copy of the course without its solutions); a "probe" lab's are threshold, floor.
+  double probe_threshold = 0;
+  double probe_floor = 0;  ///< see probe_threshold
+  double measured = 0;     ///< the reference solution's measured fraction of the probe
+
+  /// The threshold of a fraction of the reference (\p reference), else of the probe.
+  double threshold_for(bool reference) const {
+    return reference || measure == "probe" ? threshold : probe_threshold;
+  }
+  /// The floor of a fraction of the reference (\p reference), else of the probe.
+  double floor_for(bool reference) const {
+    return reference || measure == "probe" ? floor : probe_floor;
+  }
   /// What library code the lab may use: "none" (every library reduction refused), or
   /// "primitives" (CUB's block-, warp- and thread-level primitives allowed; its device-wide
   /// algorithms, Thrust, cuBLAS... still refused). Cooperative groups and libcu++ (`cuda::`) are
