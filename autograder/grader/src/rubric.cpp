@@ -167,7 +167,7 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     if (t == nullptr) r.fail(where, "must be a table");
     r.only_keys(*t, where,
                 {"threshold", "floor", "measured", "points", "library", "measure",
-                 "probe_threshold", "probe_floor"});
+                 "probe_threshold", "probe_floor", "races_gate_performance"});
     LabRubric lab;
     lab.lab = name;
     lab.points = rubric.default_points;
@@ -197,6 +197,10 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     if (lab.probe_floor > lab.probe_threshold)
       r.fail(where, "'probe_floor' must not exceed 'probe_threshold'");
     lab.measured = r.number(*t, where, "measured", 0);
+    if (const auto gate = (*t)["races_gate_performance"]) {
+      if (!gate.is_boolean()) r.fail(where, "'races_gate_performance' must be true or false");
+      lab.races_gate_performance = gate.value_or(false);
+    }
     if (const auto library = (*t)["library"]) {
       if (!library.is_string() || (library.value_or(std::string()) != "none" &&
                                    library.value_or(std::string()) != "primitives"))

@@ -39,6 +39,9 @@ struct LabRubric {
   double probe_threshold = 0;
   double probe_floor = 0;  ///< see probe_threshold
   double measured = 0;     ///< the reference solution's measured fraction of the probe
+  /// A racecheck hazard (error or warning) costs the performance points as a failed test does:
+  /// the labs whose lesson is synchronisation, where a race is the lesson's subject.
+  bool races_gate_performance = false;
 
   /// The threshold of a fraction of the reference (\p reference), else of the probe.
   double threshold_for(bool reference) const {
