@@ -1,13 +1,49 @@
 // LabRunner's untimed calls: each stages the caller's buffers into guarded ones of the
 // checker's, has the runner call the lab once, checks the guards and copies the result back
-// in stream order. The buffers travel as CUDA IPC handles (ref()).
+// in stream order. The buffers travel as CUDA IPC handles (ref()); a tiled input as its layout
+// and a copy of its tiles (TiledCopy).
 #include "lab_runner_parts.hpp"
+
+#include <reduce_runner/tiled_range.hpp>
 
 #include <cuda.h>
 
 #include <stdexcept>
 
 namespace reduce::runner {
+
+/// A copy of each tile of a TiledRange in ordinary device memory, which has CUDA IPC handles:
+/// the runner fills its own range from them. Freed once the request is answered (the runner
+/// maps them for that request only).
+struct LabRunner::TiledCopy {
+  std::vector<void*> tiles;
+  ~TiledCopy() {
+    for (void* tile : tiles) cudaFree(tile);
+  }
+};
+
+std::unique_ptr<LabRunner::TiledCopy> LabRunner::tiled_ref(const TiledRange& range, const float* in,
+                                                           TiledRef& out) const {
+  const TileLayout& layout = range.layout();
+  if (layout.tiles() > static_cast<std::size_t>(kMaxTiles))
+    throw RunnerError("checker: a tiled input of " + std::to_string(layout.tiles()) +
+                      " tiles (at most " + std::to_string(kMaxTiles) + " reach the lab)");
+  auto copy = std::make_unique<TiledCopy>();
+  out.tiles = static_cast<std::uint32_t>(layout.tiles());
+  out.tile_bytes = layout.tile_bytes;
+  out.slots = layout.slots;
+  out.offset = static_cast<std::uint64_t>(reinterpret_cast<const char*>(in) - range.data());
+  for (std::size_t k = 0; k < layout.tiles(); ++k) {
+    if (k > 0) out.own_slots[k - 1] = layout.own_slots[k - 1];
+    void* tile = nullptr;
+    cuda(cudaMalloc(&tile, layout.tile_bytes), "allocating a copy of a tile");
+    copy->tiles.push_back(tile);
+    cuda(cudaMemcpy(tile, range.tile(k), layout.tile_bytes, cudaMemcpyDeviceToDevice),
+         "copying a tile");
+    out.contents[k] = ref(tile, 0, false);
+  }
+  return copy;
+}
 
 long long LabRunner::Guarded::first_change(bool& before) const {
   // Only the guards cross to the host: the lab's bytes between them can be tens of megabytes
@@ -171,13 +207,18 @@ void LabRunner::call_once(const std::string& op, const float* in, std::size_t n,
   rq.calls = 1;
   rq.input_count = 1;
   rq.poison = out != nullptr ? kPoisonAux : kPoisonOut | kPoisonAux;
-  rq.inputs[0] = ref(in, n * sizeof(float), false);
-  rq.inputs[0].bytes = 0;  // inputs are never poisoned
+  std::unique_ptr<TiledCopy> tiles;  // kept until the runner has answered
+  if (const TiledRange* range = TiledRange::containing(in)) {
+    tiles = tiled_ref(*range, in, rq.tiled);
+  } else {
+    rq.inputs[0] = ref(in, n * sizeof(float), false);
+    rq.inputs[0].bytes = 0;  // inputs are never poisoned
+  }
   if (offsets != nullptr) {
     rq.offsets = ref(offsets, (segments + 1) * sizeof(std::int64_t), false);
     rq.offsets.bytes = 0;
   }
-  rq.stage_input = stage_inputs_ ? 1 : 0;
+  rq.stage_input = stage_inputs_ && !tiles ? 1 : 0;
   rq.out = ref(out_->lab_ptr(), rb, true);
   rq.aux = ref(workspace_->lab_ptr(), ws, true);
   rq.capture = ref(capture_->lab_ptr(), rb, true);

@@ -4,13 +4,15 @@
 //   reduce_lab_runner --walls        (raises its walls and says which stand; loads nothing)
 //   reduce_lab_runner --places       (behind its walls, lists where it can write or share)
 //
-// It answers the checker's requests (protocol.hpp) one at a time: map the checker's buffers,
-// call the lab on a stream of its own, copy each result into the checker's capture buffer on
-// that stream, synchronise, reply. It decides nothing and reports no verdict; whatever the lab
-// does to this process, the checker judges only the bytes in its own buffers and its own clock.
+// It answers the checker's requests (protocol.hpp) one at a time: map the checker's buffers
+// (or build a tiled input from its tiles, tiled_range.hpp), call the lab on a stream of its
+// own, copy each result into the checker's capture buffer on that stream, synchronise, reply. It
+// decides nothing and reports no verdict; whatever the lab does to this process, the checker judges
+// only the bytes in its own buffers and its own clock.
 #include <reduce/lab_entry_points.cuh>
 #include <reduce_runner/places.hpp>
 #include <reduce_runner/protocol.hpp>
+#include <reduce_runner/tiled_range.hpp>
 #include <reduce_runner/walls.hpp>
 
 #include <dirent.h>
@@ -28,6 +30,7 @@
 #include <cstring>
 #include <exception>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -278,6 +281,46 @@ const float* staged_input(const float* input, std::size_t n, cudaStream_t stream
   return staged;
 }
 
+/// Whether Request::tiled, when present, is one tiled input whose range holds the n floats.
+bool tiled_request_fits(const Request& rq) {
+  const TiledRef& t = rq.tiled;
+  if (t.tiles == 0) return true;
+  if (t.tiles > kMaxTiles || rq.input_count != 1 || rq.own_inputs || t.slots == 0 ||
+      t.tile_bytes > (std::uint64_t{1} << 40) || t.slots > (std::uint64_t{1} << 24))
+    return false;
+  const std::uint64_t bytes = t.tile_bytes * t.slots;
+  return rq.n <= bytes / sizeof(float) && t.offset <= bytes - rq.n * sizeof(float);
+}
+
+/// Request::tiled: a TiledRange of this process with the checker's layout, filled from its
+/// copies of the tiles; returns the lab's pointer into it. The range is kept for the next
+/// request of the same layout: mapping thousands of slots costs more than copying a few tiles.
+const float* tiled_input(const TiledRef& t, Mappings& maps) {
+  static auto* kept = new std::unique_ptr<TiledRange>();  // never torn down at exit
+  TileLayout layout;
+  layout.tile_bytes = t.tile_bytes;
+  layout.slots = t.slots;
+  layout.own_slots.assign(t.own_slots, t.own_slots + (t.tiles - 1));
+  try {
+    if (!*kept || !((*kept)->layout() == layout)) {
+      kept->reset();  // first, so that its memory is free for the new one
+      *kept = std::make_unique<TiledRange>(layout);
+    }
+  } catch (const std::exception& e) {
+    throw CudaFailure{std::string("building the tiled input: ") + e.what()};
+  }
+  for (std::uint32_t k = 0; k < t.tiles; ++k) {
+    const char* contents = maps.map(t.contents[k]);
+    if (contents == nullptr) throw CudaFailure{"a tile of the tiled input came without contents"};
+    check(cudaMemcpy((*kept)->tile(k), contents, t.tile_bytes, cudaMemcpyDeviceToDevice),
+          "filling a tile of the tiled input");
+  }
+  // A copy between device buffers may return early, and the lab's non-blocking stream does not
+  // wait for the legacy stream it ran on.
+  check(cudaDeviceSynchronize(), "filling the tiled input");
+  return reinterpret_cast<const float*>((*kept)->data() + t.offset);
+}
+
 Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream) {
   Reply reply;
   std::string why;
@@ -288,7 +331,8 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
     return reply;
   }
   const ResultKind kind = kOperations[rq.op].kind;
-  if (rq.input_count == 0 || rq.input_count > kMaxInputs || rq.calls == 0) {
+  if (rq.input_count == 0 || rq.input_count > kMaxInputs || rq.calls == 0 ||
+      !tiled_request_fits(rq)) {
     reply.status = Status::kBadRequest;
     set_message(reply, "bad request: inputs or calls");
     return reply;
@@ -297,7 +341,9 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   for (std::uint32_t i = 0; i < rq.input_count; ++i)
     inputs[i] =
         rq.own_inputs ? own_inputs[i] : reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
-  if (rq.stage_input && !rq.own_inputs && rq.input_count == 1 && inputs[0] != nullptr)
+  if (rq.tiled.tiles > 0)
+    inputs[0] = tiled_input(rq.tiled, maps);
+  else if (rq.stage_input && !rq.own_inputs && rq.input_count == 1 && inputs[0] != nullptr)
     inputs[0] = staged_input(inputs[0], rq.n, stream);
   char* out = maps.map(rq.out);
   char* aux = maps.map(rq.aux);

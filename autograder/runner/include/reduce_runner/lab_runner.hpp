@@ -24,6 +24,8 @@
 
 namespace reduce::runner {
 
+class TiledRange;
+
 /// A call that did not complete: the runner died, hung, flooded its output, or a guard changed.
 class RunnerError : public std::runtime_error {
  public:
@@ -93,7 +95,9 @@ class LabRunner {
                        cudaStream_t stream);
 
   /// Calls \p op once on \p in and writes its result (the copy captured in stream order) to the
-  /// caller's \p out on \p stream. The lab writes only into the checker's guarded buffers.
+  /// caller's \p out on \p stream. The lab writes only into the checker's guarded buffers. An
+  /// \p in inside a TiledRange of this process reaches the lab as a range of the runner's own
+  /// with the same layout and a copy of the same tiles (never staged: set_stage_inputs()).
   void reduce(const std::string& op, const float* in, std::size_t n, void* out,
               cudaStream_t stream);
 
@@ -164,12 +168,17 @@ class LabRunner {
   struct Output;       // the runner's output pipe, drained by a thread
   struct Exiting;      // a runner told to exit, not yet waited for
   struct ReportDrain;  // a sanitizer's report pipe, drained into the grader's logs
+  struct TiledCopy;    // a tiled input's tiles, copied where the runner can map them
 
   Reply request(Request& rq);
   void start();
   void park_runner();  // begin_stop(), then keep the runner in exiting_ until stop() waits
   [[noreturn]] void fail(const std::string& what);
   BufferRef ref(const void* device_ptr, std::size_t bytes, bool persistent) const;
+  /// Fills \p out for the tiled input \p in (a pointer into \p range); the copies it returns
+  /// must live until the runner has answered.
+  std::unique_ptr<TiledCopy> tiled_ref(const TiledRange& range, const float* in,
+                                       TiledRef& out) const;
   void check_guards(const std::string& op, std::size_t n);
   void ensure_workspace(std::size_t bytes);
   /// One untimed call of \p op (reduce() and reduce_segments(): segments = 0 and no offsets for

@@ -22,7 +22,7 @@
 namespace reduce::runner {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 8;
+inline constexpr std::uint32_t kProtocolVersion = 9;
 
 /// One entry point of the lab contract (common/include/reduce/lab.cuh).
 struct Operation {
@@ -55,6 +55,21 @@ struct BufferRef {
   std::uint64_t bytes = 0;       ///< bytes the runner may poison (the lab's share)
   std::uint32_t present = 0;     ///< 0: the lab gets a null pointer
   std::uint32_t persistent = 0;  ///< 1: the runner may keep it mapped for later requests
+};
+
+/// Most tiles of a tiled input (TiledRef): one repeated tile and up to seven of their own.
+inline constexpr int kMaxTiles = 8;
+
+/// An input that is a TiledRange of the checker's (tiled_range.hpp): its layout, and a copy of
+/// each tile's bytes in a buffer of the checker's, from which the runner fills a range of its
+/// own (memory mapped that way has no CUDA IPC handle).
+struct TiledRef {
+  std::uint32_t tiles = 0;                      ///< 0: no tiled input; else at most kMaxTiles
+  std::uint64_t tile_bytes = 0;                 ///< TileLayout::tile_bytes
+  std::uint64_t slots = 0;                      ///< TileLayout::slots
+  std::uint64_t own_slots[kMaxTiles - 1] = {};  ///< TileLayout::own_slots (tiles - 1 of them)
+  std::uint64_t offset = 0;                     ///< the lab's pointer, in bytes from the start
+  BufferRef contents[kMaxTiles];                ///< tile k's bytes (tile_bytes of them)
 };
 
 /// What the checker asks.
@@ -100,9 +115,12 @@ struct Request {
   /// offsets here, the runner's own (kAllocateInputs).
   BufferRef offsets;
   BufferRef inputs[kMaxInputs];  ///< input arrays
-  BufferRef out;                 ///< the result slot; for kApply, *address (never poisoned)
-  BufferRef aux;                 ///< the workspace; for kApply, old_values
-  BufferRef capture;             ///< where each call's result is copied (unused for kApply)
+  /// kRun with one input: when tiled.tiles > 0, the input is that tiled range (inputs[0] is
+  /// absent, and it is never staged).
+  TiledRef tiled;
+  BufferRef out;      ///< the result slot; for kApply, *address (never poisoned)
+  BufferRef aux;      ///< the workspace; for kApply, old_values
+  BufferRef capture;  ///< where each call's result is copied (unused for kApply)
 };
 
 /// How a request ended.
