@@ -25,8 +25,13 @@ inline void expect_index(std::int64_t got, std::int64_t want,
   const float got_value = in_range ? value_at(static_cast<std::size_t>(got)) : 0.0f;
   const float want_value = value_at(static_cast<std::size_t>(want));
   std::string hint;
+  const std::int64_t two32 = std::int64_t{1} << 32;
   if (got == kPoisonIndex) {
     hint = "-1 is the poison pattern: the output was never written.";
+  } else if (want >= two32 && got == want % two32) {
+    hint =
+        "That is the expected index mod 2^32: a 32-bit index wraps at 2^32, even an unsigned "
+        "one (and the element read there was the one 2^32 before it).";
   } else if (!in_range) {
     hint =
         "The index is outside [0, n): above 2^31 elements a 32-bit (int) index wraps to a "

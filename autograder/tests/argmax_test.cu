@@ -4,9 +4,11 @@
 // throw std::invalid_argument before anything is queued. Ties placed across warps and blocks catch
 // a tie-break that depends on which block finishes first; the largest element at warp and block
 // boundaries and in the tail catches index bugs; an input longer than 2^31 with its maximum above
-// index 2^31 catches a 32-bit index.
+// index 2^31 catches a 32-bit int index, and one longer than 2^32 (mapped memory, on any GPU)
+// with its maximum above 2^32 a 32-bit unsigned index.
 #include "argmax_checks.hpp"
 #include "gpu_test.hpp"
+#include "mapped_input.hpp"
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
@@ -299,6 +301,42 @@ TEST_F(ArgmaxTest, AboveInt32Range) {
     expect_index(run(in.data(), n), static_cast<std::int64_t>(n - 1), in.data(), n);
     set_element(in.data(), two31 + 3, kNaN);
     expect_index(run(in.data(), n), static_cast<std::int64_t>(two31 + 3), in.data(), n);
+  }
+}
+
+// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+
+TEST_F(ArgmaxTest, AboveUint32Range) {
+  REDUCE_REQUIRE_MAPPED_INPUT();
+  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
+  const std::size_t n = two32 + (1u << 21) + 5;
+  // The pattern of AboveInt32Range, -1 - (j mod 1000), over each period. Every answer below
+  // lies past 2^32: an index that wraps there (unsigned int) reads the element 2^32 before it,
+  // a periodic value, or stores the answer mod 2^32; a count cut to 32 bits never comes there.
+  MappedInput in(n, [](std::size_t j) { return -1.0f - static_cast<float>(j % 1000); },
+                 {two31, two32 + 3, two32 + 7, n - 1});
+  const auto value_at = [&in](std::size_t i) { return in.at(i); };
+  {
+    SCOPED_TRACE("-1 at every multiple of 1000 in each period: the first is index 0");
+    expect_index(run(in.data(), n), 0, value_at, n);
+  }
+  {
+    SCOPED_TRACE("4 at index 2^31 and the largest element, 5, at 2^32 + 7");
+    in.set(two31, 4.0f);
+    in.set(two32 + 7, 5.0f);
+    expect_index(run(in.data(), n), static_cast<std::int64_t>(two32 + 7), value_at, n);
+  }
+  {
+    SCOPED_TRACE("a tie at the last index: still 2^32 + 7");
+    in.set(n - 1, 5.0f);
+    expect_index(run(in.data(), n), static_cast<std::int64_t>(two32 + 7), value_at, n);
+  }
+  {
+    SCOPED_TRACE("a NaN at the last index, then one at 2^32 + 3");
+    in.set(n - 1, kNaN);
+    expect_index(run(in.data(), n), static_cast<std::int64_t>(n - 1), value_at, n);
+    in.set(two32 + 3, kNaN);
+    expect_index(run(in.data(), n), static_cast<std::int64_t>(two32 + 3), value_at, n);
   }
 }
 

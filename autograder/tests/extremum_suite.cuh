@@ -5,6 +5,7 @@
 #pragma once
 
 #include "extremum.cuh"
+#include "mapped_input.hpp"
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
@@ -310,6 +311,40 @@ TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), AboveInt32Range) {
   {
     SCOPED_TRACE("a NaN at index 2^31 + 1000");
     set_element(in.data(), (std::size_t{1} << 31) + 1000, kNaN);
+    expect_result(run(in.data(), n), kNaN, n);
+  }
+}
+
+// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+
+TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), AboveUint32Range) {
+  REDUCE_REQUIRE_MAPPED_INPUT();
+  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
+  const std::size_t n = two32 + (1u << 21) + 5;
+  // The pattern of AboveInt32Range, -(1 + (j mod 1000)), over each period; every answer below
+  // lies past 2^32, where an index that wraps (unsigned int) reads the periodic values of
+  // [0, n - 2^32) instead and a count cut to 32 bits never comes: neither sees it.
+  MappedInput in(n, [](std::size_t j) { return mirror(-(1.0f + static_cast<float>(j % 1000))); },
+                 {two31, two32 + 7, two32 + 1000, n - 1});
+  {
+    SCOPED_TRACE("all " + std::string(Traits::kNegative) + ", n = 2^32 + 2^21 + 5");
+    expect_result(run(in.data(), n), mirror(-1.0f), n);
+  }
+  {
+    SCOPED_TRACE(std::string(Traits::kLargest) +
+                 " element at index 2^32 + 7: an index that wraps at 2^32 reads index 7 instead");
+    in.set(two31, mirror(4.0f));
+    in.set(two32 + 7, mirror(5.0f));
+    expect_result(run(in.data(), n), mirror(5.0f), n);
+  }
+  {
+    SCOPED_TRACE(std::string(Traits::kLarger) + " still at the last index");
+    in.set(n - 1, mirror(6.0f));
+    expect_result(run(in.data(), n), mirror(6.0f), n);
+  }
+  {
+    SCOPED_TRACE("a NaN at index 2^32 + 1000");
+    in.set(two32 + 1000, kNaN);
     expect_result(run(in.data(), n), kNaN, n);
   }
 }

@@ -7,8 +7,10 @@
 // below; a single float accumulator stops growing at 2^24 and gives 2^24 / n (1/64 for 2^30).
 // Realistic data is compared with a double reference within mean_error_bound(tree_depth(n), ...)
 // (reference.hpp): the tree sum's bound divided by n, plus 2u |mean| for the division and the final
-// rounding. n == 0 must write NaN (as numpy).
+// rounding. n == 0 must write NaN (as numpy). Inputs past 2^31 and 2^32 elements (the latter in
+// mapped memory, on any GPU) catch 32-bit indices and counts.
 #include "gpu_test.hpp"
+#include "mapped_input.hpp"
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
@@ -193,6 +195,42 @@ TEST_F(MeanTest, AboveInt32Range) {
   const float want = static_cast<float>(16.0 / static_cast<double>(n));
   expect_exact(run(in.data(), n), want, n,
                "zeros, with 1, 3, 5, 7 at indices 0, 2^31 - 1, 2^31 + 9 and n - 1");
+}
+
+// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+
+TEST_F(MeanTest, AboveUint32Range) {
+  REDUCE_REQUIRE_MAPPED_INPUT();
+  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
+  const std::size_t n = two32 + (1u << 21) + 5;
+  const std::uint64_t seed = input_seed(0x32);
+  // The period is exact_integers(n, seed)'s start (a +1 in each run of ceil(n / 2^23)
+  // elements), with integers in the thousands on both sides of 2^31 and 2^32 and at the end:
+  // the sum is exact in any order, so the mean is compared bitwise, and each sentinel moves it
+  // by far more than a float's last place.
+  const std::pair<std::size_t, float> sentinels[] = {{two31 - 1, 1000.0f},
+                                                     {two31, 2000.0f},
+                                                     {two32 - 1, 3000.0f},
+                                                     {two32, 4000.0f},
+                                                     {n - 1, 5000.0f}};
+  std::vector<std::size_t> own;
+  for (const auto& [at, value] : sentinels) own.push_back(at);
+  MappedInput in(n, [n, seed](std::size_t j) { return exact_integer_at(n, seed, j); }, own);
+  for (const auto& [at, value] : sentinels) in.set(at, value);
+  ASSERT_LE(in.magnitude_sum(0, n), kExactBudget) << "not every partial sum would be exact";
+  const auto mean_of = [](double sum, std::size_t count) {
+    return static_cast<float>(sum / static_cast<double>(count));
+  };
+  const float want = mean_of(in.sum(0, n), n);
+  // What 32 bits get: an unsigned index reads element i mod 2^32 for i (the sentinels past 2^32
+  // become periodic values); an unsigned count sums n mod 2^32 elements and may divide by that.
+  const double wrapped = in.sum(0, two32) + in.sum(0, n - two32), counted = in.sum(0, n - two32);
+  ASSERT_NE(bits(mean_of(wrapped, n)), bits(want));
+  ASSERT_NE(bits(mean_of(counted, n - two32)), bits(want));
+  ASSERT_NE(bits(mean_of(counted, n)), bits(want));
+  expect_exact(run(in.data(), n), want, n,
+               "n = 2^32 + 2^21 + 5: past 2^32 a 32-bit index or count wraps, even an unsigned "
+               "one; integers in the thousands at 2^31 - 1, 2^31, 2^32 - 1, 2^32 and n - 1");
 }
 
 }  // namespace

@@ -10,8 +10,10 @@
 // an H200 gave 3.3e-3 for 2^24 factors, above the lambda = 8 bound of 2e-3), so realistic
 // inputs stop at 2^20; the exact tests cover every size. Overflow to inf and underflow to 0 are
 // checked with inputs that overflow (or underflow) in every order, so the tree's own order does not
-// matter.
+// matter. Inputs past 2^31 and 2^32 elements (the latter in mapped memory, on any GPU) catch
+// 32-bit indices and counts.
 #include "gpu_test.hpp"
+#include "mapped_input.hpp"
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/generators.hpp>
@@ -245,6 +247,26 @@ TEST_F(ProductTest, AboveInt32Range) {
     set_element(in.data(), n - 1, 0.25f);
     expect_exact(run(in.data(), n), -0.5f, n);
   }
+}
+
+// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+
+TEST_F(ProductTest, AboveUint32Range) {
+  REDUCE_REQUIRE_MAPPED_INPUT();
+  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
+  const std::size_t n = two32 + (1u << 21) + 5;
+  // Ones, with 2 at 2^31, -2 at 2^32 and 0.25 at the last index: -1 in any order. An index that
+  // wraps at 2^32 (unsigned int) reads ones where -2 and 0.25 are and gets 2; a count cut to 32
+  // bits multiplies the first n mod 2^32 elements, all ones, and gets 1; an int index never
+  // reaches 2^31.
+  MappedInput in(n, [](std::size_t) { return 1.0f; }, {two31, two32, n - 1});
+  in.set(two31, 2.0f);
+  in.set(two32, -2.0f);
+  in.set(n - 1, 0.25f);
+  SCOPED_TRACE(
+      "ones, with 2 at index 2^31, -2 at 2^32 and 0.25 at n - 1, n = 2^32 + 2^21 + 5: 2 means "
+      "an index that wraps at 2^32, 1 a count cut to 32 bits");
+  expect_exact(run(in.data(), n), -1.0f, n);
 }
 
 }  // namespace

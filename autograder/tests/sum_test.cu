@@ -2,9 +2,11 @@
 // it on its own entry point (SumTest, sum_suite.hpp). Inputs are built so that a wrong kernel
 // cannot pass: exact integers compared bitwise, single sentinels at block and warp boundaries,
 // realistic data within a derived error bound, rotating inputs, poisoned outputs and workspaces,
-// and one input longer than 2^31 elements. Every input here is exact or within the float tree's
+// one input longer than 2^31 elements, and one longer than 2^32 that any GPU can hold (mapped
+// memory, mapped_input.hpp). Every input here is exact or within the float tree's
 // bound, which a more accurate sum (lab 18) meets too; subnormal input within that bound plus what
 // flushing subnormals to zero may lose (lab.cuh, sum()), which a sum that keeps them meets too.
+#include "mapped_input.hpp"
 #include "sum_suite.hpp"
 
 #include <reduce/device_buffer.cuh>
@@ -233,6 +235,40 @@ TEST_F(SumTest, AboveInt32Range) {
     set_element(in.data(), at, 1.0f);
   }
   expect_exact(run(in.data(), n), want, n);
+}
+
+// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+
+TEST_F(SumTest, AboveUint32Range) {
+  REDUCE_REQUIRE_MAPPED_INPUT();
+  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
+  const std::size_t n = two32 + (1u << 21) + 5;
+  const std::uint64_t seed = input_seed(0x32);
+  // The period is exact_integers(n, seed)'s start: a +1 in each run of ceil(n / 2^23) elements.
+  // Small integers on both sides of 2^31 and 2^32 and at the end, in tiles of their own.
+  const std::pair<std::size_t, float> sentinels[] = {
+      {two31 - 1, 2.0f}, {two31, 3.0f}, {two32 - 1, 5.0f}, {two32, 7.0f}, {n - 1, 11.0f}};
+  std::vector<std::size_t> own;
+  for (const auto& [at, value] : sentinels) own.push_back(at);
+  MappedInput in(n, [n, seed](std::size_t j) { return exact_integer_at(n, seed, j); }, own);
+  for (const auto& [at, value] : sentinels) in.set(at, value);
+  const double want = in.sum(0, n);
+  ASSERT_LE(in.magnitude_sum(0, n), kExactBudget) << "not every partial sum would be exact";
+  // What 32 bits get: an unsigned index reads element i mod 2^32 for i (the period repeats, but
+  // the sentinels past 2^32 are read as periodic values); an unsigned count sums n mod 2^32
+  // elements. Neither may equal the answer, or the test could not tell them from it.
+  const double wrapped = in.sum(0, two32) + in.sum(0, n - two32);
+  const double counted = in.sum(0, n - two32);
+  ASSERT_NE(wrapped, want);
+  ASSERT_NE(counted, want);
+  SCOPED_TRACE("n = 2^32 + 2^21 + 5 (" + std::to_string(n) +
+               "): past 2^32 a 32-bit index or count wraps, even an unsigned one");
+  const float got = run(in.data(), n);
+  expect_exact(got, want, n);
+  if (bits(got) == bits(static_cast<float>(wrapped)))
+    ADD_FAILURE() << "got what an index that wraps at 2^32 reads (unsigned int): use size_t";
+  if (bits(got) == bits(static_cast<float>(counted)))
+    ADD_FAILURE() << "got the sum of the first n mod 2^32 elements: n was cut to 32 bits";
 }
 
 }  // namespace
