@@ -10,11 +10,17 @@
 namespace reduce::grade {
 namespace {
 
+/// How the checkers' skip for a GPU too small for a test reads (memory_shortfall(),
+/// autograder/tests/gpu_test.cpp).
+const char* const kMemorySkip = "too little memory";
+
 struct SuiteTotals {
   int passed = 0, failed = 0, skipped = 0;
   bool ran = false, no_gpu = false, not_implemented = false;
   std::vector<std::string> problems;
   std::vector<std::string> failures;
+  std::vector<std::string> unverified;  // the tests the checker skipped: none ran on this GPU
+  bool unverified_for_memory = true;    // every one of them for want of memory
 };
 
 SuiteTotals totals(const std::vector<SuiteRun>& suites) {
@@ -23,6 +29,11 @@ SuiteTotals totals(const std::vector<SuiteRun>& suites) {
     t.passed += s.passed();
     t.failed += s.failed();
     t.skipped += s.skipped();
+    for (const TestOutcome& o : s.tests) {
+      if (o.result != TestResult::kSkipped) continue;
+      t.unverified.push_back(o.name);
+      t.unverified_for_memory = t.unverified_for_memory && contains(o.message, kMemorySkip);
+    }
     t.ran = t.ran || s.ran;
     t.no_gpu = t.no_gpu || s.no_gpu;
     t.not_implemented = t.not_implemented || s.not_implemented;
@@ -30,6 +41,22 @@ SuiteTotals totals(const std::vector<SuiteRun>& suites) {
     for (const std::string& f : s.failure_summaries(5)) t.failures.push_back(f);
   }
   return t;
+}
+
+/// "2 tests not verified on this GPU (it has too little memory)", then with \p names ": A, B"
+/// (the first few of them).
+std::string unverified_text(const SuiteTotals& t, bool names) {
+  const std::size_t count = t.unverified.size();
+  std::string text =
+      fmt::format("{} test{} not verified on this GPU{}", count, count == 1 ? "" : "s",
+                  t.unverified_for_memory ? " (it has too little memory)" : "");
+  if (!names || count == 0) return text;
+  constexpr std::size_t kNamed = 6;
+  const std::vector<std::string> named(t.unverified.begin(),
+                                       t.unverified.begin() + std::min(count, kNamed));
+  text += ": " + join(named, ", ");
+  if (count > kNamed) text += fmt::format(" and {} more", count - kNamed);
+  return text;
 }
 
 std::string first_line(const std::string& text) {
@@ -242,8 +269,7 @@ class LabScorer {
       out = "not run: " + f_.tests_step.reason;
     } else {
       out = fmt::format("passed {} of {} public tests", pub_.passed, counted);
-      if (pub_.skipped > 0)
-        out += fmt::format(" ({} skipped by the suite, not counted)", pub_.skipped);
+      if (pub_.skipped > 0) out += "; not counted: " + unverified_text(pub_, true);
       if (!pub_.problems.empty()) out += "\n" + join(pub_.problems, "\n");
       if (!pub_.failures.empty()) out += "\nfailed:\n" + join(pub_.failures, "\n");
     }
@@ -252,6 +278,8 @@ class LabScorer {
     if (pub_.failed > 0 || counted == 0)
       s_.messages.push_back("public tests: " + first_line(out) +
                             (pub_.problems.empty() ? "" : "; " + first_line(pub_.problems[0])));
+    else if (pub_.skipped > 0)  // a full grade, but not for everything the tests check
+      s_.messages.push_back("public tests: " + unverified_text(pub_, true));
   }
 
   /// The count is visible, the details only after publication.
@@ -266,7 +294,10 @@ class LabScorer {
       out = "not run: " + f_.hidden_step.reason;
     } else {
       out = fmt::format("passed {} of {} hidden tests", hid_.passed, counted);
-      if (hid_.skipped > 0) out += fmt::format(" ({} skipped, not counted)", hid_.skipped);
+      if (hid_.skipped > 0) {  // their names are details, published later
+        out += "; not counted: " + unverified_text(hid_, false);
+        details += "not verified on this GPU: " + join(hid_.unverified, ", ") + "\n";
+      }
       if (!hid_.problems.empty()) details += join(hid_.problems, "\n") + "\n";
       if (!hid_.failures.empty()) details += "failed:\n" + join(hid_.failures, "\n");
     }
@@ -274,7 +305,10 @@ class LabScorer {
         add(Item::kHidden, proportional_points(hid_.passed, counted, p_.hidden), p_.hidden,
             counted > 0 && hid_.failed == 0 ? ItemStatus::kPassed : ItemStatus::kFailed, out);
     item.hidden_details = trim(details);
-    if (hid_.failed > 0 || counted == 0) s_.messages.push_back("hidden tests: " + first_line(out));
+    if (hid_.failed > 0 || counted == 0)
+      s_.messages.push_back("hidden tests: " + first_line(out));
+    else if (hid_.skipped > 0)
+      s_.messages.push_back("hidden tests: " + unverified_text(hid_, false));
   }
 
   /// One equal share per tool; a tool earns it when every run of it (one per tested operation)

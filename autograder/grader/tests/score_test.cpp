@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+
 namespace reduce::grade {
 namespace {
 
@@ -76,7 +79,45 @@ TEST_F(ScoreTest, PerfectLabGetsFullMarks) {
   EXPECT_DOUBLE_EQ(s.max_score, 10);
   for (const ScoredItem& i : s.items)
     EXPECT_EQ(i.status, ItemStatus::kPassed) << i.key << ": " << i.output;
-  EXPECT_TRUE(contains(item(s, "tests").output, "passed 32 of 32 public tests (1 skipped"));
+  EXPECT_TRUE(
+      contains(item(s, "tests").output,
+               "passed 32 of 32 public tests; not counted: 1 test not verified on this GPU"));
+}
+
+// A test the checker skipped for want of memory earns nothing and costs nothing, but the grade
+// says which tests were not verified on this GPU: by name where the tests are public, by count
+// (names in the details) where they are hidden.
+TEST_F(ScoreTest, TestsSkippedForMemoryAreNamedAsNotVerified) {
+  const std::string shortfall =
+      "[checker] too little memory on this GPU, so this test is not verified here: it has 7.6 "
+      "GiB in total, and the test needs 8.0 GiB and a 1.0 GiB margin";
+  LabFacts f = perfect();
+  f.tests = {suite(30, 0)};
+  f.tests[0].tests.push_back({"SumTest.AboveInt32Range", TestResult::kSkipped, shortfall, false});
+  f.hidden = {suite(27, 0)};
+  f.hidden[0].tests.push_back({"HiddenSumTest.Big", TestResult::kSkipped, shortfall, false});
+  f.hidden[0].tests.push_back({"HiddenSumTest.Bigger", TestResult::kSkipped, shortfall, false});
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(s.score, 10);
+  const std::string named =
+      "1 test not verified on this GPU (it has too little memory): SumTest.AboveInt32Range";
+  EXPECT_TRUE(
+      contains(item(s, "tests").output, "passed 30 of 30 public tests; not counted: " + named))
+      << item(s, "tests").output;
+  EXPECT_NE(std::find(s.messages.begin(), s.messages.end(), "public tests: " + named),
+            s.messages.end());
+  const ScoredItem& hidden = item(s, "hidden");
+  EXPECT_TRUE(
+      contains(hidden.output, "2 tests not verified on this GPU (it has too little memory)"))
+      << hidden.output;
+  EXPECT_FALSE(contains(hidden.output, "HiddenSumTest"));
+  EXPECT_TRUE(contains(hidden.hidden_details, "HiddenSumTest.Big, HiddenSumTest.Bigger"));
+  // A skip for another reason (a GPU that cannot map memory) is not put down to memory.
+  f.tests[0].tests.back().message = "[checker] no mapped memory on this GPU (...)";
+  const LabScore other = score_lab(f, lab_, rubric_);
+  EXPECT_TRUE(contains(item(other, "tests").output,
+                       "1 test not verified on this GPU: SumTest.AboveInt32Range"))
+      << item(other, "tests").output;
 }
 
 TEST_F(ScoreTest, MissingLabScoresZero) {
