@@ -214,6 +214,14 @@ function(reduce_write_manifest)
   if(TARGET reduce_bench)
     set(bench "$<TARGET_FILE:reduce_bench>")
   endif()
+  # cub::DeviceReduce::Sum as a lab library per sum mode (autograder/bench/references).
+  set(cub_references "")
+  foreach(op IN ITEMS sum sum_deterministic)
+    if(TARGET reduce_cub_reference_${op})
+      list(APPEND cub_references "\"${op}\": \"$<TARGET_FILE:reduce_cub_reference_${op}>\"")
+    endif()
+  endforeach()
+  string(JOIN ", " cub_references ${cub_references})
   string(TOUPPER "${CMAKE_BUILD_TYPE}" config)
   string(REPLACE "\"" "\\\"" cuda_flags "${CMAKE_CUDA_FLAGS} ${CMAKE_CUDA_FLAGS_${config}}")
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/course-manifest.json CONTENT "{
@@ -231,6 +239,7 @@ function(reduce_write_manifest)
   \"common_library\": \"$<TARGET_FILE:reduce_common>\",
   \"runner\": \"$<TARGET_FILE:reduce_lab_runner>\",
   \"bench\": \"${bench}\",
+  \"cub_references\": {${cub_references}},
   \"checkers\": {\"public\": \"${public_checker}\", \"graded\": \"${graded_checker}\"},
   \"operations\": {
     ${checkers}

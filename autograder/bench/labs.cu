@@ -92,6 +92,7 @@ void bench_host(benchmark::State& state, Rows& rows, const Operation& op, std::s
 /// checked: a wrong warm-up is a wrong call like any other. One benchmark iteration holds all
 /// samples; the runner (graded_runner()) serves every graded row.
 void bench_graded(benchmark::State& state, Rows& rows, const RowId& id, const Impl& impl) {
+  if (impl.runner != reference_runner()) end_references();
   Row& row = rows.open(id);
   const Operation& op = *impl.op;
   const std::size_t n = id.n;
@@ -147,8 +148,6 @@ void bench_graded(benchmark::State& state, Rows& rows, const RowId& id, const Im
     impl.runner->stop();
     fail_row(state, row, RowFailure::kThrew, e.what());
   }
-  // The references' process ends before any graded lab's starts: it holds no GPU memory then.
-  if (impl.last_of_runner) impl.runner->stop();
 }
 
 /// The trusted labs' rows: every operation each library exports, found by its getter and called
@@ -327,14 +326,27 @@ std::shared_ptr<Runner> graded_runner() {
   return runner;
 }
 
+namespace {
+bool references_started = false;  // reference_runner() was made
+bool references_ended = false;    // and stopped for good
+}  // namespace
+
 std::shared_ptr<Runner> reference_runner() {
+  if (reference_entries().empty()) return nullptr;
   static const std::shared_ptr<Runner> runner = [] {
+    references_started = true;
     RunnerOptions options = RunnerOptions::from_environment();
     options.libraries = library_paths(reference_entries());
     options.prefix.clear();  // the course's own code: the sandbox is for the labs graded
     return std::make_shared<Runner>(std::move(options));
   }();
   return runner;
+}
+
+void end_references() {
+  if (!references_started || references_ended) return;
+  references_ended = true;
+  reference_runner()->stop();
 }
 
 std::size_t graded_library(const std::string& path) {
@@ -364,6 +376,7 @@ Impl cub_impl(const Operation& op) {
 }
 
 void bench_trusted(benchmark::State& state, Rows& rows, const RowId& id, const Impl& impl) {
+  end_references();
   Row& row = rows.open(id);
   const Operation& op = *impl.op;
   const std::size_t n = id.n;
@@ -426,12 +439,8 @@ std::vector<std::pair<const Operation*, std::string>> register_operation_rows(
   // graded lab's code starts: nothing of a lab can run beside them.
   std::vector<Impl> references =
       runner_labs(reference_entries(), "REDUCE_REFERENCE_LABS", reference_runner());
-  for (std::size_t i = 0; i < references.size(); ++i)
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-      Impl reference = references[i];
-      reference.last_of_runner = i + 1 == references.size() && k + 1 == sizes.size();
-      register_row(rows, reference, sizes[k]);
-    }
+  for (const Impl& reference : references)
+    for (const std::size_t n : sizes) register_row(rows, reference, n);
   for (const Operation& op : operations())
     for (std::size_t n : sizes)
       for (const Impl& impl : impls)

@@ -36,7 +36,6 @@ struct Impl {
   bool on_host = false;            ///< the CPU loop
   std::shared_ptr<Runner> runner;  ///< a graded lab: calls go to its runner (graded_runner())
   std::size_t library = 0;         ///< a graded lab: its library among the runner's
-  bool last_of_runner = false;     ///< the runner's last row: it stops the runner
 };
 
 /// A trusted lab library (the ladder), loaded into this process.
@@ -68,9 +67,13 @@ const std::vector<GradedEntry>& graded_entries();
 const std::vector<GradedEntry>& reference_entries();
 
 /// The references' lab process: outside the sandbox (the course's own code), holding every
-/// library of REDUCE_REFERENCE_LABS. Its rows run first, before any graded lab's process
-/// starts, and it ends after the last of them.
+/// library of REDUCE_REFERENCE_LABS (null without any). Its rows run first, before any graded
+/// lab's process starts, and end_references() ends it.
 std::shared_ptr<Runner> reference_runner();
+
+/// Stops the references' process for good, where it was started: the first row that is not a
+/// reference's calls this, so that it holds no GPU memory and runs nothing beside a lab.
+void end_references();
 
 /// The one lab process of every graded row: it holds every library of REDUCE_RUNNER_LABS, each
 /// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,

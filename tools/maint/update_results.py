@@ -505,7 +505,23 @@ def graded_section(course, lab):
     if families:
         judged = (f"the bandwidth of the slowest of {' and '.join(ops)} over the benchmark's "
                   "segment lengths")
-    if entry["measure"] == "reference":
+    if entry["measure"] == "cub":
+        small = rubric["labs"][course.impl(lab)].get("launch_bound_size", "")
+        lines.append(f"| performance | {points.get('performance', 0):g} | full at {threshold:g} of "
+                     f"`cub::DeviceReduce::Sum`'s speed or above, none at {floor:.3g} or below, "
+                     "linear in between; only when every public and hidden test passes |")
+        lines += ["", f"Performance is {judged} at {size} elements"
+                  + (f" and at a launch-bound {small} elements" if small else "")
+                  + ", the slowest of them, as a fraction of the speed of `cub::DeviceReduce::Sum` "
+                  "built as a lab library (autograder/bench/references) and timed in the same "
+                  "benchmark process in the same way (a lab process of its own, every input made "
+                  "anew before every call): the capstone's promise is CUB's speed at every size, "
+                  "on whatever GPU grades it. Where CUB's library cannot be built the grade is "
+                  f"against the ceiling probe, full at {entry['probe_threshold']:g} of it, none at "
+                  f"{entry['probe_floor']:.3g}, and the report says so. On the two GPUs of the "
+                  "committed runs that fallback means:", ""]
+        threshold, floor = entry["probe_threshold"], entry["probe_floor"]
+    elif entry["measure"] == "reference":
         lines.append(f"| performance | {points.get('performance', 0):g} | full at {threshold:g} of "
                      f"the course's reference solution of this lab or above, none at {floor:.3g} "
                      "or below, linear in between; only when every public and hidden test "
@@ -595,6 +611,12 @@ def performance_bar(course, lab):
     if measure == "reference":
         return text + (f"of the reference solution's bandwidth, timed in the same run, or above, "
                        f"none at {floor:.3g} or below (\"What is graded\").")
+    if measure == "cub":
+        small = course.rubric()["labs"][folder].get("launch_bound_size", "")
+        return text + (f"of `cub::DeviceReduce::Sum`'s bandwidth, timed in the same run as a lab "
+                       f"is, or above, none at {floor:.3g} or below, in both modes"
+                       + (f" and at {small} floats too" if small else "")
+                       + " (\"What is graded\").")
     bars, reached = [], []
     for short, name in LADDER_GPUS:
         try:

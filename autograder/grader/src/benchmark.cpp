@@ -18,11 +18,36 @@
 namespace reduce::grade {
 namespace {
 
-/// The n a benchmark run times: the rubric's size minus 1..4093, drawn from its key.
-std::size_t timed_size(const Rubric& rubric, std::uint64_t key) {
+/// An n a benchmark run times: \p size minus 1..4093, drawn from its key for \p use.
+std::size_t timed_size(const std::string& size, std::uint64_t key, const char* use) {
   // Never the same n twice and never a power of two: nothing can be prepared for it.
-  const std::size_t n = parse_size(rubric.performance.size);
-  return n - 1 - static_cast<std::size_t>(derive_key(key, "timed size") % 4093);
+  return parse_size(size) - 1 - static_cast<std::size_t>(derive_key(key, use) % 4093);
+}
+
+/// The n every lab is timed at: the rubric's size.
+std::size_t timed_size(const Rubric& rubric, std::uint64_t key) {
+  return timed_size(rubric.performance.size, key, "timed size");
+}
+
+/// The sizes \p lab is timed at: the rubric's, and its launch-bound size where it has one.
+std::vector<std::size_t> lab_sizes(const Rubric& rubric, const std::string& lab,
+                                   std::uint64_t key) {
+  std::vector<std::size_t> sizes = {timed_size(rubric, key)};
+  const LabRubric* lr = rubric.find(lab);
+  if (lr != nullptr && !lr->launch_bound_size.empty())
+    sizes.push_back(timed_size(lr->launch_bound_size, key, "launch-bound size"));
+  return sizes;
+}
+
+/// The library that \p lab's \p op is measured against, where the rubric judges it against one
+/// timed like it and the course build has it; else empty.
+fs::path measure_library(const Rubric& rubric, const BuildManifest& course, const std::string& lab,
+                         const std::string& op) {
+  const LabRubric* lr = rubric.find(lab);
+  if (lr == nullptr || !lr->timed_measure()) return {};
+  if (lr->measure == "reference") return course.library(lab, op);
+  const auto it = course.cub_references.find(op);
+  return it == course.cub_references.end() ? fs::path() : it->second;
 }
 
 /// Why the benchmark's output holds no row named \p row_name, in the course's words (what the
@@ -87,8 +112,8 @@ double reference_gbps(const BenchRow& row, const std::string& row_name,
 /// gives the lab no fraction of its measure.
 bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& results, bool probe,
              double reference, PerfFacts& perf, double& slowest) {
-  const std::string what =
-      is_family_pattern(plan.bench_op) ? plan.op + " (" + row.family + ")" : plan.op;
+  std::string what = is_family_pattern(plan.bench_op) ? plan.op + " (" + row.family + ")" : plan.op;
+  if (row.n != perf.n) what += fmt::format(" at n = {}", row.n);
   // The row's verdict comes from its fields; its message is only shown.
   const GradedVerdict verdict = graded_verdict(row);
   perf.wrong_results += verdict.wrong_results;
@@ -102,7 +127,7 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
   // The stream read is the same kernel whatever the family: the benchmark runs it once.
   double stream = 0, cub = 0;
   for (const BenchRow& other : results.rows) {
-    if (other.n != perf.n) continue;
+    if (other.n != row.n) continue;
     if (other.impl == "stream_read" && (stream == 0 || other.family == row.family))
       stream = other.median_gbps;
     if (other.impl == "cub" && (other.family.empty() || other.family == row.family))
@@ -132,6 +157,7 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
   if (slowest < 0 || fraction < slowest) {
     slowest = fraction;
     perf.op = what;
+    perf.slowest_n = row.n;
     perf.fraction = fraction;
     perf.gbps = row.median_gbps;
     perf.median_us = row.median_us;
@@ -146,12 +172,13 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
 /// Whether every row of \p target has its course reference in \p results (ran and passed), so
 /// that the lab is judged against it; where one is missing the probe judges the whole lab.
 bool references_ran(const BenchTarget& target, const BuildManifest& labs,
-                    const BenchResults& results, std::size_t n) {
+                    const BenchResults& results) {
   for (const OpPlan& plan : target.plans) {
     if (plan.bench_op.empty()) continue;
     const std::string row_name = labs.bench_name(target.lab, plan.op);
-    for (const BenchRow* row : plan_rows(plan, row_name, results, n))
-      if (reference_gbps(*row, row_name, results) <= 0) return false;
+    for (const std::size_t n : target.sizes)
+      for (const BenchRow* row : plan_rows(plan, row_name, results, n))
+        if (reference_gbps(*row, row_name, results) <= 0) return false;
   }
   return true;
 }
@@ -164,6 +191,8 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
   PerfFacts perf;
   perf.n = timed_size(rubric, key);
   perf.log = log.string();
+  const std::vector<std::size_t> sizes =
+      target.sizes.empty() ? std::vector<std::size_t>{perf.n} : target.sizes;
   // The benchmark's exit status says it found no GPU: no sentence of its output is read.
   if (r.exited() && r.exit_code == bench::kNoGpuExitCode && results.rows.empty()) {
     perf.problem = "no CUDA device";
@@ -172,30 +201,32 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
   perf.probe_gbps = results.ceiling_gbps;
   const bool probe = rubric.performance.ceiling == "probe";
   const LabRubric* lr = rubric.find(target.lab);
-  const bool wants_reference = lr != nullptr && lr->measure == "reference";
-  perf.measure = wants_reference && references_ran(target, labs, results, perf.n)
-                     ? "reference"
-                     : (probe ? "probe" : "stream_read");
-  if (wants_reference && perf.measure != "reference")
+  const bool wants_measure = lr != nullptr && lr->timed_measure();
+  const bool timed = wants_measure && references_ran(target, labs, results);
+  perf.measure = timed ? lr->measure : (probe ? "probe" : "stream_read");
+  if (wants_measure && !timed)
     perf.measure_note = target.references
-                            ? "the course's reference did not run in this benchmark"
+                            ? "its measure did not run in this benchmark"
                             : "this copy of the course has no reference solution for this lab";
   double slowest = -1;
   for (const OpPlan& plan : target.plans) {
     if (plan.bench_op.empty()) continue;
     const std::string row_name = labs.bench_name(target.lab, plan.op);
-    const std::vector<const BenchRow*> matching = plan_rows(plan, row_name, results, perf.n);
-    if (matching.empty()) {
-      perf.problem = missing_row_problem(row_name, r, results);
-      perf.unattributed = true;
-      return perf;
-    }
-    for (const BenchRow* row : matching) {
-      const double reference =
-          perf.measure == "reference" ? reference_gbps(*row, row_name, results) : 0;
-      if (!add_row(*row, plan, results, probe, reference, perf, slowest)) return perf;
+    // Where the measure did not run, the rubric's size alone (the probe ran there only).
+    for (const std::size_t n : timed ? sizes : std::vector<std::size_t>{perf.n}) {
+      const std::vector<const BenchRow*> matching = plan_rows(plan, row_name, results, n);
+      if (matching.empty()) {
+        perf.problem = missing_row_problem(row_name, r, results);
+        perf.unattributed = true;
+        return perf;
+      }
+      for (const BenchRow* row : matching) {
+        const double reference = timed ? reference_gbps(*row, row_name, results) : 0;
+        if (!add_row(*row, plan, results, probe, reference, perf, slowest)) return perf;
+      }
     }
   }
+  if (perf.slowest_n != 0) perf.n = perf.slowest_n;
   if (slowest < 0) {
     perf.problem = "no benchmark for this lab's operations";
     return perf;
@@ -212,30 +243,43 @@ std::map<std::string, PerfFacts> run_benchmarks(
     const std::string& cuda_device, ProcessCounts* counts) {
   std::error_code ec;
   fs::create_directories(log_dir, ec);
-  std::string libs, references, families, names, first_family;
+  const std::size_t n = timed_size(rubric, key);
+  std::string libs, references, families, names, first_family, extra_rows;
+  std::vector<std::size_t> sizes = {n};
   std::vector<BenchTarget> timed = targets;
   for (BenchTarget& target : timed) {
+    target.sizes = lab_sizes(rubric, target.lab, key);
     const LabRubric* lr = rubric.find(target.lab);
-    target.references = lr != nullptr && lr->measure == "reference";
+    target.references = lr != nullptr && lr->timed_measure();
     for (const OpPlan& plan : target.plans)
-      target.references = target.references &&
-                          (plan.bench_op.empty() || !course.library(target.lab, plan.op).empty());
+      target.references =
+          target.references &&
+          (plan.bench_op.empty() || !measure_library(rubric, course, target.lab, plan.op).empty());
+    std::string rows;  // this lab's rows and their measures'
     for (const OpPlan& plan : target.plans) {
       if (plan.bench_op.empty()) continue;
       // The rows' name is the build's (course-manifest.json), as the benchmark's labs.txt has it.
       const std::string row_name = labs.bench_name(target.lab, plan.op);
       libs += (libs.empty() ? "" : ",") + row_name + "=" + plan.entry + ":" +
               labs.library(target.lab, plan.op).string();
+      rows += "|" + row_name;
       if (target.references) {
         references += (references.empty() ? "" : ",") + reference_row_name(row_name) + "=" +
-                      plan.entry + ":" + course.library(target.lab, plan.op).string();
-        names += "|" + reference_row_name(row_name);
+                      plan.entry + ":" +
+                      measure_library(rubric, course, target.lab, plan.op).string();
+        rows += "|" + reference_row_name(row_name);
       }
       if (first_family.empty()) first_family = family_regex(plan.bench_op);
       const std::string family = family_regex(plan.bench_op);
       if (!contains("|" + families + "|", "|" + family + "|"))
         families += (families.empty() ? "" : "|") + family;
-      names += "|" + row_name;
+    }
+    names += rows;
+    // A launch-bound size: this lab's rows only (and their measures), nobody else's.
+    for (std::size_t k = 1; k < target.sizes.size() && target.references && !rows.empty(); ++k) {
+      extra_rows += fmt::format("|^[a-z_0-9]+/({})/{}(/|$)", rows.substr(1), target.sizes[k]);
+      if (std::find(sizes.begin(), sizes.end(), target.sizes[k]) == sizes.end())
+        sizes.push_back(target.sizes[k]);
     }
   }
   std::map<std::string, PerfFacts> perf;
@@ -246,15 +290,17 @@ std::map<std::string, PerfFacts> run_benchmarks(
   }
   const fs::path json_path = log_dir / "bench.json";
   fs::remove(json_path, ec);
+  std::vector<std::string> size_texts;
+  for (const std::size_t size : sizes) size_texts.push_back(std::to_string(size));
   ProcessSpec spec;
   spec.argv = {course.bench.string(),
-               "--benchmark_filter=^(" + families + ")/(cub" + names + ")/|^" + first_family +
-                   "/stream_read/",
+               fmt::format("--benchmark_filter=^({})/(cub{})/{}(/|$)|^{}/stream_read/{}(/|$){}",
+                           families, names, n, first_family, n, extra_rows),
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
   spec.env = isolation.runner_env();
   spec.env.insert(spec.env.end(), {{"REDUCE_RUNNER_LABS", libs},
                                    {"REDUCE_REFERENCE_LABS", references},
-                                   {"REDUCE_BENCH_SIZES", std::to_string(timed_size(rubric, key))},
+                                   {"REDUCE_BENCH_SIZES", join(size_texts, ",")},
                                    {"REDUCE_SEED", std::to_string(key)},
                                    {"REDUCE_CALL_TIMEOUT_S", "60"}});
   if (!cuda_device.empty()) spec.env.emplace_back("CUDA_VISIBLE_DEVICES", cuda_device);

@@ -256,7 +256,7 @@ std::map<std::string, std::string> digest_files(const fs::path& dir,
 std::map<std::string, std::string> course_digests(const fs::path& build_dir,
                                                   const fs::path& course_root) {
   std::map<std::string, std::string> digests =
-      digest_files(build_dir, {"bin", "lib", "solutions/lib"}, "");
+      digest_files(build_dir, {"bin", "lib", "solutions/lib", "references/lib"}, "");
   if (!course_root.empty()) {
     const auto sources = digest_files(
         course_root,
@@ -330,6 +330,9 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   if (o.hidden && any_public && any_hidden) targets.push_back("reduce_course_graded_test");
   if (o.benchmark) targets.push_back("reduce_bench");
   if (o.benchmark && references) targets.push_back("solutions_all");
+  if (o.benchmark && o.cub_references)
+    targets.insert(targets.end(),
+                   {"reduce_cub_reference_sum", "reduce_cub_reference_sum_deterministic"});
   say(fmt::format("build: the course's binaries ({} targets)", targets.size()));
   const ProcessResult b = cmake.build(targets, o.log_dir / "course-build.log", false);
   course.benchmark_ok = o.benchmark && !course.manifest.bench.empty() &&

@@ -123,17 +123,16 @@ CourseBuildOptions course_build_options(const Course& course, const Rubric& rubr
   return co;
 }
 
-std::vector<std::string> reference_labs(const Course& course, const Rubric& rubric,
-                                        const std::vector<std::string>& labs) {
-  std::vector<std::string> out;
+void add_references(CourseBuildOptions& options, const Course& course, const Rubric& rubric,
+                    const std::vector<std::string>& labs) {
   std::error_code ec;
   for (const std::string& lab : labs) {
     const LabRubric* lr = rubric.find(lab);
-    if (lr != nullptr && lr->measure == "reference" &&
-        fs::is_directory(course.root / "solutions" / lab, ec))
-      out.push_back(lab);
+    if (lr == nullptr) continue;
+    if (lr->measure == "reference" && fs::is_directory(course.root / "solutions" / lab, ec))
+      options.reference_labs.push_back(lab);
+    options.cub_references = options.cub_references || lr->measure == "cub";
   }
-  return out;
 }
 
 std::string grader_version() {
@@ -325,7 +324,7 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
     CourseBuildOptions co = course_build_options(
         course, rubric, all, p.build_dir / "course", options, options.out / "logs", true,
         [&progress, tag](const std::string& line) { progress.line(tag + line); });
-    co.reference_labs = reference_labs(course, rubric, present);
+    add_references(co, course, rubric, present);
     p.course = std::make_shared<const CourseBuild>(build_course(co));
   }
   if (p.course && !p.course->ok) throw ConfigError(p.course->problem);
@@ -514,10 +513,12 @@ void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
     }
     if (f.perf.ran) {
       const LabRubric* lr = g.rubric.find(f.lab);
-      const bool reference = f.perf.measure == "reference";
+      const bool reference = f.perf.timed_measure();
       g.progress.line(fmt::format("{}{}: {} GB/s = {} of the {} {} GB/s (threshold {}){}", g.tag,
                                   f.lab, fixed(f.perf.gbps, 1), fraction_text(f.perf.fraction),
-                                  reference ? "course's reference" : "ceiling",
+                                  f.perf.measure == "cub" ? "cub::DeviceReduce's"
+                                  : reference             ? "course's reference"
+                                                          : "ceiling",
                                   fixed(reference ? f.perf.reference_gbps : f.perf.ceiling_gbps, 1),
                                   lr ? fraction_text(lr->threshold_for(reference)) : "-",
                                   target.plans.size() > 1 ? "; " + f.perf.detail : ""));
@@ -597,7 +598,7 @@ void score_labs(GradeRun& g, const GpuProbe& gpu_probe) {
       lr = &fallback;
     }
     // The threshold and floor of the measure the lab was judged by.
-    const bool reference = f.perf.ran ? f.perf.measure == "reference" : lr->measure == "reference";
+    const bool reference = f.perf.ran ? f.perf.timed_measure() : lr->timed_measure();
     lab.threshold = lr->threshold_for(reference);
     lab.floor = lr->floor_for(reference);
     lab.score = score_lab(f, *lr, g.rubric);

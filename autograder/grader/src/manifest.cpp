@@ -82,6 +82,8 @@ BuildManifest parse_manifest(const std::string& text, const fs::path& file) {
     const nlohmann::json j = nlohmann::json::parse(text);
     m.runner = j.at("runner").get<std::string>();
     m.bench = j.value("bench", std::string());
+    const nlohmann::json cub = j.value("cub_references", nlohmann::json::object());
+    for (const auto& [op, path] : cub.items()) m.cub_references[op] = path.get<std::string>();
     m.cuda_compiler = j.value("cuda_compiler", std::string());
     for (const std::string& compiler : j.value("host_compilers", std::vector<std::string>{}))
       if (!compiler.empty()) m.host_compilers.push_back(compiler);

@@ -1,3 +1,4 @@
+#include <reduce_grade/bench_results.hpp>
 #include <reduce_grade/course.hpp>
 #include <reduce_grade/rubric.hpp>
 #include <reduce_grade/util.hpp>
@@ -167,16 +168,16 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     if (t == nullptr) r.fail(where, "must be a table");
     r.only_keys(*t, where,
                 {"threshold", "floor", "measured", "points", "library", "measure",
-                 "probe_threshold", "probe_floor", "races_gate_performance"});
+                 "probe_threshold", "probe_floor", "races_gate_performance", "launch_bound_size"});
     LabRubric lab;
     lab.lab = name;
     lab.points = rubric.default_points;
     if (const toml::table* p = r.table(*t, where, "points"))
       lab.points = r.points(*p, where + ".points", rubric.default_points);
     if (const auto measure = (*t)["measure"]) {
-      if (!measure.is_string() || (measure.value_or(std::string()) != "probe" &&
-                                   measure.value_or(std::string()) != "reference"))
-        r.fail(where, "'measure' must be \"probe\" or \"reference\"");
+      const std::string m = measure.value_or(std::string());
+      if (!measure.is_string() || (m != "probe" && m != "reference" && m != "cub"))
+        r.fail(where, "'measure' must be \"probe\", \"reference\" or \"cub\"");
       lab.measure = measure.value_or(std::string("probe"));
     }
     lab.threshold = r.number(*t, where, "threshold", 0);
@@ -197,6 +198,13 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     if (lab.probe_floor > lab.probe_threshold)
       r.fail(where, "'probe_floor' must not exceed 'probe_threshold'");
     lab.measured = r.number(*t, where, "measured", 0);
+    if (const auto size = (*t)["launch_bound_size"]) {
+      lab.launch_bound_size = size.value_or(std::string());
+      if (!size.is_string() || parse_size(lab.launch_bound_size) < 4096)
+        r.fail(where, "'launch_bound_size' must be a size such as \"2^16\" (at least 4096)");
+      if (lab.measure == "probe")
+        r.fail(where, "'launch_bound_size' needs a measure timed like the lab (\"cub\")");
+    }
     if (const auto gate = (*t)["races_gate_performance"]) {
       if (!gate.is_boolean()) r.fail(where, "'races_gate_performance' must be true or false");
       lab.races_gate_performance = gate.value_or(false);

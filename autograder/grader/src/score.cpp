@@ -359,6 +359,13 @@ class LabScorer {
     const int hcounted = hid_.passed + hid_.failed;
     if (counted == 0 || pub_.failed > 0) return "the lab fails public tests";
     if (f_.hidden_exists && (hcounted == 0 || hid_.failed > 0)) return "the lab fails hidden tests";
+    if (lr_.races_gate_performance)
+      for (const SanitizerRun& run : f_.sanitizer)
+        if (run.tool == "racecheck" && run.ran && run.summary.hazards > 0)
+          return fmt::format(
+              "racecheck found {} data race hazard(s) on shared memory; in this lab a race costs "
+              "the performance points as a failed test does",
+              run.summary.hazards);
     if (!f_.perf_step.ran()) return f_.perf_step.reason;
     if (!f_.perf.ran) return "the benchmark did not run: " + f_.perf.problem;
     if (f_.perf.wrong_results > 0)
@@ -376,31 +383,45 @@ class LabScorer {
             "; the lab's clock and the grader's agree when all of the lab's work runs on the "
             "stream it is given and nothing else loads the machine: if this one was busy, grade "
             "again";
-      else if (starts_with(gate, "the lab fails") || f_.perf.wrong_results > 0)
+      else if (starts_with(gate, "the lab fails") || starts_with(gate, "racecheck") ||
+               f_.perf.wrong_results > 0)
         why += " (correctness gates performance)";
       add(Item::kPerformance, 0, p_.performance, ItemStatus::kFailed, why);
       s_.messages.push_back("performance: 0 points: " + gate);
       return;
     }
     const PerfFacts& perf = f_.perf;
-    const double pts = performance_points(perf.fraction, lr_.threshold, lr_.floor, p_.performance);
-    std::string out = fmt::format(
-        "{} GB/s at n = {} = {} of the ceiling ({} GB/s measured in the same run); "
-        "full credit from {}, none at or below {}",
-        fixed(perf.gbps, 1), perf.n, fraction_text(perf.fraction), fixed(perf.ceiling_gbps, 1),
-        fraction_text(lr_.threshold), fraction_text(lr_.floor));
+    // The rubric's threshold is of the lab's measure; against the probe instead (no reference
+    // timed), the lab's probe threshold.
+    const bool reference = perf.timed_measure();
+    const double threshold = lr_.threshold_for(reference);
+    const double floor = lr_.floor_for(reference);
+    const std::string of = perf.measure == "cub" ? "of cub::DeviceReduce::Sum's"
+                           : reference           ? "of the course's reference"
+                                                 : "of the ceiling";
+    const double pts = performance_points(perf.fraction, threshold, floor, p_.performance);
+    std::string out =
+        reference ? fmt::format("{} GB/s at n = {} = {} {} ({} GB/s, timed in the same run); ",
+                                fixed(perf.gbps, 1), perf.n, fraction_text(perf.fraction), of,
+                                fixed(perf.reference_gbps, 1))
+                  : fmt::format("{} GB/s at n = {} = {} {} ({} GB/s measured in the same run); ",
+                                fixed(perf.gbps, 1), perf.n, fraction_text(perf.fraction), of,
+                                fixed(perf.ceiling_gbps, 1));
+    out += fmt::format("full credit from {}, none at or below {}", fraction_text(threshold),
+                       fraction_text(floor));
+    if (!perf.measure_note.empty()) out += " (against the ceiling: " + perf.measure_note + ")";
     if (contains(perf.detail, ",")) out += " [slowest of: " + perf.detail + "]";
-    if (perf.fraction >= lr_.threshold) {
+    if (perf.fraction >= threshold) {
       out += ": full credit";
-    } else if (perf.fraction <= lr_.floor) {
+    } else if (perf.fraction <= floor) {
       out += ": below the floor, 0 points";
-      s_.messages.push_back(fmt::format("performance: {} of the ceiling, below the floor {}",
-                                        fraction_text(perf.fraction), fraction_text(lr_.floor)));
+      s_.messages.push_back(fmt::format("performance: {} {}, below the floor {}",
+                                        fraction_text(perf.fraction), of, fraction_text(floor)));
     } else {
       out += ": partial credit (linear between floor and threshold)";
-      s_.messages.push_back(fmt::format("performance: {} of the ceiling, below the threshold {}",
-                                        fraction_text(perf.fraction),
-                                        fraction_text(lr_.threshold)));
+      s_.messages.push_back(fmt::format("performance: {} {}, below the threshold {}",
+                                        fraction_text(perf.fraction), of,
+                                        fraction_text(threshold)));
     }
     add(Item::kPerformance, pts, p_.performance,
         pts >= p_.performance - 1e-9 ? ItemStatus::kPassed : ItemStatus::kFailed, out);

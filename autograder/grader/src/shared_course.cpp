@@ -34,7 +34,7 @@ SharedCourse::SharedCourse(const Course& course, const Rubric& rubric,
   options_ = course_build_options(
       course, rubric, plans, where, options, where / "logs", true,
       [&progress](const std::string& line) { progress.line("course: " + line); });
-  options_.reference_labs = reference_labs(course, rubric, labs);
+  add_references(options_, course, rubric, labs);
   build_ = std::make_shared<CourseBuild>(build_course(options_));
   if (!build_->ok) throw ConfigError(build_->problem);
   progress.line(fmt::format("course: built in {:.1f} s", build_->seconds));

@@ -63,24 +63,35 @@ TEST(BenchmarkStep, AFailedRowIsTheLabsOwnAndAMissingRowIsNobodys) {
   remove_all_quietly(dir);
 }
 
-/// A benchmark whose rows are lab "r"'s at 300 GB/s beside its course reference at 400 GB/s (when
-/// REDUCE_REFERENCE_LABS names it) and lab "p"'s at 500 GB/s, with a probe of 1000 GB/s. It keeps
-/// its environment's REDUCE_REFERENCE_LABS in refs.txt beside itself.
+/// A benchmark whose rows, at the first of its sizes, are lab "r"'s at 300 GB/s beside its
+/// measure at 400 GB/s (where REDUCE_REFERENCE_LABS names it: "reference-r") and lab "p"'s at 500
+/// GB/s, with a probe of 1000 GB/s; at a second size, "r" at 100 beside its measure at 200. It
+/// keeps REDUCE_REFERENCE_LABS in refs.txt and its filter in filter.txt beside itself.
 fs::path reference_benchmark(const fs::path& dir) {
   const fs::path script = dir / "reduce_bench";
   write_file(script, R"(#!/bin/sh
-for a in "$@"; do case "$a" in --benchmark_out=*) out=${a#--benchmark_out=};; esac; done
-n=$REDUCE_BENCH_SIZES
+for a in "$@"; do case "$a" in --benchmark_out=*) out=${a#--benchmark_out=};;
+  --benchmark_filter=*) echo "${a#--benchmark_filter=}" > "$(dirname "$0")/filter.txt";; esac; done
 echo "$REDUCE_REFERENCE_LABS" > "$(dirname "$0")/refs.txt"
 row() {
   echo "{\"name\": \"sum/$1/$n\", \"median_gbps\": $2, \"failure\": 0, \"wrong_results\": 0,"
-  echo " \"warmup_wrong\": 0, \"clocks_agree\": 1}$3"
+  echo " \"warmup_wrong\": 0, \"clocks_agree\": 1},"
 }
 {
   echo '{"context": {"ceiling_gbps": 1000}, "benchmarks": ['
-  [ -n "$REDUCE_REFERENCE_LABS" ] && row reference-r 400 ,
-  row r 300 ,
-  row p 500 ']}'
+  first=1
+  for n in $(echo "$REDUCE_BENCH_SIZES" | tr , ' '); do
+    if [ $first = 1 ]; then
+      [ -n "$REDUCE_REFERENCE_LABS" ] && row reference-r 400
+      row r 300
+      row p 500
+    else
+      [ -n "$REDUCE_REFERENCE_LABS" ] && row reference-r 200
+      row r 100
+    fi
+    first=0
+  done
+  echo '{"name": "end/of/0"}]}'
 } > "$out"
 )");
   ::chmod(script.c_str(), 0755);
@@ -117,6 +128,41 @@ TEST(BenchmarkStep, ALabOfMeasureReferenceIsAFractionOfItsReferenceTimedInTheSam
   EXPECT_NEAR(perf["r"].reference_gbps, 400, 1e-9);
   EXPECT_EQ(perf["p"].measure, "probe");
   EXPECT_NEAR(perf["p"].fraction, 0.5, 1e-9);
+  remove_all_quietly(dir);
+}
+
+// The capstone: against CUB as a lab library, at the rubric's size and a launch-bound one; the
+// slower of the two counts, and the other labs are timed at the rubric's size only.
+TEST(BenchmarkStep, ALabOfMeasureCubIsTimedAtItsLaunchBoundSizeToo) {
+  const fs::path dir = make_temp_dir("reduce-grade-bench-");
+  BuildManifest course, labs;
+  course.bench = reference_benchmark(dir);
+  course.cub_references["sum"] = "/references/libcub_sum.so";
+  labs.libraries[{"r", "sum"}] = {"/libr.so", "r"};
+  labs.libraries[{"p", "sum"}] = {"/libp.so", "p"};
+  const std::vector<OpPlan> plans = {{"sum", "sum", "float", true, false, "sum"}};
+  Rubric rubric;
+  rubric.performance.size = "1048576";
+  LabRubric r_rubric, p_rubric;
+  r_rubric.lab = "r";
+  r_rubric.measure = "cub";
+  r_rubric.launch_bound_size = "2^16";
+  p_rubric.lab = "p";
+  rubric.labs = {r_rubric, p_rubric};
+  auto perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 7, dir / "a");
+  EXPECT_EQ(read_file(dir / "refs.txt"), "reference-r=sum:/references/libcub_sum.so\n");
+  const PerfFacts& r = perf["r"];
+  ASSERT_TRUE(r.ran) << r.problem;
+  EXPECT_EQ(r.measure, "cub");
+  EXPECT_NEAR(r.fraction, 0.5, 1e-9) << "the launch-bound size is the slower";
+  EXPECT_LT(r.n, 65536u);
+  EXPECT_GT(r.n, 65536u - 4094);
+  EXPECT_TRUE(contains(r.detail, "at n = ")) << r.detail;
+  EXPECT_NEAR(perf["p"].fraction, 0.5, 1e-9);
+  const std::string filter = read_file(dir / "filter.txt");
+  EXPECT_TRUE(contains(filter, "/(|r|reference-r)/" + std::to_string(r.n)) ||
+              contains(filter, "/(r|reference-r)/" + std::to_string(r.n)))
+      << "only r's rows at the launch-bound size: " << filter;
   remove_all_quietly(dir);
 }
 

@@ -255,6 +255,21 @@ TEST_F(ScoreTest, RacecheckHazardsCostThatToolsShare) {
   EXPECT_DOUBLE_EQ(item(s, "performance").score, 2);  // the sanitizer does not gate performance
 }
 
+// In a lab whose lesson is synchronisation a race is what the lab is about: it gates performance.
+TEST_F(ScoreTest, InALabAboutSynchronisationARaceGatesPerformance) {
+  lab_.races_gate_performance = true;
+  LabFacts f = perfect();
+  EXPECT_DOUBLE_EQ(score_lab(f, lab_, rubric_).score, 10) << "no race, no gate";
+  f.sanitizer[1] = san("racecheck", 1);  // one warning is a race too
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+  EXPECT_TRUE(contains(item(s, "performance").output, "racecheck found 1 data race"));
+  EXPECT_NEAR(s.score, 7.67, 0.005);
+  f.sanitizer[0] = san("memcheck", 2);  // other tools' findings cost their share only
+  f.sanitizer[1] = san("racecheck", 0);
+  EXPECT_DOUBLE_EQ(item(score_lab(f, lab_, rubric_), "performance").score, 2);
+}
+
 TEST_F(ScoreTest, PerformanceCurveAndWrongTimedRuns) {
   LabScore s = score_lab(perfect(0.49), lab_, rubric_);  // halfway between 0.28 and 0.7
   EXPECT_NEAR(item(s, "performance").score, 1.0, 0.005);

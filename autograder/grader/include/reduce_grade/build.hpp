@@ -64,6 +64,8 @@ struct CourseBuildOptions {
   /// Labs whose reference solutions (solutions/<lab>) are built too, into the tree "solutions"
   /// of the build folder: the benchmark times them beside the labs judged against them.
   std::vector<std::string> reference_labs;
+  /// Build cub::DeviceReduce::Sum as a lab library too (BuildManifest::cub_references).
+  bool cub_references = false;
 };
 
 /// The course's binaries, built once for every submission of a grading run.

@@ -50,15 +50,20 @@ struct PerfFacts {
   double cub_gbps = 0;          ///< cub::DeviceReduce at the same size
   double fraction = 0;          ///< gbps / the measure's GB/s (reference_gbps or ceiling_gbps)
   /// What the fraction is of: "probe" (the ceiling probe), "stream_read" (the rubric's other
-  /// ceiling) or "reference" (the course's reference of the lab, timed in the same run).
+  /// ceiling), "reference" (the course's reference of the lab, timed in the same run) or "cub"
+  /// (cub::DeviceReduce::Sum as a lab library, timed in the same run).
   std::string measure = "probe";
   /// Why a lab the rubric judges against its reference was judged against the probe (else empty).
   std::string measure_note;
-  double reference_gbps = 0;  ///< the course's reference at the same size, where it is the measure
-  double wrong_results = 0;   ///< timed runs with a wrong result
+  double reference_gbps = 0;  ///< the measure's GB/s beside the slowest row, where it is timed
+
+  /// Whether the fraction is of a measure timed like the lab ("reference", "cub").
+  bool timed_measure() const { return measure == "reference" || measure == "cub"; }
+  double wrong_results = 0;      ///< timed runs with a wrong result
   bool clocks_disagree = false;  ///< the row failed: the lab's events and the grader's clock differ
   bool impossible = false;       ///< faster than the GPU can read: no performance points
-  std::size_t n = 0;             ///< elements
+  std::size_t n = 0;             ///< elements (of the slowest row, where several sizes are timed)
+  std::size_t slowest_n = 0;     ///< the size of the slowest row (0: none yet)
   std::string op;                ///< the row that set the fraction (the slowest of the lab's ops)
   std::string detail;            ///< every benchmarked operation's fraction, e.g. "maximum 0.91"
   std::string log;               ///< log file

@@ -124,11 +124,12 @@ CourseBuildOptions course_build_options(const Course& course, const Rubric& rubr
                                         const std::filesystem::path& log_dir, bool benchmark,
                                         std::function<void(const std::string&)> progress);
 
-/// The labs of \p labs that the rubric judges against the course's reference ("reference") and
-/// whose reference solution this copy of the course holds (solutions/<lab>): the course build
-/// builds their references (CourseBuildOptions::reference_labs).
-std::vector<std::string> reference_labs(const Course& course, const Rubric& rubric,
-                                        const std::vector<std::string>& labs);
+/// Asks \p options to build what the labs \p labs are measured against: the reference
+/// solutions of those the rubric judges against theirs (measure "reference"), where this copy of
+/// the course holds them (solutions/<lab>), and cub::DeviceReduce::Sum as a lab library where one
+/// is judged against CUB (measure "cub").
+void add_references(CourseBuildOptions& options, const Course& course, const Rubric& rubric,
+                    const std::vector<std::string>& labs);
 
 /// prepare_submission() then finish_submission().
 GradeReport grade_submission(const Course& course, const Rubric& rubric,
@@ -138,9 +139,12 @@ GradeReport grade_submission(const Course& course, const Rubric& rubric,
 struct BenchTarget {
   std::string lab;            ///< lab folder
   std::vector<OpPlan> plans;  ///< its operations (those without a bench_op are not timed)
-  /// Set by run_benchmarks(): the course build has the lab's reference for each of its rows,
-  /// and the rubric judges the lab against it (LabRubric::measure "reference").
+  /// Set by run_benchmarks(): the course build has the lab's measure for each of its rows, and
+  /// the rubric judges the lab against it (LabRubric::timed_measure()).
   bool references = false;
+  /// Set by run_benchmarks(): the sizes the lab is timed at (the rubric's size, then its
+  /// launch-bound size where it has one), each minus 1..4093 drawn from the run's key.
+  std::vector<std::size_t> sizes;
 };
 
 /// Runs the benchmark of \p course (build_course()) once for several labs of \p labs (a

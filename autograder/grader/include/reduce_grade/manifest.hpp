@@ -36,9 +36,12 @@ struct SuiteSelection {
 /// What one build folder's course-manifest.json says: paths, and the names the build gave
 /// (getters, filters, benchmark rows).
 struct BuildManifest {
-  std::filesystem::path file;                         ///< the manifest read
-  std::filesystem::path runner;                       ///< reduce_lab_runner
-  std::filesystem::path bench;                        ///< reduce_bench (empty: not configured)
+  std::filesystem::path file;    ///< the manifest read
+  std::filesystem::path runner;  ///< reduce_lab_runner
+  std::filesystem::path bench;   ///< reduce_bench (empty: not configured)
+  /// cub::DeviceReduce::Sum as a lab library, per sum mode ("sum", "sum_deterministic"): the
+  /// measure of a lab of measure "cub" (autograder/bench/references).
+  std::map<std::string, std::filesystem::path> cub_references;
   std::filesystem::path cuda_compiler;                ///< nvcc as configured
   std::vector<std::filesystem::path> host_compilers;  ///< the C++ compilers (empty ones left out)
   std::filesystem::path contract_include_dir;  ///< the folder of the contract headers' copies

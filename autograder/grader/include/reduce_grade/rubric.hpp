@@ -28,10 +28,14 @@ struct LabRubric {
   std::string lab;  ///< lab folder, e.g. "04_sequential"
   Points points;    ///< its points (the rubric's [points] unless overridden)
   /// What the lab's speed is a fraction of: "probe" (the ceiling probe: labs that read at the
-  /// memory's speed) or "reference" (the course's reference solution of the lab, timed in the
+  /// memory's speed), "reference" (the course's reference solution of the lab, timed in the
   /// same benchmark run: labs bound by atomics, barriers, latency or arithmetic, whose fraction
-  /// of the probe changes from GPU to GPU with the same code).
+  /// of the probe changes from GPU to GPU with the same code) or "cub" (cub::DeviceReduce::Sum
+  /// as a lab library, timed the same way: the capstone, whose promise is CUB's speed).
   std::string measure = "probe";
+  /// A second, launch-bound size the lab is timed at too (e.g. "2^16"; empty: none), beside its
+  /// measure at the same size; the slower fraction of the two sizes counts.
+  std::string launch_bound_size;
   double threshold = 0;  ///< fraction of the measure for full performance credit
   double floor = 0;      ///< fraction at and below which performance earns nothing
   /// A "reference" lab's threshold and floor against the probe, where the reference cannot be
@@ -47,6 +51,8 @@ struct LabRubric {
   double threshold_for(bool reference) const {
     return reference || measure == "probe" ? threshold : probe_threshold;
   }
+  /// Whether the lab's measure is timed like the lab ("reference", "cub"), not the probe.
+  bool timed_measure() const { return measure != "probe"; }
   /// The floor of a fraction of the reference (\p reference), else of the probe.
   double floor_for(bool reference) const {
     return reference || measure == "probe" ? floor : probe_floor;
