@@ -61,7 +61,7 @@ struct CourseBuildOptions {
   Limits limits;                        ///< timeouts
   std::filesystem::path log_dir;        ///< course-configure.log, course-build.log
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
-  /// Labs whose reference solutions (solutions/<lab>) are built too, into the tree "solutions"
+  /// Labs whose reference solutions (solutions/\<lab\>) are built too, into the tree "solutions"
   /// of the build folder: the benchmark times them beside the labs judged against them.
   std::vector<std::string> reference_labs;
   /// Build cub::DeviceReduce::Sum as a lab library too (BuildManifest::cub_references).

@@ -126,7 +126,7 @@ CourseBuildOptions course_build_options(const Course& course, const Rubric& rubr
 
 /// Asks \p options to build what the labs \p labs are measured against: the reference
 /// solutions of those the rubric judges against theirs (measure "reference"), where this copy of
-/// the course holds them (solutions/<lab>), and cub::DeviceReduce::Sum as a lab library where one
+/// the course holds them (`solutions/<lab>`), and cub::DeviceReduce::Sum as a lab library where one
 /// is judged against CUB (measure "cub").
 void add_references(CourseBuildOptions& options, const Course& course, const Rubric& rubric,
                     const std::vector<std::string>& labs);
