@@ -621,26 +621,35 @@ int cmd_check_planted(const Common& common, const PlantedArgs& a) {
         case_labs.push_back(lab);
   rg::SharedCourse checkers(l.course, l.rubric, case_labs, gpu.present, grade_options(a), progress);
   const fs::path out = a.out;
-  rg::PipelineCallbacks callbacks;
-  callbacks.options = [&](std::size_t i) {
-    const rg::PlantedExpectation& c = runnable[i];
-    // A case holds only the files its bug changes; the rest comes from solutions/.
-    return grade_options(a,
-                         {rg::materialize_case(c, l.course.root / "solutions", out / "submissions"),
-                          c.graded_labs(),
-                          out / c.name,
-                          seed,
-                          {out},
-                          c.name});
+  // The cases graded side by side (--gpus), then those that must be alone, one at a time.
+  std::vector<rg::PlantedExpectation> side_by_side, alone;
+  for (const auto& c : runnable) (c.alone ? alone : side_by_side).push_back(c);
+  const auto grade_group = [&](const std::vector<rg::PlantedExpectation>& group,
+                               const std::vector<std::string>& gpus) {
+    rg::PipelineCallbacks callbacks;
+    callbacks.options = [&](std::size_t i) {
+      const rg::PlantedExpectation& c = group[i];
+      // A case holds only the files its bug changes; the rest comes from solutions/.
+      return grade_options(
+          a, {rg::materialize_case(c, l.course.root / "solutions", out / "submissions"),
+              c.graded_labs(),
+              out / c.name,
+              seed,
+              {out},
+              c.name});
+    };
+    callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
+      verdicts.graded(group[i], report, progress);
+    };
+    callbacks.error = [&](std::size_t i, const std::string& error, bool withheld) {
+      verdicts.not_graded(group[i], error, withheld, progress);
+    };
+    rg::grade_pipeline(group.size(), a.build_ahead, gpus, l.course, l.rubric, gpu, progress,
+                       checkers, callbacks);
   };
-  callbacks.report = [&](std::size_t i, const rg::GradeReport& report) {
-    verdicts.graded(runnable[i], report, progress);
-  };
-  callbacks.error = [&](std::size_t i, const std::string& error, bool withheld) {
-    verdicts.not_graded(runnable[i], error, withheld, progress);
-  };
-  rg::grade_pipeline(runnable.size(), a.build_ahead, a.gpus, l.course, l.rubric, gpu, progress,
-                     checkers, callbacks);
+  grade_group(side_by_side, a.gpus);
+  if (!alone.empty())
+    grade_group(alone, a.gpus.empty() ? a.gpus : std::vector<std::string>{a.gpus.front()});
   std::string table = fmt::format(
       "planted-bug corpus: {} case(s), seed {}, GPU {}\n\n{:<24} {:<26} {:>8} {:<22} {}\n",
       cases.size(), seed, gpu.present ? gpu.name : "none", "case", "lab", "points", "expected",

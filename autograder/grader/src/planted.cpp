@@ -26,7 +26,7 @@ PlantedExpectation parse_expectation(const std::string& text, const std::string&
     if (k != "lab" && k != "points" && k != "max_points" && k != "min_points" && k != "message" &&
         k != "messages_any" && k != "needs_gpu" && k != "description" && k != "failing_test" &&
         k != "may_be_withheld" && k != "graded_beside" && k != "visible_none" &&
-        k != "report_inert")
+        k != "report_inert" && k != "alone")
       e.warnings.push_back(fmt::format("{}/expected.toml: unknown key '{}' ignored", name, k));
   }
   e.lab = t["lab"].value_or(std::string());
@@ -48,6 +48,7 @@ PlantedExpectation parse_expectation(const std::string& text, const std::string&
     for (const toml::node& n : *a)
       if (auto v = n.value<std::string>()) e.visible_none.push_back(*v);
   e.report_inert = t["report_inert"].value_or(false);
+  e.alone = t["alone"].value_or(false);
   e.description = t["description"].value_or(std::string());
   if (!e.points && !e.max_points && !e.min_points)
     throw ConfigError(name + "/expected.toml: give 'points', 'max_points' or 'min_points'");

@@ -37,6 +37,9 @@ struct PlantedExpectation {
   /// it ran) also meets the expectation: the case attacks the grading itself, and either
   /// outcome (the attack had no effect, or it was caught) is right.
   bool may_be_withheld = false;
+  /// Graded alone, on the first GPU, after every other case: the case takes what the cases
+  /// graded beside it would need (the GPU's memory), which no grader's wall can share out.
+  bool alone = false;
   /// Texts no student-visible part of the report may contain (the summary, Gradescope's visible
   /// items): what a lab says during the hidden tests or the benchmark stays with the instructor.
   std::vector<std::string> visible_none;
