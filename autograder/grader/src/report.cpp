@@ -146,6 +146,16 @@ json lab_json(const LabReport& lab) {
   };
 }
 
+namespace {
+
+/// The letter after a fraction in the terminal table that says what it is of: "R" the course's
+/// reference, "C" cub::DeviceReduce::Sum (both timed in the same run), none the ceiling.
+std::string measure_mark(const std::string& measure) {
+  return measure == "reference" ? "R" : measure == "cub" ? "C" : "";
+}
+
+}  // namespace
+
 std::string table_row(const LabReport& lab) {
   const LabFacts& f = lab.facts;
   std::string build = "ok";
@@ -194,7 +204,8 @@ std::string table_row(const LabReport& lab) {
   return fmt::format(
       "{:<26} {:<8} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>12}", f.lab, build,
       suite_cell(f.tests, f.tests_step), suite_cell(f.hidden, f.hidden_step), san,
-      perf ? fixed(f.perf.gbps, 1) : "-", perf ? fraction_text(f.perf.fraction) : "-",
+      perf ? fixed(f.perf.gbps, 1) : "-",
+      perf ? fraction_text(f.perf.fraction) + measure_mark(f.perf.measure) : "-",
       fraction_text(lab.threshold),
       fmt::format("{}/{}", points_text(lab.score.score), points_text(lab.score.max_score)));
 }
@@ -438,11 +449,14 @@ std::string summary_text(const GradeReport& r, bool verbose) {
                      r.ceiling_gbps > 0 ? fixed(r.ceiling_gbps, 1) + " GB/s" : "-", r.started_at);
   for (const std::string& m : r.messages) out += "! " + m + "\n";
   out += fmt::format("\n{:<26} {:<8} {:>9} {:>9} {:>10} {:>9} {:>8} {:>8} {:>12}\n", "lab", "build",
-                     "tests", "hidden", "sanitizer", "GB/s", "ceil.", "thresh.", "points");
+                     "tests", "hidden", "sanitizer", "GB/s", "fraction", "thresh.", "points");
   for (const LabReport& lab : r.labs) out += table_row(lab) + "\n";
   out += fmt::format("{:<26} {:>81}\n", "total",
                      fmt::format("{}/{} ({}%)", points_text(r.score), points_text(r.max_score),
                                  r.max_score > 0 ? fixed(100.0 * r.score / r.max_score, 1) : "0"));
+  out +=
+      "fraction: of the ceiling probe; R: of the course's reference of the lab, C: of "
+      "cub::DeviceReduce::Sum, each timed in the same run as the lab\n";
   bool header = false;
   for (const LabReport& lab : r.labs) {
     const std::vector<std::string> notes = verbose ? lab.score.messages : first_notes(lab);
