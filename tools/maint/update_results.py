@@ -278,7 +278,8 @@ class Course:
                 "floor": float(entry.get("floor", floor_ratio * threshold)), "points": points,
                 "library": entry.get("library", "none"), "measure": entry.get("measure", "probe"),
                 "probe_threshold": probe_threshold,
-                "probe_floor": float(entry.get("probe_floor", floor_ratio * probe_threshold))}
+                "probe_floor": float(entry.get("probe_floor", floor_ratio * probe_threshold)),
+                "races_gate": bool(entry.get("races_gate_performance", False))}
 
     def data(self, name):
         if name not in self._json:
@@ -545,6 +546,11 @@ def graded_section(course, lab):
         lines += ["", f"Performance is {judged} at {size} elements, as a fraction of the ceiling "
                   f"{ceiling_kind} (a streaming read) measured in the same benchmark process. "
                   "On the two GPUs of the committed runs that means:", ""]
+    if entry["races_gate"]:
+        lines = [line.replace("only when every public and hidden test passes |",
+                              "only when every public and hidden test passes and racecheck finds "
+                              "no hazard (in this lab a race is the lesson's subject) |")
+                 if line.startswith("| performance") else line for line in lines]
     lines += ["| GPU | ceiling probe (GB/s) | full credit from (GB/s) | no credit at or below "
               "(GB/s) | reference solution (fraction) | reference / threshold |",
               "| --- | ---: | ---: | ---: | ---: | ---: |"]
