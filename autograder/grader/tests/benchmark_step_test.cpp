@@ -32,15 +32,28 @@ fs::path fake_benchmark(const fs::path& dir) {
   return script;
 }
 
+/// Two labs graded on the sum by the stand-in benchmark \p bench (written into \p dir), at 2^20.
+struct TwoLabs {
+  BuildManifest course, labs;
+  std::vector<OpPlan> plans = {{"sum", "sum", "float", true, false, "sum"}};
+  Rubric rubric;
+
+  TwoLabs(const fs::path& dir, fs::path (*bench)(const fs::path&), const std::string& first,
+          const std::string& second) {
+    course.bench = bench(dir);
+    for (const std::string& lab : {first, second})
+      labs.libraries[{lab, "sum"}] = {"/lib" + lab + ".so", lab};
+    rubric.performance.size = "1048576";
+  }
+};
+
 TEST(BenchmarkStep, AFailedRowIsTheLabsOwnAndAMissingRowIsNobodys) {
   const fs::path dir = make_temp_dir("reduce-grade-bench-");
-  BuildManifest course, labs;
-  course.bench = fake_benchmark(dir);
-  labs.libraries[{"a", "sum"}] = {"/liba.so", "a"};
-  labs.libraries[{"b", "sum"}] = {"/libb.so", "b"};
-  const std::vector<OpPlan> plans = {{"sum", "sum", "float", true, false, "sum"}};
-  Rubric rubric;
-  rubric.performance.size = "1048576";
+  TwoLabs two(dir, fake_benchmark, "a", "b");
+  const BuildManifest& course = two.course;
+  const BuildManifest& labs = two.labs;
+  const std::vector<OpPlan>& plans = two.plans;
+  const Rubric& rubric = two.rubric;
   const std::uint64_t secret = 20261201;
   auto perf = run_benchmarks(course, labs, {{"a", plans}, {"b", plans}}, rubric,
                              benchmark_key(secret, 0), dir / "logs");
@@ -100,18 +113,15 @@ row() {
 
 TEST(BenchmarkStep, ALabOfMeasureReferenceIsAFractionOfItsReferenceTimedInTheSameRun) {
   const fs::path dir = make_temp_dir("reduce-grade-bench-");
-  BuildManifest course, labs;
-  course.bench = reference_benchmark(dir);
-  labs.libraries[{"r", "sum"}] = {"/libr.so", "r"};
-  labs.libraries[{"p", "sum"}] = {"/libp.so", "p"};
-  const std::vector<OpPlan> plans = {{"sum", "sum", "float", true, false, "sum"}};
-  Rubric rubric;
-  rubric.performance.size = "1048576";
-  LabRubric r_rubric, p_rubric;
-  r_rubric.lab = "r";
-  r_rubric.measure = "reference";
-  p_rubric.lab = "p";
-  rubric.labs = {r_rubric, p_rubric};
+  TwoLabs two(dir, reference_benchmark, "r", "p");
+  BuildManifest& course = two.course;
+  const BuildManifest& labs = two.labs;
+  const std::vector<OpPlan>& plans = two.plans;
+  Rubric& rubric = two.rubric;
+  rubric.labs.resize(2);
+  rubric.labs[0].lab = "r";
+  rubric.labs[0].measure = "reference";
+  rubric.labs[1].lab = "p";
   // Without the reference in the course build, "r" is judged against the probe, and says why.
   auto perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 1, dir / "a");
   EXPECT_EQ(read_file(dir / "refs.txt"), "\n");
@@ -135,20 +145,17 @@ TEST(BenchmarkStep, ALabOfMeasureReferenceIsAFractionOfItsReferenceTimedInTheSam
 // slower of the two counts, and the other labs are timed at the rubric's size only.
 TEST(BenchmarkStep, ALabOfMeasureCubIsTimedAtItsLaunchBoundSizeToo) {
   const fs::path dir = make_temp_dir("reduce-grade-bench-");
-  BuildManifest course, labs;
-  course.bench = reference_benchmark(dir);
+  TwoLabs two(dir, reference_benchmark, "r", "p");
+  BuildManifest& course = two.course;
   course.cub_references["sum"] = "/references/libcub_sum.so";
-  labs.libraries[{"r", "sum"}] = {"/libr.so", "r"};
-  labs.libraries[{"p", "sum"}] = {"/libp.so", "p"};
-  const std::vector<OpPlan> plans = {{"sum", "sum", "float", true, false, "sum"}};
-  Rubric rubric;
-  rubric.performance.size = "1048576";
-  LabRubric r_rubric, p_rubric;
-  r_rubric.lab = "r";
-  r_rubric.measure = "cub";
-  r_rubric.launch_bound_size = "2^16";
-  p_rubric.lab = "p";
-  rubric.labs = {r_rubric, p_rubric};
+  const BuildManifest& labs = two.labs;
+  const std::vector<OpPlan>& plans = two.plans;
+  Rubric& rubric = two.rubric;
+  rubric.labs.resize(2);
+  rubric.labs[0].lab = "r";
+  rubric.labs[0].measure = "cub";
+  rubric.labs[0].launch_bound_size = "2^16";
+  rubric.labs[1].lab = "p";
   auto perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 7, dir / "a");
   EXPECT_EQ(read_file(dir / "refs.txt"), "reference-r=sum:/references/libcub_sum.so\n");
   const PerfFacts& r = perf["r"];
