@@ -404,12 +404,33 @@ std::pair<const SuiteRun*, const TestOutcome*> first_failure(const LabReport& la
 
 /// What a student reads first about a lab that lost points: "not started" for the untouched
 /// stub; else its first note, and its first failing public test with the command that reruns it.
-std::vector<std::string> first_notes(const LabReport& lab) {
+/// The compiler's first error line of a lab that did not build, its file named from the
+/// submission's folder \p submission as the student knows it ("labs/04_sequential/sum.cu(32):
+/// error: ..."); empty when the lab built or no line says "error".
+std::string first_compile_error(const LabReport& lab, const std::string& submission) {
+  const BuildFacts& b = lab.facts.build;
+  if (!b.attempted || b.ok) return {};
+  for (const std::string& line : split_lines(b.errors)) {
+    if (!contains(line, "error")) continue;
+    // The build names the lab's files from the staged copy's root: the lab folder first.
+    if (starts_with(line, lab.facts.lab + "/") && !submission.empty())
+      return clip((fs::path(submission) / line).string(), 1, 300);
+    return clip(line, 1, 300);
+  }
+  return {};
+}
+
+std::vector<std::string> first_notes(const LabReport& lab, const std::string& submission) {
   if (lab.score.messages.empty()) return {};
   // The stub: its tests said "not implemented", or (no GPU) its library still throws it.
   if (lab.score.status == LabStatus::kStub || lab.facts.library.stub)
     return {"not started (complete the TODOs in its .cu files)"};
   std::vector<std::string> notes = {clip(lab.score.messages.front(), 1, 240)};
+  if (const std::string error = first_compile_error(lab, submission); !error.empty()) {
+    notes.push_back("first compiler error: " + error);
+    if (!lab.facts.build.log.empty())
+      notes.push_back("the whole build log: " + lab.facts.build.log);
+  }
   if (const auto [suite, failed] = first_failure(lab); failed != nullptr) {
     notes.push_back(
         fmt::format("first failing test {}: {}", failed->name, clip(failed->message, 1, 200)));
@@ -432,6 +453,10 @@ std::string next_step(const GradeReport& r) {
     }
   }
   if (next == nullptr) return "";
+  if (const std::string error = first_compile_error(*next, r.submission); !error.empty())
+    return fmt::format("next: {} ({}/{}): fix the compile error {}, then run {}\n", next->facts.lab,
+                       points_text(next->score.score), points_text(next->score.max_score), error,
+                       rerun_command(*next));
   const auto [suite, failed] = first_failure(*next);
   return fmt::format(
       "next: {} ({}/{}): read labs/{}/README.md (its \"What is graded\" section), "
@@ -459,7 +484,8 @@ std::string summary_text(const GradeReport& r, bool verbose) {
       "cub::DeviceReduce::Sum, each timed in the same run as the lab\n";
   bool header = false;
   for (const LabReport& lab : r.labs) {
-    const std::vector<std::string> notes = verbose ? lab.score.messages : first_notes(lab);
+    const std::vector<std::string> notes =
+        verbose ? lab.score.messages : first_notes(lab, r.submission);
     for (const std::string& m : notes) {
       if (!header) out += "\nnotes (T: timed out, F: output flood, C: crashed):\n";
       header = true;

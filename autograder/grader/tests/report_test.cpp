@@ -261,6 +261,31 @@ bool inert(const std::string& text) {
   return inert_text(text) == text;
 }
 
+// A lab that does not compile: the terminal names the compiler's first error in the student's
+// own file, the whole log, and the next step is to fix it.
+TEST_F(ReportTest, ACompileErrorIsShownInTheStudentsFileWithTheLog) {
+  GradeReport r = report_;
+  LabReport& bad = r.labs[1];
+  bad.facts.build.attempted = true;
+  bad.facts.build.ok = false;
+  bad.facts.build.errors =
+      "09_warp_shuffle/sum.cu(32): error: identifier \"retrun\" is undefined\n    retrun x;\n";
+  bad.facts.build.log = "/tmp/out/logs/09_warp_shuffle/build.log";
+  bad.score.score = 0;
+  bad.score.messages = {"build failed: the lab does not compile"};
+  const std::string quiet = summary_text(r, false);
+  EXPECT_TRUE(contains(quiet,
+                       "09_warp_shuffle: first compiler error: /tmp/alice/09_warp_shuffle/"
+                       "sum.cu(32): error: identifier \"retrun\" is undefined"))
+      << quiet;
+  EXPECT_TRUE(contains(quiet, "the whole build log: /tmp/out/logs/09_warp_shuffle/build.log"))
+      << quiet;
+  EXPECT_TRUE(contains(quiet,
+                       "next: 09_warp_shuffle (0/10): fix the compile error "
+                       "/tmp/alice/09_warp_shuffle/sum.cu(32)"))
+      << quiet;
+}
+
 TEST(HostileNames, SummaryAndTerminalGetVisibleEscapesOnly) {
   const std::string summary = summary_text(hostile_report(), true);
   EXPECT_TRUE(inert(summary)) << summary;
