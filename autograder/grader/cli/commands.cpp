@@ -148,10 +148,23 @@ std::vector<std::string> list_students(const std::string& folder, const std::str
     }
     return students;
   }
-  for (const auto& entry : fs::directory_iterator(folder, ec))
-    if (entry.is_directory(ec) && entry.path().filename().string()[0] != '.')
-      students.push_back(entry.path().filename().string());
+  std::vector<std::string> not_folders;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name[0] == '.') continue;
+    if (entry.is_directory(ec))
+      students.push_back(name);
+    else
+      not_folders.push_back(name);
+  }
   std::sort(students.begin(), students.end());
+  // A file beside the folders is most often a submission still packed (a zip): say so, loudly.
+  std::sort(not_folders.begin(), not_folders.end());
+  for (const std::string& name : not_folders)
+    std::fprintf(stderr,
+                 "! batch: %s is not a folder, so it is not graded (an archive not yet "
+                 "extracted? extract it into a folder of its own and grade it with --only)\n",
+                 rg::inert_name(name).c_str());
   if (students.empty())
     throw rg::ConfigError("batch folder " + folder + " has no submission folders");
   return students;
