@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <utility>
 
 namespace rg = reduce::grade;
 
@@ -207,6 +208,14 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
+    // The options people type for the ones that exist.
+    static const std::pair<const char*, const char*> kMeant[] = {
+        {"--lab", "--labs"}, {"--lab=", "--labs="}, {"--gpu", "--gpus"}, {"--case", "--cases"}};
+    for (int i = 1; i < argc && rc != 0; ++i)
+      for (const auto& [typed, meant] : kMeant)
+        if (std::string(argv[i]) == typed ||
+            (std::string(typed).back() == '=' && std::string(argv[i]).rfind(typed, 0) == 0))
+          std::fprintf(stderr, "did you mean %s?\n", meant);
     return rc == 0 ? 0 : rg::kExitUsage;
   }
   try {
