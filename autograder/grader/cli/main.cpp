@@ -156,6 +156,17 @@ CLI::App* add_check_planted(CLI::App& app, PlantedArgs& a) {
   return c;
 }
 
+/// After a usage error: "did you mean --labs?" for an option typed for one that exists.
+void suggest_options(int argc, char** argv) {
+  static const std::pair<const char*, const char*> kMeant[] = {
+      {"--lab", "--labs"}, {"--lab=", "--labs="}, {"--gpu", "--gpus"}, {"--case", "--cases"}};
+  for (int i = 1; i < argc; ++i)
+    for (const auto& [typed, meant] : kMeant)
+      if (std::string(argv[i]) == typed ||
+          (std::string(typed).back() == '=' && std::string(argv[i]).rfind(typed, 0) == 0))
+        std::fprintf(stderr, "did you mean %s?\n", meant);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -208,14 +219,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
-    // The options people type for the ones that exist.
-    static const std::pair<const char*, const char*> kMeant[] = {
-        {"--lab", "--labs"}, {"--lab=", "--labs="}, {"--gpu", "--gpus"}, {"--case", "--cases"}};
-    for (int i = 1; i < argc && rc != 0; ++i)
-      for (const auto& [typed, meant] : kMeant)
-        if (std::string(argv[i]) == typed ||
-            (std::string(typed).back() == '=' && std::string(argv[i]).rfind(typed, 0) == 0))
-          std::fprintf(stderr, "did you mean %s?\n", meant);
+    if (rc != 0) suggest_options(argc, argv);
     return rc == 0 ? 0 : rg::kExitUsage;
   }
   try {
