@@ -12,8 +12,9 @@ open DIR/index.html in a browser; it links to each student's files by relative p
 
 On the page:
   - a score histogram per lab, and one of the totals with the grade boundaries;
-  - each lab's bandwidth as a fraction of the ceiling, one dot per student, against the lab's
-    threshold and floor (from report.json's labs[].performance);
+  - each lab's bandwidth as a fraction of its measure (the ceiling, or the course's reference or
+    CUB timed beside it), one dot per student, against the lab's threshold and floor (from
+    report.json's labs[].performance);
   - the most frequent failing tests with their messages, and the most frequent lab messages;
   - the submissions to look at by hand: not graded, report unreadable, sanitizer findings,
     physically impossible speed, timeouts and output floods, forbidden library use, and totals
@@ -342,7 +343,7 @@ class LabSummary:
     lab: str
     max_score: float
     scores: list
-    fractions: list  # fraction of the ceiling of each student whose benchmark ran
+    fractions: list  # fraction of its measure of each student whose benchmark ran
     gbps: list
     threshold: float
     floor: float
@@ -440,7 +441,7 @@ def plot_totals(plt, totals, near, path):
 
 
 def plot_bandwidth(plt, summaries, path):
-    """Each lab's fraction of the ceiling, one dot per student, the threshold as a red bar and the
+    """Each lab's fraction of its measure, one dot per student, the threshold as a red bar and the
     floor as a grey one; a note where no benchmark ran (a batch graded without a GPU)."""
     fig, ax = plt.subplots(figsize=(max(6, 0.7 * len(summaries) + 2), 3.8), dpi=100)
     top = 1.0
@@ -463,7 +464,7 @@ def plot_bandwidth(plt, summaries, path):
     ax.set_xticklabels([s.lab for s in summaries], rotation=30, ha="right", fontsize=8)
     ax.set_xlim(-0.6, len(summaries) - 0.4)
     ax.set_ylim(0, top * 1.08)
-    ax.set_ylabel("fraction of the ceiling")
+    ax.set_ylabel("fraction of its measure (ceiling, reference or CUB)")
     ax.set_title("bandwidth per lab (green: at or above the threshold)", fontsize=10)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     fig.tight_layout()
@@ -637,7 +638,7 @@ def render_page(batch, summaries, charts, out, near):
                        (1, 2, 3, 4, 5, 6)))
 
     parts.append('<h2 id="bandwidth">Bandwidth</h2>\n')
-    parts.append(f'<img src="{esc(charts["bandwidth"])}" alt="fraction of the ceiling per lab">\n')
+    parts.append(f'<img src="{esc(charts["bandwidth"])}" alt="fraction of its measure per lab">\n')
     rows = []
     for s in summaries:
         above = sum(1 for f in s.fractions if f >= s.threshold)
