@@ -116,6 +116,15 @@ std::string memory_shortfall(std::size_t bytes) {
   return text;
 }
 
+int memory_slots_needed(std::size_t bytes, std::size_t usable, int slots) {
+  if (slots < 1) return 0;
+  if (usable == 0) return slots;
+  // ceil(bytes / (usable / slots)), in doubles: bytes * slots may pass 2^64.
+  const double share = static_cast<double>(usable) / slots;
+  const double needed = std::ceil(static_cast<double>(bytes) / share);
+  return static_cast<int>(std::clamp(needed, 1.0, static_cast<double>(slots)));
+}
+
 MemoryLease::MemoryLease(std::size_t bytes) {
   const char* spec = std::getenv("REDUCE_MEMORY_SLOTS");
   if (spec == nullptr) return;
@@ -124,30 +133,41 @@ MemoryLease::MemoryLease(std::size_t bytes) {
   const int slots = colon == std::string::npos ? 0 : std::atoi(text.c_str() + colon + 1);
   if (slots < 1) return;
   const std::string dir = text.substr(0, colon);
+  std::size_t free_bytes = 0, total_bytes = 0;
+  REDUCE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t usable =
+      total_bytes > kDeviceMemoryMargin ? total_bytes - kDeviceMemoryMargin : total_bytes;
+  const int needed = memory_slots_needed(bytes, usable, slots);
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    for (int k = 0; k < slots; ++k) {
+    // All the slots it needs or none: a test never holds some while it waits for others.
+    for (int k = 0; k < slots && static_cast<int>(fds_.size()) < needed; ++k) {
       const std::string path = dir + "/slot-" + std::to_string(k);
       const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-      if (fd < 0) return;  // no slots to be had: run without one rather than not at all
-      if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
-        fd_ = fd;
-        const double waited =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (waited > 0.1)
-          std::fprintf(stderr,
-                       "[ memory   ] waited %.2f s for one of %d large-memory slots (%.1f GiB)\n",
-                       waited, slots, static_cast<double>(bytes) / (1u << 30));
+      if (fd < 0) {  // no slots to be had: run without them rather than not at all
+        for (const int held : fds_) ::close(held);
+        fds_.clear();
         return;
       }
-      ::close(fd);
+      if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+        fds_.push_back(fd);
+      else
+        ::close(fd);
     }
+    if (static_cast<int>(fds_.size()) == needed) break;
+    for (const int held : fds_) ::close(held);  // closing a file releases its lock
+    fds_.clear();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  const double waited =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (waited > 0.1)
+    std::fprintf(stderr, "[ memory   ] waited %.2f s for %d of %d large-memory slots (%.1f GiB)\n",
+                 waited, needed, slots, static_cast<double>(bytes) / (1u << 30));
 }
 
 MemoryLease::~MemoryLease() {
-  if (fd_ >= 0) ::close(fd_);  // closing the file releases its lock
+  for (const int fd : fds_) ::close(fd);  // closing a file releases its lock
 }
 
 DeviceBuffer<float> constant(std::size_t n, float value) {

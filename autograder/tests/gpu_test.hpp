@@ -145,21 +145,28 @@ inline constexpr std::size_t kDeviceMemoryMargin = std::size_t{1} << 30;
 /// workspace size, which a lab controls.
 std::string memory_shortfall(std::size_t bytes);
 
-/// One of the grader's large-memory slots, held while it lives: REDUCE_MEMORY_SLOTS="DIR:N"
-/// names N lock files in DIR (slot-0 ... slot-N-1) shared by every checker of a grading, so
-/// that at most N tests at once hold inputs of several GiB while the other checkers' smaller
-/// tests run beside them. Without the variable (a student's own run) it holds nothing.
+/// The grader's large-memory slots that a test's inputs take, held while it lives:
+/// REDUCE_MEMORY_SLOTS="DIR:N" names N lock files in DIR (slot-0 ... slot-N-1) shared by every
+/// checker graded on the GPU. Each slot stands for an N-th of the GPU's memory (its total less
+/// kDeviceMemoryMargin), and a test takes as many as its inputs need, all at once: so the
+/// inputs held at once never exceed the GPU's memory, whether it has 140 GiB (three 8 GiB tests
+/// side by side) or 15 GiB (one), while the other checkers' smaller tests run beside them.
+/// Without the variable (a student's own run) it holds nothing.
 class MemoryLease {
  public:
-  /// Waits for a free slot (tests that need \p bytes of inputs; printed when it waited).
+  /// Waits for the slots that \p bytes of inputs need (printed when it waited).
   explicit MemoryLease(std::size_t bytes);
   ~MemoryLease();
   MemoryLease(const MemoryLease&) = delete;
   MemoryLease& operator=(const MemoryLease&) = delete;
 
  private:
-  int fd_ = -1;
+  std::vector<int> fds_;
 };
+
+/// How many of \p slots slots, each an equal share of \p usable bytes, inputs of \p bytes take:
+/// at least one, at most all.
+int memory_slots_needed(std::size_t bytes, std::size_t usable, int slots);
 
 /// Writes \p v to element \p i of a device array; returns once it has landed.
 inline void set_element(float* device, std::size_t i, float v) {
