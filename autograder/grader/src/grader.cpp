@@ -514,12 +514,9 @@ void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
     if (f.perf.ran) {
       const LabRubric* lr = g.rubric.find(f.lab);
       const bool reference = f.perf.timed_measure();
-      g.progress.line(fmt::format("{}{}: {} GB/s = {} of the {} {} GB/s (threshold {}){}", g.tag,
-                                  f.lab, fixed(f.perf.gbps, 1), fraction_text(f.perf.fraction),
-                                  f.perf.measure == "cub" ? "cub::DeviceReduce's"
-                                  : reference             ? "course's reference"
-                                                          : "ceiling",
-                                  fixed(reference ? f.perf.reference_gbps : f.perf.ceiling_gbps, 1),
+      g.progress.line(fmt::format("{}{}: {} GB/s = {} of {} {} GB/s (threshold {}){}", g.tag, f.lab,
+                                  fixed(f.perf.gbps, 1), fraction_text(f.perf.fraction),
+                                  f.perf.measure_words(), fixed(f.perf.measure_gbps(), 1),
                                   lr ? fraction_text(lr->threshold_for(reference)) : "-",
                                   target.plans.size() > 1 ? "; " + f.perf.detail : ""));
     } else {

@@ -396,17 +396,11 @@ class LabScorer {
     const bool reference = perf.timed_measure();
     const double threshold = lr_.threshold_for(reference);
     const double floor = lr_.floor_for(reference);
-    const std::string of = perf.measure == "cub" ? "of cub::DeviceReduce::Sum's"
-                           : reference           ? "of the course's reference"
-                                                 : "of the ceiling";
+    const std::string of = "of " + perf.measure_words();
     const double pts = performance_points(perf.fraction, threshold, floor, p_.performance);
-    std::string out =
-        reference ? fmt::format("{} GB/s at n = {} = {} {} ({} GB/s, timed in the same run); ",
-                                fixed(perf.gbps, 1), perf.n, fraction_text(perf.fraction), of,
-                                fixed(perf.reference_gbps, 1))
-                  : fmt::format("{} GB/s at n = {} = {} {} ({} GB/s measured in the same run); ",
-                                fixed(perf.gbps, 1), perf.n, fraction_text(perf.fraction), of,
-                                fixed(perf.ceiling_gbps, 1));
+    std::string out = fmt::format("{} GB/s at n = {} = {} {} ({} GB/s, {} in the same run); ",
+                                  fixed(perf.gbps, 1), perf.n, fraction_text(perf.fraction), of,
+                                  fixed(perf.measure_gbps(), 1), reference ? "timed" : "measured");
     out += fmt::format("full credit from {}, none at or below {}", fraction_text(threshold),
                        fraction_text(floor));
     if (!perf.measure_note.empty()) out += " (against the ceiling: " + perf.measure_note + ")";

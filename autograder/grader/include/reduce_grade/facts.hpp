@@ -59,6 +59,15 @@ struct PerfFacts {
 
   /// Whether the fraction is of a measure timed like the lab ("reference", "cub").
   bool timed_measure() const { return measure == "reference" || measure == "cub"; }
+  /// What the fraction is of, in the report's words: "cub::DeviceReduce::Sum's", "the course's
+  /// reference" or "the ceiling".
+  std::string measure_words() const {
+    return measure == "cub"  ? "cub::DeviceReduce::Sum's"
+           : timed_measure() ? "the course's reference"
+                             : "the ceiling";
+  }
+  /// The measure's GB/s: reference_gbps where it was timed beside the lab, else ceiling_gbps.
+  double measure_gbps() const { return timed_measure() ? reference_gbps : ceiling_gbps; }
   double wrong_results = 0;      ///< timed runs with a wrong result
   bool clocks_disagree = false;  ///< the row failed: the lab's events and the grader's clock differ
   bool impossible = false;       ///< faster than the GPU can read: no performance points
