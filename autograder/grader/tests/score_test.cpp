@@ -268,6 +268,11 @@ TEST_F(ScoreTest, InALabAboutSynchronisationARaceGatesPerformance) {
   f.sanitizer[0] = san("memcheck", 2);  // other tools' findings cost their share only
   f.sanitizer[1] = san("racecheck", 0);
   EXPECT_DOUBLE_EQ(item(score_lab(f, lab_, rubric_), "performance").score, 2);
+  // A lab whose tests fail only under racecheck hides its race from it: no clean run, no points.
+  f.sanitizer[1].tests_passed = false;
+  const LabScore hidden = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(hidden, "performance").score, 0);
+  EXPECT_TRUE(contains(item(hidden, "performance").output, "racecheck did not end clean"));
 }
 
 TEST_F(ScoreTest, PerformanceCurveAndWrongTimedRuns) {
