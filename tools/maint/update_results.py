@@ -548,8 +548,8 @@ def graded_section(course, lab):
                   "On the two GPUs of the committed runs that means:", ""]
     if entry["races_gate"]:
         lines = [line.replace("only when every public and hidden test passes |",
-                              "only when every public and hidden test passes and racecheck finds "
-                              "no hazard (in this lab a race is the lesson's subject) |")
+                              "only when every public and hidden test passes and racecheck ends clean, "
+                              "with no hazard (in this lab a race is the lesson's subject) |")
                  if line.startswith("| performance") else line for line in lines]
     lines += ["| GPU | ceiling probe (GB/s) | full credit from (GB/s) | no credit at or below "
               "(GB/s) | reference solution (fraction) | reference / threshold |",
