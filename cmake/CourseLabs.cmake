@@ -4,6 +4,8 @@
 # error bound:
 #   serial  - one running total in arbitrary order (atomics): depth n-1
 #   tree    - per-thread chains of bounded length, then a tree (see common/include/reduce/reference.hpp)
+#   tree_atomic - a tree, or one block for small inputs, whose block partials may meet in atomics
+#             (lab 15)
 include(${CMAKE_CURRENT_LIST_DIR}/ResultKinds.cmake)
 set(_reduce_catalogue ${CMAKE_CURRENT_LIST_DIR}/../course.json)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_reduce_catalogue})

@@ -15,7 +15,7 @@ include(${CMAKE_CURRENT_LIST_DIR}/LabExports.cmake)
 set(REDUCE_LAB_EXPORTS_MAP ${CMAKE_BINARY_DIR}/generated/lab_exports.map CACHE INTERNAL "")
 reduce_write_lab_exports_map(${CMAKE_CURRENT_LIST_DIR}/../course.json ${REDUCE_LAB_EXPORTS_MAP})
 
-# reduce_course_lab(<folder> OPS <op>... ORDER serial|tree)
+# reduce_course_lab(<folder> OPS <op>... ORDER serial|tree|tree_atomic)
 # Registers one lab of the course (called from CourseLabs.cmake, which reads course.json).
 function(reduce_course_lab folder)
   cmake_parse_arguments(ARG "" "ORDER" "OPS" ${ARGN})

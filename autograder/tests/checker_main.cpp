@@ -42,7 +42,7 @@ namespace {
 struct PlannedLab {
   std::string name;                  ///< lab folder, e.g. "04_sequential"
   std::string op;                    ///< the operation, e.g. "sum_compensated"
-  std::string order;                 ///< "serial" or "tree"
+  std::string order;                 ///< "serial", "tree" or "tree_atomic"
   std::string entry;                 ///< the entry point the shared suites call
   std::string library;               ///< the lab's library of that operation
   std::vector<std::string> filters;  ///< GoogleTest filters a test must all match

@@ -56,9 +56,9 @@ std::uint64_t input_seed_of(std::initializer_list<std::uint64_t> numbers) {
 std::string lab_order() {
   const char* env = std::getenv("REDUCE_LAB_ORDER");
   const std::string order = env != nullptr && *env != '\0' ? env : "tree";
-  if (order != "serial" && order != "tree") {
+  if (order != "serial" && order != "tree" && order != "tree_atomic") {
     throw std::invalid_argument(
-        "REDUCE_LAB_ORDER (--lab-order) must be \"serial\" or \"tree\", "
+        "REDUCE_LAB_ORDER (--lab-order) must be \"serial\", \"tree\" or \"tree_atomic\", "
         "not \"" +
         order + "\"");
   }

@@ -114,7 +114,8 @@ std::uint64_t input_seed(Numbers... numbers) {
   return input_seed_of({static_cast<std::uint64_t>(numbers)...});
 }
 
-/// Summation order of the lab under test, "serial" or "tree", from the environment variable
+/// Summation order of the lab under test, "serial", "tree" or "tree_atomic" (reference.hpp's
+/// depths), from the environment variable
 /// REDUCE_LAB_ORDER (the checker's --lab-order option); "tree" when unset.
 /// \throws std::invalid_argument for any other value.
 std::string lab_order();

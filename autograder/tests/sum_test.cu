@@ -24,7 +24,9 @@ namespace {
 
 /// Error depth of the lab under test: its summation order comes from --lab-order.
 std::size_t lab_depth(std::size_t n) {
-  return lab_order() == "serial" ? serial_depth(n) : tree_depth(n);
+  const std::string order = lab_order();
+  if (order == "serial") return serial_depth(n);
+  return order == "tree_atomic" ? tree_atomic_depth(n) : tree_depth(n);
 }
 
 /// Exact comparison with a message that tells a student what the difference suggests.

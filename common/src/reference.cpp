@@ -76,6 +76,12 @@ std::size_t tree_depth(std::size_t n) {
   return (n + kMinReductionThreads - 1) / kMinReductionThreads + ceil_log2(n);
 }
 
+std::size_t tree_atomic_depth(std::size_t n) {
+  const std::size_t chain = std::max(std::min(n, kSingleBlockChain),
+                                     (n + kMinReductionThreads - 1) / kMinReductionThreads);
+  return std::min(serial_depth(n), chain + ceil_log2(n) + std::min(n, kMaxAtomicPartials));
+}
+
 std::size_t segment_tree_depth(std::size_t n) {
   const std::size_t chain =
       std::max(kSegmentThreadChain, (n + kMinSegmentLanes - 1) / kMinSegmentLanes);

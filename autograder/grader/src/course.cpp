@@ -104,6 +104,9 @@ Course parse_course_catalogue(const std::string& json_text) {
       lab.folder = entry.at("folder").get<std::string>();
       lab.ops = entry.at("ops").get<std::vector<std::string>>();
       lab.order = entry.value("order", std::string("tree"));
+      if (lab.order != "serial" && lab.order != "tree" && lab.order != "tree_atomic")
+        throw ConfigError("course.json: lab " + lab.folder + " has the unknown order \"" +
+                          lab.order + "\" (serial, tree or tree_atomic)");
       lab.number = std::atoi(lab.folder.c_str());
       for (const std::string& op : lab.ops)
         if (course.operation(op) == nullptr)

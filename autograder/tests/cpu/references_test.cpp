@@ -56,6 +56,35 @@ TEST(Bounds, DepthsAndGamma) {
   EXPECT_TRUE(std::isinf(gamma(std::size_t{1} << 24)));
 }
 
+// Lab 15's contract (order "tree_atomic") admits the capstone's designs on any GPU from 40 to 256
+// SMs: one block of 256 or 1024 threads up to 2^16 floats, and above that a grid of at most two
+// waves of eight 256-thread blocks per SM, each block reading an even share of whole tiles of
+// 1024 float4s, whose partials meet in float atomics on the output (the fast mode; the
+// deterministic mode's last-block combine is a tree and shallower).
+TEST(Bounds, TreeAtomicDepthAdmitsTheCapstone) {
+  const auto ceil_div = [](std::size_t a, std::size_t b) { return (a + b - 1) / b; };
+  for (std::size_t sms : {40u, 108u, 132u, 148u, 256u}) {
+    for (std::size_t n = 1; n <= (std::size_t{1} << 31); n = n * 3 / 2 + 1) {
+      std::size_t depth = 0;
+      if (n <= (std::size_t{1} << 16)) {
+        const std::size_t threads = n <= 4096 ? 256 : 1024;
+        depth = ceil_div(n, threads) + pairwise_depth(threads);
+      } else {
+        const std::size_t waves = n >= (std::size_t{1} << 27) ? 2 : 1;
+        const std::size_t tiles = ceil_div(n / 4, 1024);
+        const std::size_t grid = std::min(tiles, sms * 8 * waves);
+        const std::size_t chain = ceil_div(tiles, grid) * 1024 / 256 * 4 + 3;  // + head and tail
+        depth = chain + pairwise_depth(256) + grid;
+      }
+      EXPECT_LE(std::min(depth, serial_depth(n)), tree_atomic_depth(n)) << sms << " SMs, n = " << n;
+      EXPECT_GE(tree_atomic_depth(n), std::min(tree_depth(n), serial_depth(n))) << "n = " << n;
+    }
+  }
+  EXPECT_EQ(tree_atomic_depth(1), 0u);
+  EXPECT_EQ(tree_atomic_depth(std::size_t{1} << 16), 64u + 16u + 4096u);
+  EXPECT_EQ(tree_atomic_depth(std::size_t{1} << 28), 16384u + 28u + 4096u);
+}
+
 // Lab 17's contract admits every strategy its lesson teaches: the depth of each one's tree at
 // every length it may take must stay within segment_tree_depth().
 TEST(Bounds, SegmentDepthAdmitsEveryTaughtTier) {

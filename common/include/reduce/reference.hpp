@@ -23,9 +23,18 @@ namespace reduce {
 inline constexpr double kFloatUnitRoundoff = 1.0 / 16777216.0;
 
 /// Fewest threads the course assumes share a tree-order reduction; bounds each thread's serial
-/// chain at ceil(n / kMinReductionThreads) elements. Every tree rung launches at least this many
-/// threads once the input is that large.
+/// chain at ceil(n / kMinReductionThreads) elements. Every lab of order "tree" (the rungs, the
+/// exercises, labs 16 and 18) launches at least this many threads once the input is that large.
 inline constexpr std::size_t kMinReductionThreads = 16384;
+
+/// Longest chain of one thread that a reduction of order "tree_atomic" (lab 15) may add by
+/// itself at any size: one block of 1024 threads doing all of 2^16 elements.
+inline constexpr std::size_t kSingleBlockChain = 64;
+
+/// Most block partials a reduction of order "tree_atomic" may add into one address with
+/// atomics, in whatever order they arrive: two waves of eight blocks on each SM of a 256-SM GPU
+/// (lab 15's fast mode launches 2 x 8 x 132 = 2112 blocks on an H200).
+inline constexpr std::size_t kMaxAtomicPartials = 4096;
 
 /// Sum in double (chunked over threads; exact for inputs of exact_integers()).
 double reference_sum(const std::vector<float>& x);
@@ -47,6 +56,13 @@ std::size_t pairwise_depth(std::size_t n);
 
 /// Depth of a GPU tree reduction: ceil(n / kMinReductionThreads) + ceil(log2 n).
 std::size_t tree_depth(std::size_t n);
+
+/// Depth of order "tree_atomic" (lab 15, both modes): the tree of tree_depth(), but small
+/// inputs may go to one block (a chain of up to kSingleBlockChain) and the blocks' partials may
+/// meet in a chain of up to kMaxAtomicPartials atomics on one address. The chain of the partials
+/// adds to every leaf's path, so min(n - 1, max(min(n, kSingleBlockChain),
+/// ceil(n / kMinReductionThreads)) + ceil(log2 n) + min(n, kMaxAtomicPartials)).
+std::size_t tree_atomic_depth(std::size_t n);
 
 /// Longest run of a segment's elements one thread may add by itself in a segmented reduction
 /// (lab 17): a thread may own a row of up to this many elements.

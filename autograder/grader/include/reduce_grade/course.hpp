@@ -29,7 +29,7 @@ struct CourseOperation {
 struct CourseLab {
   std::string folder;            ///< e.g. "04_sequential" (same in labs/, solutions/, a submission)
   std::vector<std::string> ops;  ///< operations it implements, one `<op>`.cu each, e.g. {"sum"}
-  std::string order;             ///< summation order for its error bound: "serial" or "tree"
+  std::string order;             ///< summation order for its error bound: serial, tree, tree_atomic
   int number = 0;                ///< the leading number of the folder, e.g. 4
 };
 

@@ -108,7 +108,7 @@ CheckerStartups checker_startups(const std::string& output);
 struct PlannedLab {
   std::string name;               ///< lab folder, e.g. "04_sequential"
   std::string op;                 ///< the operation, e.g. "sum_compensated"
-  std::string order;              ///< "serial" or "tree"
+  std::string order;              ///< "serial", "tree" or "tree_atomic"
   std::string entry;              ///< the entry point the operation's shared suites call
   std::filesystem::path library;  ///< its library of that operation
   /// GoogleTest filters a test must all match to run in this part (the operation's; the
