@@ -361,6 +361,8 @@ void start_report(GradeRun& g, const GpuProbe& gpu_probe) {
   g.gpu = gpu_probe.present && !o.no_gpu;
   r.gpu = g.gpu ? gpu_probe.name : "";
   r.cuda_device = g.gpu ? o.cuda_device : "";
+  r.cpus = g.gpu ? o.cpus : "";
+  r.timing_lock = g.rubric.limits.host_wide_timing_lock ? "host" : "gpu";
   // The checkers are the course's: they must be the files built (a submission graded before
   // this one could have written them).
   if (g.gpu) {
@@ -422,10 +424,12 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
       g.tag, g.progress, g.report.processes};
   bool cuda_missing = false;
   {
-    const std::shared_lock<TimingLock> sharing(host_timing_lock());
+    const std::shared_lock<TimingLock> sharing(
+        timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock));
     cuda_missing = !check_labs(g.p, runnable, context);
   }
-  const std::unique_lock<TimingLock> alone(host_timing_lock());
+  const std::unique_lock<TimingLock> alone(
+      timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock));
   if (cuda_missing) {
     // nvidia-smi saw a GPU but CUDA does not: grade as without a GPU.
     g.gpu = false;
@@ -493,7 +497,8 @@ void benchmark_labs(GradeRun& g, const std::vector<std::size_t>& runnable,
   const std::vector<BenchTarget> targets = bench_targets(g, runnable);
   if (targets.empty()) return;
   const GradeOptions& o = g.p.options;
-  const std::unique_lock<TimingLock> alone(host_timing_lock());
+  const std::unique_lock<TimingLock> alone(
+      timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock));
   g.progress.line(fmt::format("{}benchmark of {} lab(s) at n = {}", g.tag, targets.size(),
                               g.rubric.performance.size));
   std::map<std::string, PerfFacts> perf = run_benchmarks(

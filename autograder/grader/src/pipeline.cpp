@@ -1,10 +1,14 @@
 #include <reduce_grade/pipeline.hpp>
 #include <reduce_grade/process.hpp>
 
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <exception>
 #include <future>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -42,9 +46,34 @@ void TimingLock::unlock_shared() {
   changed_.notify_all();
 }
 
-TimingLock& host_timing_lock() {
-  static TimingLock lock;
-  return lock;
+TimingLock& timing_lock(const std::string& cuda_device, bool host_wide) {
+  static std::mutex mutex;
+  static std::map<std::string, std::unique_ptr<TimingLock>> locks;
+  const std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<TimingLock>& slot = locks[host_wide ? std::string("host") : "gpu " + cuda_device];
+  if (!slot) slot = std::make_unique<TimingLock>();
+  return *slot;
+}
+
+std::vector<int> cpu_share(const std::vector<int>& allowed, std::size_t part, std::size_t parts) {
+  if (allowed.empty() || parts == 0) return allowed;
+  if (parts > allowed.size()) return {allowed[part % allowed.size()]};
+  const std::size_t begin = part * allowed.size() / parts;
+  const std::size_t end = (part + 1) * allowed.size() / parts;
+  return std::vector<int>(allowed.begin() + static_cast<std::ptrdiff_t>(begin),
+                          allowed.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+std::string cpu_list_text(const std::vector<int>& cpus) {
+  std::string text;
+  for (std::size_t i = 0; i < cpus.size();) {
+    std::size_t j = i;
+    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
+    text += (text.empty() ? "" : ",") + std::to_string(cpus[i]) +
+            (j > i ? "-" + std::to_string(cpus[j]) : "");
+    i = j + 1;
+  }
+  return text;
 }
 
 namespace {
@@ -116,6 +145,27 @@ void inject_test_fault(const GradeOptions& options) {
 
 namespace {
 
+/// The CPUs this process may run on, ascending.
+std::vector<int> allowed_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (::sched_getaffinity(0, sizeof(set), &set) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) cpus.push_back(c);
+  return cpus;
+}
+
+/// Runs the calling thread, and every process it starts from now on, on \p cpus only; false
+/// where the host refuses.
+bool pin_calling_thread(const std::vector<int>& cpus) {
+  if (cpus.empty()) return false;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : cpus) CPU_SET(c, &set);
+  return ::sched_setaffinity(0, sizeof(set), &set) == 0;  // 0: the calling thread
+}
+
 /// One submission's build, done ahead of its turn on a GPU.
 struct Pending {
   std::optional<PreparedSubmission> prepared;
@@ -141,9 +191,12 @@ class Pipeline {
         callbacks_(callbacks),
         building_(count) {}
 
-  /// One worker: takes the next item, waits for its build, grades it on \p device. Never
-  /// throws (it may be a std::thread's body): what escapes stops the run (clean_up() says it).
-  void run(const std::string& device) {
+  /// One worker: takes the next item, waits for its build, grades it on \p device, on the CPUs
+  /// \p cpus (empty: wherever the process may run). Never throws (it may be a std::thread's
+  /// body): what escapes stops the run (clean_up() says it).
+  void run(const std::string& device, const std::vector<int>& cpus = {}) {
+    const std::string cpu_text =
+        !cpus.empty() && pin_calling_thread(cpus) ? cpu_list_text(cpus) : std::string();
     try {
       for (;;) {
         std::size_t i = 0;
@@ -153,7 +206,7 @@ class Pipeline {
           i = next_++;
           start_more();
         }
-        finish(i, building_[i].get(), device);
+        finish(i, building_[i].get(), device, cpu_text);
       }
     } catch (...) {
       const std::string why = handled_exception_message();
@@ -179,6 +232,8 @@ class Pipeline {
  private:
   Pending prepare(std::size_t i) {
     Pending p;
+    // A build may be started by a worker pinned to its GPU's CPUs: builds use them all.
+    if (!all_cpus_.empty()) pin_calling_thread(all_cpus_);
     try {
       GradeOptions options;
       {
@@ -212,12 +267,13 @@ class Pipeline {
     }
   }
 
-  void finish(std::size_t i, Pending current, const std::string& device) {
+  void finish(std::size_t i, Pending current, const std::string& device, const std::string& cpus) {
     std::optional<GradeReport> report;
     std::string error = current.error;
     bool withheld = false;
     if (current.prepared) {
       current.prepared->options.cuda_device = device;
+      current.prepared->options.cpus = cpus;
       try {
         report = finish_submission(*current.prepared, course_, rubric_, gpu_, progress_);
       } catch (const SubmissionVoid& e) {
@@ -258,6 +314,7 @@ class Pipeline {
   std::mutex mutex_;  // the queue and the callbacks
   std::vector<std::future<Pending>> building_;
   std::size_t started_ = 0, next_ = 0;
+  const std::vector<int> all_cpus_ = allowed_cpus();
   bool stopped_ = false;
   std::string stop_reason_;
 };
@@ -272,9 +329,21 @@ void grade_pipeline(std::size_t count, int build_ahead, const std::vector<std::s
   if (workers == 1) {
     pipeline.run(gpus.empty() ? std::string() : gpus.front());
   } else {
-    std::vector<std::thread> threads;
+    // Each distinct GPU's workers on a share of the CPUs of their own (a GPU named twice, as
+    // in --gpus 0,0, shares its share); one GPU alone keeps every CPU.
+    std::vector<std::string> distinct;
     for (const std::string& device : gpus)
-      threads.emplace_back([&pipeline, device] { pipeline.run(device); });
+      if (std::find(distinct.begin(), distinct.end(), device) == distinct.end())
+        distinct.push_back(device);
+    const std::vector<int> allowed = allowed_cpus();
+    std::vector<std::thread> threads;
+    for (const std::string& device : gpus) {
+      const auto part = static_cast<std::size_t>(
+          std::find(distinct.begin(), distinct.end(), device) - distinct.begin());
+      const std::vector<int> cpus =
+          distinct.size() > 1 ? cpu_share(allowed, part, distinct.size()) : std::vector<int>{};
+      threads.emplace_back([&pipeline, device, cpus] { pipeline.run(device, cpus); });
+    }
     for (std::thread& t : threads) t.join();
   }
   pipeline.clean_up();

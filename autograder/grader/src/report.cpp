@@ -242,6 +242,8 @@ json report_json(const GradeReport& r) {
           {"gpu_available", r.gpu_available},
           {"gpu", r.gpu},
           {"cuda_device", r.cuda_device},
+          {"cpus", r.cpus},
+          {"timing_lock", r.timing_lock},
           {"isolation", r.isolation},
           {"build_isolation", r.build_isolation},
           {"ceiling_gbps", r.ceiling_gbps},

@@ -104,7 +104,7 @@ Limits read_limits(const Reader& r, const toml::table* t, Limits l) {
   r.only_keys(*t, "limits",
               {"configure_timeout_s", "build_timeout_s", "test_timeout_s", "hidden_timeout_s",
                "sanitizer_timeout_s", "bench_timeout_s", "output_cap_bytes", "max_restarts",
-               "parallel_labs", "parallel_checks", "sanitizer_checkers"});
+               "parallel_labs", "parallel_checks", "sanitizer_checkers", "timing_lock"});
   l.configure_timeout_s = r.number(*t, "limits", "configure_timeout_s", l.configure_timeout_s, 1);
   l.build_timeout_s = r.number(*t, "limits", "build_timeout_s", l.build_timeout_s, 1);
   l.test_timeout_s = r.number(*t, "limits", "test_timeout_s", l.test_timeout_s, 1);
@@ -119,6 +119,11 @@ Limits read_limits(const Reader& r, const toml::table* t, Limits l) {
       static_cast<int>(r.number(*t, "limits", "parallel_checks", l.parallel_checks, 1));
   l.sanitizer_checkers =
       static_cast<int>(r.number(*t, "limits", "sanitizer_checkers", l.sanitizer_checkers, 1));
+  const std::string lock =
+      r.string(*t, "limits", "timing_lock", l.host_wide_timing_lock ? "host" : "gpu");
+  if (lock != "gpu" && lock != "host")
+    r.fail("limits.timing_lock", "must be \"gpu\" or \"host\", not \"" + lock + "\"");
+  l.host_wide_timing_lock = lock == "host";
   return l;
 }
 

@@ -103,6 +103,13 @@ TEST(RubricParse, AReferenceLabKeepsItsProbeThresholdForWhenNoReferenceRuns) {
                ConfigError);
 }
 
+// A benchmark alone on its GPU unless the rubric asks for the whole host.
+TEST(RubricParse, TimingLockPerGpuByDefault) {
+  EXPECT_FALSE(parse_rubric("[labs.a]\nthreshold = 0.2\n").limits.host_wide_timing_lock);
+  EXPECT_TRUE(parse_rubric("[limits]\ntiming_lock = \"host\"\n[labs.a]\nthreshold = 0.2\n")
+                  .limits.host_wide_timing_lock);
+}
+
 TEST(RubricParse, RejectsMistakes) {
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\n[grader]\npass_mrak = 3\n"), ConfigError);
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0\n"), ConfigError);
@@ -113,6 +120,8 @@ TEST(RubricParse, RejectsMistakes) {
   EXPECT_THROW(parse_rubric("[grader]\npass_mark = 0\n"), ConfigError);   // no labs
   EXPECT_THROW(parse_rubric("[labs.a\nthreshold = 0.2\n"), ConfigError);  // syntax
   EXPECT_THROW(parse_rubric("[sanitizer]\ntools = [\"leakcheck\"]\n[labs.a]\nthreshold = 0.2\n"),
+               ConfigError);
+  EXPECT_THROW(parse_rubric("[limits]\ntiming_lock = \"node\"\n[labs.a]\nthreshold = 0.2\n"),
                ConfigError);
   try {
     parse_rubric("[labs.a]\nthreshold = 0.2\nthreshhold = 0.3\n", "my.toml");

@@ -62,6 +62,9 @@ struct GradeOptions {
   std::shared_ptr<const CourseBuild> course_build;
   /// The GPU of the GPU steps (CUDA_VISIBLE_DEVICES of every checker; empty: the default).
   std::string cuda_device;
+  /// The CPUs the GPU steps ran on, as cpu_list_text() writes them (batch --gpus with several
+  /// GPUs: that GPU's share); empty: every CPU the grader may use.
+  std::string cpus;
   /// More folders the lab's process may not change, besides the course, the build folders and
   /// this submission's report folder: in a batch, every submission and every report.
   std::vector<std::filesystem::path> protected_dirs;

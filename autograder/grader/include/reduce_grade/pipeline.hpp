@@ -19,13 +19,10 @@
 
 namespace reduce::grade {
 
-/// The host's timing lock: the correctness steps of several submissions share it, and a
-/// benchmark holds it alone. A benchmark's clock is the host's as well as the GPU's: another
-/// submission's tests and sanitizer runs, on any GPU of the host, load the CPUs and stretch
-/// it (measured on two H100s of one host: 0 performance points for "clocks disagree", and
-/// fractions up to 10 % apart). A waiting benchmark goes before correctness steps that ask
-/// after it, so that benchmarks are not starved by a stream of submissions. Meets the
-/// SharedMutex requirements (std::shared_lock, std::unique_lock).
+/// A timing lock: the correctness steps of the submissions graded on one GPU share it, and a
+/// benchmark holds it alone. A waiting benchmark goes before correctness steps that ask after
+/// it, so that benchmarks are not starved by a stream of submissions. Meets the SharedMutex
+/// requirements (std::shared_lock, std::unique_lock).
 class TimingLock {
  public:
   void lock();           ///< alone: waits for every holder, ahead of later shared requests
@@ -41,8 +38,20 @@ class TimingLock {
   bool alone_ = false;     // lock() is held
 };
 
-/// The one TimingLock of this process (every worker of a batch, whatever its GPU).
-TimingLock& host_timing_lock();
+/// The TimingLock of GPU \p cuda_device (CUDA_VISIBLE_DEVICES; empty: the default GPU), one per
+/// GPU for the whole process; with \p host_wide (limits.timing_lock = "host") one for every GPU.
+/// Per GPU by default: what once stretched a benchmark's host clock was another GPU's tests
+/// loading the CPUs (two H100s of one host, "clocks disagree"); each GPU's workers now run on
+/// CPUs of their own (cpu_share()), so another GPU's work no longer shares the benchmark's CPUs.
+TimingLock& timing_lock(const std::string& cuda_device, bool host_wide);
+
+/// The share of \p allowed (the CPUs this process may use, ascending) for the workers of the
+/// \p part-th of \p parts GPUs: contiguous, as even as the count allows, never empty (with more
+/// parts than CPUs, parts share CPUs round robin).
+std::vector<int> cpu_share(const std::vector<int>& allowed, std::size_t part, std::size_t parts);
+
+/// "0-7,12": CPU numbers as ranges, for reports.
+std::string cpu_list_text(const std::vector<int>& cpus);
 
 /// The folder of the large-memory slots of GPU \p cuda_device (CUDA_VISIBLE_DEVICES; empty: the
 /// default GPU), one per GPU for the whole process: every submission graded on that GPU at once
@@ -80,7 +89,10 @@ struct PipelineCallbacks {
 
 /// Grades items 0..count-1. Up to \p build_ahead items beyond those on a GPU are built ahead on
 /// the CPU. One worker per entry of \p gpus finishes items (tests, sanitizer, benchmark) on its
-/// GPU alone (CUDA_VISIBLE_DEVICES); with \p gpus empty, one worker on the default GPU. Items
+/// GPU alone (CUDA_VISIBLE_DEVICES); with \p gpus empty, one worker on the default GPU. With
+/// several distinct GPUs, the workers of each GPU and every process they start run on that GPU's
+/// cpu_share() of the host (sched_setaffinity; the report's `cpus` says which), and builds on
+/// all of them. Items
 /// start in order; with several workers they may finish out of order. After each item the
 /// shared course build is checked (SharedCourse::restore()); with several workers a change
 /// stops the run instead of a rebuild under the others' feet. An exception while preparing or

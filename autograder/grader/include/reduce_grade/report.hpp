@@ -51,6 +51,8 @@ struct GradeReport {
   bool gpu_available = false;   ///< correctness and timing were measured
   std::string gpu;              ///< GPU name (nvidia-smi, or the benchmark's context)
   std::string cuda_device;      ///< CUDA_VISIBLE_DEVICES it ran with (batch --gpus; else empty)
+  std::string cpus;             ///< CPUs of its GPU steps (batch on several GPUs; else empty)
+  std::string timing_lock;      ///< what its benchmark had alone: "gpu" or "host"
   std::string isolation;        ///< how the lab's process was confined (isolation.hpp)
   std::string build_isolation;  ///< how the submission's build was confined
   double ceiling_gbps = 0;      ///< the first ceiling measured in this run (informative)

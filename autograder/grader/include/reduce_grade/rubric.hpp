@@ -82,6 +82,10 @@ struct Limits {
   /// Checkers of the sanitizer phase, each over a share of every lab's operations, with one lab
   /// process per tool: 1 + tools CUDA contexts each.
   int sanitizer_checkers = 2;
+  /// limits.timing_lock: "gpu" (false), a benchmark is alone on its GPU while the other GPUs'
+  /// submissions go on, each on its own share of the host's CPUs; "host" (true), a benchmark is
+  /// alone on the whole host, for a host where the neighbours measurably move a benchmark.
+  bool host_wide_timing_lock = false;
 };
 
 /// compute-sanitizer settings.
