@@ -50,6 +50,7 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
                            "tools/test",
                            "tools/capstone_table.py",
                            "tools/product_error.py",
+                           "notebooks/colab.ipynb",
                            "CMakeLists.txt",
                            "CMakePresets.json",
                            "README.md",
