@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [plans] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [plans] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch] [neighbours]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -57,6 +57,7 @@ finish() {
   [ -f "$OUT/plans.txt" ] && cat "$OUT/plans.txt"
   cat "$OUT/grade-solutions/summary.txt" "$OUT/planted/planted.txt" "$OUT/calibrate/calibrate.txt" \
     "$OUT/batch/compare.md" 2>/dev/null
+  [ -f "$OUT/neighbours/neighbours.md" ] && cat "$OUT/neighbours/neighbours.md"
   [ -f "$OUT/ops.log" ] && sed -n '/^probe layouts/,$p' "$OUT/ops.log" | grep -v "^probe\|^$\|^rung"
   [ -f "$OUT/sweep.log" ] && sed -n '/^NVIDIA/,$p' "$OUT/sweep.log" | grep -E "n = |cub|09_|stream_read" | head -60
   } | tee "$OUT/summary.txt"
@@ -363,6 +364,15 @@ if want batch; then
   done
   python3 tools/maint/batch_compare.py "${runs[@]}" >"$OUT/batch/compare.md" 2>&1
   note "batch comparison: rc=$?"
+fi
+
+# Which neighbour loads move a graded benchmark (tools/maint/neighbours.sh): three labs' graded
+# rows at 2^28 pinned to half the CPUs, alone and beside CPU burners, a build, memory copies and
+# PCIe copies on the same GPU, alternating; the table is $OUT/neighbours/neighbours.md.
+if want neighbours; then
+  t0=$(stamp)
+  tools/maint/neighbours.sh "$BUILD" "$OUT" >"$OUT/neighbours.log" 2>&1
+  note "neighbours: rc=$? in $(( $(stamp) - t0 ))s ($(tail -1 "$OUT/neighbours.log"))"
 fi
 
 finish
