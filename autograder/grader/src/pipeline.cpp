@@ -2,6 +2,8 @@
 #include <reduce_grade/process.hpp>
 
 #include <sched.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -145,6 +147,9 @@ void inject_test_fault(const GradeOptions& options) {
 
 namespace {
 
+/// The niceness of the threads that build submissions ahead (and of every process they start).
+constexpr int kBuildNice = 10;
+
 /// The CPUs this process may run on, ascending.
 std::vector<int> allowed_cpus() {
   cpu_set_t set;
@@ -232,8 +237,13 @@ class Pipeline {
  private:
   Pending prepare(std::size_t i) {
     Pending p;
-    // A build may be started by a worker pinned to its GPU's CPUs: builds use them all.
-    if (!all_cpus_.empty()) pin_calling_thread(all_cpus_);
+    if (policy_ == std::launch::async) {  // a thread of its own, never a GPU worker's
+      // A build may be started by a worker pinned to its GPU's CPUs: builds use them all, at a
+      // lower priority (nice 10, which its compilers inherit), so that a benchmark's process
+      // on the same CPUs keeps its time: burners on a benchmark's own CPUs halve its speed.
+      if (!all_cpus_.empty()) pin_calling_thread(all_cpus_);
+      ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), kBuildNice);
+    }
     try {
       GradeOptions options;
       {
