@@ -20,6 +20,8 @@
 #        grade only these), GRADE_STUBS (0: do not grade the untouched labs/),
 #        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
 #        PLANTED_GPUS (0,0,0: three cases at once on GPU 0, benchmarks one at a time),
+#        PLANTED_TIMEOUT_S (the planted run's limit on one test, hidden or sanitizer run; default
+#        60, where the rubric says 300: raise it when several cases share the GPU),
 #        CALIBRATE_RUNS (benchmark runs of reduce-grade calibrate, default 3), CALIBRATE_LABS (17:
 #        calibrate only these; default GRADE_LABS, else every lab),
 #        CAPSTONE_CONFIGS (strategy:waves runs at large sizes), CAPSTONE_SMALL (strategies forced
@@ -302,7 +304,7 @@ fi
 
 # Every planted bug must get its expected grade and message.
 if want planted; then
-  sed -E "s/^(test|hidden|sanitizer)_timeout_s = 300/\1_timeout_s = 60/" autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
+  sed -E "s/^(test|hidden|sanitizer)_timeout_s = 300/\1_timeout_s = ${PLANTED_TIMEOUT_S:-60}/" autograder/rubric.toml >"$OUT/fast-rubric.toml"; t0=$(stamp)
   "$G" --rubric "$OUT/fast-rubric.toml" check-planted --out "$OUT/planted" -j "$JOBS" --build-ahead "${BUILD_AHEAD:-4}" ${PLANTED_CASES:+--cases "$PLANTED_CASES"} ${PLANTED_GPUS:+--gpus "$PLANTED_GPUS"} >"$OUT/planted.log" 2>&1
   note "planted: rc=$? in $(( $(stamp) - t0 ))s: $(tail -1 "$OUT/planted/planted.txt")"
 fi
