@@ -164,16 +164,19 @@ std::vector<Impl> trusted_labs() {
           labs.push_back({&op, library.name, lab->workspace_bytes,
                           [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
                                            cudaStream_t s) {
+                            const LabCallRange range;
                             run(in, n, static_cast<std::int64_t*>(out), ws, s);
                           }});
           break;
         }
         case ResultKind::kFloat: {
           const auto* lab = reinterpret_cast<const reduce::FloatLab* (*)()>(getter)();
-          labs.push_back(
-              {&op, library.name, lab->workspace_bytes,
-               [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
-                                cudaStream_t s) { run(in, n, static_cast<float*>(out), ws, s); }});
+          labs.push_back({&op, library.name, lab->workspace_bytes,
+                          [run = lab->run](const float* in, std::size_t n, void* out, Workspace ws,
+                                           cudaStream_t s) {
+                            const LabCallRange range;
+                            run(in, n, static_cast<float*>(out), ws, s);
+                          }});
           break;
         }
         case ResultKind::kApply:

@@ -8,6 +8,8 @@
 #include <reduce/generators.hpp>
 #include <reduce/l2_flush.cuh>
 
+#include <nvtx3/nvToolsExt.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -49,6 +51,14 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 double median(std::vector<double> v) {
   std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
   return v[v.size() / 2];
+}
+
+LabCallRange::LabCallRange() {
+  nvtxRangePushA("lab-call");
+}
+
+LabCallRange::~LabCallRange() {
+  nvtxRangePop();
 }
 
 std::vector<double> sample_trusted(benchmark::State& state, cudaStream_t stream,

@@ -53,6 +53,17 @@ std::vector<double> sample_trusted(benchmark::State& state, cudaStream_t stream,
                                    const TrustedStep& prepare, const TrustedStep& call,
                                    const TrustedStep& check);
 
+/// An NVTX range "lab-call" around one call of a trusted lab in this process (tools/profile's
+/// ncu profiles the kernels inside it only, not CUB, the probe, inputs or L2 flushes). NVTX costs
+/// nothing without a tool attached.
+class LabCallRange {
+ public:
+  LabCallRange();
+  ~LabCallRange();
+  LabCallRange(const LabCallRange&) = delete;
+  LabCallRange& operator=(const LabCallRange&) = delete;
+};
+
 /// What making a graded row's inputs anew cost, outside both clocks.
 struct RegenerationCost {
   std::vector<double> wall_ms;           ///< per request: everything, until the device is idle

@@ -99,10 +99,12 @@ struct SegmentedCall {
                   cudaStream_t stream) const {
     const Segmentation& seg = *in.seg;
     switch (impl.kind) {
-      case SegmentedKind::kLab:
+      case SegmentedKind::kLab: {
+        const LabCallRange range;
         impl.lab->run(in.x.data(), seg.elements, seg.offsets.data(), seg.segments, out,
                       reduce::Workspace{workspace, bytes}, stream);
         break;
+      }
       case SegmentedKind::kCub:
         REDUCE_CUDA_CHECK(impl.op->cub(workspace, bytes, in.x.data(), seg.offsets.data(),
                                        seg.segments, out, stream));

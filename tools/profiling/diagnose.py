@@ -476,9 +476,9 @@ def diagnose(yours, reference, ctx):
 
 
 def lessons_for(key, lab, most=2):
-    """The sections of LESSONS[key] to cite for lab \p lab: its own lesson first, then the
+    """The sections of LESSONS[key] to cite for lab \\p lab: its own lesson first, then the
     latest earlier ones (the table's order within a lesson); a later lesson only where no
-    lesson up to \p lab treats it."""
+    lesson up to \\p lab treats it."""
     entries = LESSONS[key]
     number_of = lambda entry: int(entry[0][:2])  # noqa: E731
     known = [e for e in entries if number_of(e) <= lab] if lab else list(entries)

@@ -1,7 +1,9 @@
 """What tools/profile runs: a lab's library and its reference from a build's
 course-manifest.json, the graded size from the rubric, and the benchmark's one row of that lab
-under ncu, the lab in its own runner process as the grader times it (ncu wraps that process
-only: the benchmark's own kernels, its inputs and its clocks, are not profiled).
+under ncu, the lab loaded into the benchmark's own process (REDUCE_LABS_FILE, as tools/ladder
+does: the grader's walled runner lets no profiler in). The benchmark wraps each call of such a
+lab in the NVTX range "lab-call", and ncu profiles only the kernels inside it: not the
+benchmark's own kernels (CUB, the probe, its inputs, its L2 flushes).
 
 Pure functions on paths, text and dictionaries; tools/profiling/test_diagnose.py checks them.
 """
@@ -12,8 +14,7 @@ from pathlib import Path
 # (autograder/grader/src/benchmark.cpp, timed_size): never a power of two. The profile takes
 # the middle of that range.
 GRADED_OFFSET = 1 + 4092 // 2
-SEPARATOR = "\x1f"  # between the words of REDUCE_RUNNER_PREFIX (lab_runner.hpp)
-
+LAB_RANGE = "lab-call"  # the NVTX range around each call of a lab (measurement.cuh)
 
 def parse_size(text):
     """Elements from "2^28", "268435456" or "2^28-2047"; ValueError otherwise."""
@@ -110,26 +111,29 @@ def row_filter(row_family, bench_name, n):
 
 
 def ncu_words(ncu, launches, metrics, report, log):
-    """ncu in front of the lab's runner: the first \\p launches kernels of that process, the
-    metrics asked for, a report file to import, its own messages into \\p log."""
-    return [ncu, "--target-processes", "all", "--launch-count", str(launches),
+    """ncu in front of the benchmark: the first \\p launches kernels inside the lab's NVTX
+    range, the metrics asked for, a report file to import, its own messages into \\p log."""
+    return [ncu, "--nvtx", "--nvtx-include", LAB_RANGE + "/", "--launch-count", str(launches),
             "--metrics", ",".join(metrics), "--export", str(report), "--force-overwrite",
             "--log-file", str(log)]
 
 
-def bench_environment(base, entry, entry_point, n, prefix, segment_length):
-    """The benchmark's environment: the one lab graded (REDUCE_RUNNER_LABS), in a runner started
-    behind \\p prefix, at \\p n; long limits, since a profiled call takes seconds."""
+def labs_line(entry):
+    """The line of a REDUCE_LABS_FILE that loads \\p entry's library under its row's name."""
+    return f"{entry['bench_name']}={entry['library']}\n"
+
+
+def bench_environment(base, labs_file, n, segment_length):
+    """The benchmark's environment: the one lab of \\p labs_file loaded into its own process,
+    no lab graded through a runner, at \\p n."""
     env = {k: v for k, v in base.items()
-           if k not in ("REDUCE_LABS", "REDUCE_LABS_FILE", "REDUCE_REFERENCE_LABS")}
+           if k not in ("REDUCE_LABS", "REDUCE_RUNNER_LABS", "REDUCE_REFERENCE_LABS",
+                        "REDUCE_RUNNER_PREFIX")}
     env.update({
-        "REDUCE_RUNNER_LABS": f"{entry['bench_name']}={entry_point}:{entry['library']}",
-        "REDUCE_RUNNER_PREFIX": SEPARATOR.join(prefix),
+        "REDUCE_LABS_FILE": str(labs_file),
         "REDUCE_BENCH_SIZES": str(n),
         "REDUCE_SEGMENT_LENGTHS": str(segment_length),
         "REDUCE_SEED": "1",
-        "REDUCE_CALL_TIMEOUT_S": "3600",
-        "REDUCE_RUNNER_EXIT_GRACE_S": "600",  # ncu writes its report after the runner exits
     })
     return env
 

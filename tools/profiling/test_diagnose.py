@@ -316,15 +316,19 @@ class PlanTest(unittest.TestCase):
 
     def test_environment_and_ncu(self):
         words = plan.ncu_words("/x/ncu", 10, ["a.sum", "b.ratio"], "r.ncu-rep", "n.log")
-        self.assertEqual(words[:5], ["/x/ncu", "--target-processes", "all", "--launch-count", "10"])
+        self.assertEqual(words[:6], ["/x/ncu", "--nvtx", "--nvtx-include", "lab-call/",
+                                     "--launch-count", "10"])
+        self.assertNotIn("--target-processes", words)
         self.assertIn("a.sum,b.ratio", words)
         entry = {"bench_name": "04_sequential", "library": "/b/lib04.so"}
-        env = plan.bench_environment({"REDUCE_LABS_FILE": "x", "PATH": "/bin"}, entry, "sum", N,
-                                     words, 1024)
-        self.assertNotIn("REDUCE_LABS_FILE", env)
+        self.assertEqual(plan.labs_line(entry), "04_sequential=/b/lib04.so\n")
+        env = plan.bench_environment({"REDUCE_RUNNER_LABS": "x", "REDUCE_LABS": "y",
+                                      "REDUCE_RUNNER_PREFIX": "z", "PATH": "/bin"},
+                                     "/o/yours.labs.txt", N, 1024)
+        for gone in ("REDUCE_RUNNER_LABS", "REDUCE_LABS", "REDUCE_RUNNER_PREFIX"):
+            self.assertNotIn(gone, env)
         self.assertEqual(env["PATH"], "/bin")
-        self.assertEqual(env["REDUCE_RUNNER_LABS"], "04_sequential=sum:/b/lib04.so")
-        self.assertEqual(env["REDUCE_RUNNER_PREFIX"].split("\x1f"), words)
+        self.assertEqual(env["REDUCE_LABS_FILE"], "/o/yours.labs.txt")
         self.assertEqual(env["REDUCE_BENCH_SIZES"], str(N))
 
     def test_available_metrics(self):
@@ -341,8 +345,9 @@ class PlanTest(unittest.TestCase):
 
 FAKE_NCU = """\
 #!/usr/bin/env python3
-# A stand-in for ncu: lists metrics, "profiles" by copying a recorded page, imports it back.
-import os, pathlib, shutil, sys
+# A stand-in for ncu: lists metrics, "profiles" the command after its options by running it and
+# copying a recorded page, imports it back.
+import os, pathlib, shutil, subprocess, sys
 args = sys.argv[1:]
 here = pathlib.Path(__file__).parent
 with open(here / "calls.log", "a") as log:
@@ -354,26 +359,30 @@ if args[:1] == ["--query-metrics"]:
 if args[:1] == ["--import"]:
     print(pathlib.Path(args[1]).read_text())
     sys.exit(0)
-side = "reference" if "/solutions/" in args[-1] else "yours"
+command = args[args.index("--log-file") + 2:]
+side = "reference" if "/solutions/" in pathlib.Path(os.environ["REDUCE_LABS_FILE"]).read_text() \\
+    else "yours"
 denying = os.environ.get("FAKE_DENY") == "profile"
 pathlib.Path(args[args.index("--log-file") + 1]).write_text(
     "==PROF== Connected to process 4711\\n" + (denied if denying else ""))
-if not denying:
+status = subprocess.run(command).returncode
+if not denying and status == 0:
     shutil.copy(here / (side + ".csv"), args[args.index("--export") + 1])
+sys.exit(status)
 """
 
 FAKE_BENCH = """\
 #!/usr/bin/env python3
-# A stand-in for reduce_bench: starts its one graded lab's runner behind REDUCE_RUNNER_PREFIX.
-import os, pathlib, subprocess, sys
+# A stand-in for reduce_bench: loads the labs of REDUCE_LABS_FILE into its own process.
+import os, pathlib, sys
 here = pathlib.Path(__file__).parent
+labs = pathlib.Path(os.environ["REDUCE_LABS_FILE"]).read_text().strip()
 with open(here / "calls.log", "a") as log:
-    log.write("bench " + repr(sys.argv[1:]) + " " + os.environ["REDUCE_RUNNER_LABS"] + "\\n")
+    log.write("bench " + repr(sys.argv[1:]) + " " + labs + " "
+              + repr(os.environ.get("REDUCE_RUNNER_LABS")) + "\\n")
 if os.environ.get("FAKE_STUB"):
-    sys.exit(print("sum/04_sequential/1  ERROR: not implemented: see labs/04_sequential/sum.cu"))
-library = os.environ["REDUCE_RUNNER_LABS"].split(":", 1)[1]
-words = os.environ["REDUCE_RUNNER_PREFIX"].split("\\x1f")
-sys.exit(subprocess.run(words + ["/bin/true", library]).returncode)
+    print("sum/04_sequential/1  ERROR: not implemented: see labs/04_sequential/sum.cu")
+    sys.exit(1)
 """
 
 FAKE_SMI = """\
@@ -443,11 +452,12 @@ class ScriptTest(unittest.TestCase):
         self.assertRegex(out.stdout, r"launches per call\s+4\s+4")
         calls = self.calls()
         self.assertIn(f"--benchmark_filter=^sum/04_sequential/{N}(/|$)", calls)
-        self.assertIn("04_sequential=sum:/course/build/labs/lib/lib04_sequential_sum.so", calls)
-        self.assertIn("04_sequential=sum:/course/build/solutions/lib/lib04_sequential_sum.so",
+        self.assertIn("04_sequential=/course/build/labs/lib/lib04_sequential_sum.so None", calls)
+        self.assertIn("04_sequential=/course/build/solutions/lib/lib04_sequential_sum.so None",
                       calls)
         self.assertIn("'--launch-count', '10'", calls)
-        self.assertIn("'--target-processes', 'all'", calls)
+        self.assertIn("'--nvtx', '--nvtx-include', 'lab-call/'", calls)
+        self.assertNotIn("--target-processes", calls)
         self.assertIn("'--page', 'raw'", calls)
         folder = self.build / "profile" / "04_sequential_sum"
         self.assertEqual((folder / "yours.csv").read_text().strip(), STRIDED.strip())
