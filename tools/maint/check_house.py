@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Fails when a C++ or CUDA file of autograder/ is over 700 lines or one of its functions over 80.
+"""Fails when a C++ or CUDA file of autograder/, or a Python or shell tool of the course, is over
+700 lines or one of its functions over 80 (check_scripts.py reads the tools; a stated exception
+there excuses one file or function).
 
   tools/maint/check_house.py [ROOT]            check (default ROOT: the repository of this script)
   tools/maint/check_house.py --top N [ROOT]    also print the N longest functions and largest files
@@ -46,6 +48,7 @@ import re
 import sys
 
 import check_format  # beside this script: which files are the course's C++ and CUDA code
+import check_scripts  # beside this script: the Python and shell tools
 
 FOLDERS = ("autograder",)
 MAX_FILE_LINES = 700
@@ -364,6 +367,10 @@ def main() -> int:
 
     big_files = [(lines, rel) for lines, rel in sizes if lines > MAX_FILE_LINES]
     long_functions = [f for f in functions if f.lines > MAX_FUNCTION_LINES]
+    scripts, script_files, script_functions = check_scripts.offenders(
+        root, MAX_FILE_LINES, MAX_FUNCTION_LINES)
+    scripts += [f"a stated exception excuses nothing: {s}"
+                for s in check_scripts.stale_exceptions(root, MAX_FILE_LINES, MAX_FUNCTION_LINES)]
     if args.top > 0:
         print(f"check_house: the {args.top} longest functions:")
         for f in sorted(functions, key=lambda f: -f.lines)[:args.top]:
@@ -379,14 +386,18 @@ def main() -> int:
               f" (at most {MAX_FUNCTION_LINES})")
     for problem in unreadable:
         print(f"check_house: cannot read the functions of {problem}")
-    if big_files or long_functions or unreadable:
+    for problem in scripts:
+        print(f"check_house: {problem}")
+    if big_files or long_functions or unreadable or scripts:
         print(f"check_house: {len(big_files)} files over {MAX_FILE_LINES} lines,"
               f" {len(long_functions)} functions over {MAX_FUNCTION_LINES} lines,"
-              f" {len(unreadable)} files not read; split them into smaller files and named"
-              f" helpers")
+              f" {len(unreadable)} files not read, {len(scripts)} problems in the tools; split them"
+              f" into smaller files and named helpers")
         return 1
     print(f"check_house: {len(sizes)} files of at most {MAX_FILE_LINES} lines,"
-          f" {len(functions)} functions of at most {MAX_FUNCTION_LINES} lines")
+          f" {len(functions)} functions of at most {MAX_FUNCTION_LINES} lines; tools:"
+          f" {script_files} Python and shell files, {script_functions} functions,"
+          f" {len(check_scripts.EXCEPTIONS)} stated exceptions")
     return 0
 
 
