@@ -8,6 +8,9 @@
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
+#        OPS_SIZES (the ops step's sizes, default 2^28), LIBRARY_SIZES and ACCURACY_SIZES (the
+#        library and accuracy steps', default 2^20,2^24,2^28), CAPSTONE_ROWS (the capstone step's
+#        benchmark filter, default CUB, the probe, rung 09 and both capstone modes),
 #        SEGMENTED_SIZES, SEGMENTED_LENGTHS, SEGMENTED_RAGGED (the segmented step's rows),
 #        CCCL_INCLUDE (the newest CCCL headers for its cub_fixed rows),
 #        PLANS (the plans step's patches, default docs/results/segmented/plans/*.patch),
