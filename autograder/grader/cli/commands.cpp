@@ -453,9 +453,8 @@ Calibration measure_references(const Loaded& l, rg::PreparedSubmission& p, int r
       }
       progress.line(fmt::format("calibrate: run {}/{}: {}", run + 1, runs, f.lab));
       const rg::PerfFacts perf =
-          rg::run_benchmark(p.course->manifest, p.build.manifest, f.lab,
-                            rg::plan_ops(l.course, *l.course.find(f.lab)), l.rubric, seed,
-                            out / "logs" / fmt::format("run{}", run + 1) / f.lab);
+          rg::run_benchmark(p.course->manifest, p.build.manifest, f.lab, l.course.plans(f.lab),
+                            l.rubric, seed, out / "logs" / fmt::format("run{}", run + 1) / f.lab);
       if (perf.ran) {
         c.fractions[f.lab].push_back(perf.fraction);
         c.gbps[f.lab].push_back(perf.gbps);

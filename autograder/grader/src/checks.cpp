@@ -99,7 +99,7 @@ std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRun
   fs::create_directories(c.logs / f.lab, ec);
   std::vector<CheckStep> steps;
   std::size_t hidden_slot = 0;
-  for (const OpPlan& plan : lab_plans(c, f.lab)) {
+  for (const OpPlan& plan : c.course.plans(f.lab)) {
     if (plan.public_tests) {
       CheckStep step{CheckStep::Kind::kPublic, index, plan, steps.size()};
       if (graded_together(c, plan)) {
@@ -120,7 +120,7 @@ std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRun
 /// A lab's other steps, queued with its public suites: its hidden suites and compute-sanitizer,
 /// one step per tool and tested operation.
 std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunContext& c) {
-  const std::vector<OpPlan> plans = lab_plans(c, f.lab);
+  const std::vector<OpPlan>& plans = c.course.plans(f.lab);
   std::vector<CheckStep> steps;
   f.hidden_exists =
       std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
@@ -250,7 +250,7 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
   std::vector<TestMember> members;
   std::vector<PlannedLab> parts;
   for (std::size_t i : order)
-    for (const OpPlan& plan : lab_plans(c, p.labs[i].lab)) {
+    for (const OpPlan& plan : c.course.plans(p.labs[i].lab)) {
       if (!plan.public_tests) continue;
       members.push_back(
           {i, plan, graded_together(c, plan) ? SuiteKind::kGraded : SuiteKind::kPublic});
@@ -354,7 +354,7 @@ std::vector<std::size_t> checking_order(const PreparedSubmission& p,
   std::vector<std::size_t> order = runnable;
   const auto weight = [&](std::size_t i) {
     const CourseLab* cl = c.course.find(p.labs[i].lab);
-    const std::size_t ops = lab_plans(c, p.labs[i].lab).size();
+    const std::size_t ops = c.course.plans(p.labs[i].lab).size();
     return 2 * ops + (cl != nullptr && cl->order == "serial" ? 1 : 0);
   };
   std::stable_sort(order.begin(), order.end(),
@@ -466,7 +466,7 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
 
 /// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.
 void rerun_skipped_suites(LabFacts& f, const LabRunContext& c) {
-  const std::vector<OpPlan> plans = lab_plans(c, f.lab);
+  const std::vector<OpPlan>& plans = c.course.plans(f.lab);
   for (bool hidden : {false, true}) {
     std::vector<SuiteRun>& runs = hidden ? f.hidden : f.tests;
     std::size_t k = 0;

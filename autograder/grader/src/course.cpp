@@ -126,6 +126,7 @@ Course load_course(const fs::path& root) {
     throw ConfigError(fmt::format("{}: not the course root", root.string()));
   Course course = parse_course_catalogue(read_file(root / "course.json"));
   course.root = root;
+  for (CourseLab& lab : course.labs) lab.plans = plan_ops(course, lab);
   return course;
 }
 
@@ -133,6 +134,12 @@ const CourseOperation* Course::operation(const std::string& name) const {
   for (const CourseOperation& op : operations)
     if (op.name == name) return &op;
   return nullptr;
+}
+
+const std::vector<OpPlan>& Course::plans(const std::string& folder) const {
+  static const std::vector<OpPlan> none;
+  const CourseLab* lab = find(folder);
+  return lab != nullptr ? lab->plans : none;
 }
 
 std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab) {

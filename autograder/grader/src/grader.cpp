@@ -185,7 +185,7 @@ void find_labs(PreparedSubmission& p, const Course& course,
     f.lab = lab;
     const CourseLab* cl = course.find(lab);
     if (cl == nullptr) throw ConfigError("unknown lab " + lab);
-    plans[lab] = plan_ops(course, *cl);
+    plans[lab] = cl->plans;
     f.present = true;
     if (!fs::is_directory(p.tree / lab, ec)) {
       f.present = false;
@@ -458,9 +458,7 @@ std::vector<BenchTarget> bench_targets(GradeRun& g, const std::vector<std::size_
   std::vector<BenchTarget> targets;
   for (std::size_t i : runnable) {
     LabFacts& f = g.p.labs[i];
-    const CourseLab* cl = g.course.find(f.lab);
-    const std::vector<OpPlan> plans =
-        cl != nullptr ? plan_ops(g.course, *cl) : std::vector<OpPlan>{};
+    const std::vector<OpPlan>& plans = g.course.plans(f.lab);
     const LabState state = assess(f);
     if (std::none_of(plans.begin(), plans.end(),
                      [](const OpPlan& pl) { return !pl.bench_op.empty(); })) {

@@ -10,11 +10,6 @@
 
 namespace reduce::grade {
 
-std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab) {
-  const CourseLab* cl = c.course.find(lab);
-  return cl != nullptr ? plan_ops(c.course, *cl) : std::vector<OpPlan>{};
-}
-
 /// The checker's arguments that name the lab under test (the checker starts its runner) and
 /// select its operation's suites of \p kind.
 std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,

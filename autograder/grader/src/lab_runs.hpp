@@ -17,9 +17,6 @@
 
 namespace reduce::grade {
 
-/// The course's operations of \p lab (none for a lab the course does not have).
-std::vector<OpPlan> lab_plans(const LabRunContext& c, const std::string& lab);
-
 /// The checker's arguments that name the lab under test (the checker starts its runner) and
 /// select its operation's suites of \p kind.
 std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,

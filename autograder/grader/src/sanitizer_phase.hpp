@@ -43,7 +43,7 @@ struct SanitizerPlan {
     for (std::size_t i : labs) {
       const LabFacts& f = p.labs[i];
       if (f.sanitizer.empty()) continue;
-      const std::vector<OpPlan> plans = lab_plans(c, f.lab);
+      const std::vector<OpPlan>& plans = c.course.plans(f.lab);
       const std::size_t sanitized = static_cast<std::size_t>(std::count_if(
           plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
       std::size_t slot = 0;

@@ -28,7 +28,7 @@ SharedCourse::SharedCourse(const Course& course, const Rubric& rubric,
   std::vector<OpPlan> plans;
   for (const std::string& lab : labs)
     if (const CourseLab* cl = course.find(lab))
-      for (const OpPlan& plan : plan_ops(course, *cl)) plans.push_back(plan);
+      for (const OpPlan& plan : cl->plans) plans.push_back(plan);
   temporary_ = dir.empty();
   const fs::path where = temporary_ ? make_temp_dir("reduce-course-") : fs::absolute(dir, ec);
   options_ = course_build_options(

@@ -25,14 +25,6 @@ struct CourseOperation {
   std::string bench;   ///< the benchmark's row family ("sum" for sum_deterministic); empty: none
 };
 
-/// One lab of the course catalogue (course.json).
-struct CourseLab {
-  std::string folder;            ///< e.g. "04_sequential" (same in labs/, solutions/, a submission)
-  std::vector<std::string> ops;  ///< operations it implements, one `<op>`.cu each, e.g. {"sum"}
-  std::string order;             ///< summation order for its error bound: serial, tree, tree_atomic
-  int number = 0;                ///< the leading number of the folder, e.g. 4
-};
-
 /// How the grader treats one operation of a lab, derived from the course's files. The names the
 /// build gives its library, its C getter and its benchmark rows' name, are the build manifest's
 /// (BuildManifest::getter(), BuildManifest::bench_name()), never derived here.
@@ -45,6 +37,17 @@ struct OpPlan {
   std::string bench_op;       ///< benchmark row family ("sum" for sum_deterministic); empty: none
 };
 
+/// One lab of the course catalogue (course.json).
+struct CourseLab {
+  std::string folder;            ///< e.g. "04_sequential" (same in labs/, solutions/, a submission)
+  std::vector<std::string> ops;  ///< operations it implements, one `<op>`.cu each, e.g. {"sum"}
+  std::string order;             ///< summation order for its error bound: serial, tree, tree_atomic
+  int number = 0;                ///< the leading number of the folder, e.g. 4
+  /// Its operations' plans (plan_ops()), made once by load_course(); empty from
+  /// parse_course_catalogue() alone, which knows no course folder to look in.
+  std::vector<OpPlan> plans;
+};
+
 /// The course: where it lives and which labs it has, in teaching order.
 struct Course {
   std::filesystem::path root;  ///< folder with CMakeLists.txt, cmake/, common/, autograder/
@@ -55,6 +58,8 @@ struct Course {
   const CourseLab* find(const std::string& folder) const;
   /// The operation named \p name, or nullptr.
   const CourseOperation* operation(const std::string& name) const;
+  /// The plans of the lab with folder name \p folder (CourseLab::plans); empty for no such lab.
+  const std::vector<OpPlan>& plans(const std::string& folder) const;
 };
 
 /// True when \p dir looks like the course root (CMakeLists.txt, cmake/ReduceLab.cmake,
