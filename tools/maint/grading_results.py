@@ -263,6 +263,12 @@ def class_estimate(grades, batches, students=300):
         notes.append(f"The part a build cannot overlap, tests with the sanitizer and the "
                      f"benchmark, took {gpu_s:.1f} s in the grading at {newest[:7]}: "
                      f"{students * gpu_s / 8 / 60:.0f} minutes for {students} students on 8 GPUs.")
+        notes.append(f"What serialises across GPUs: with the rubric's `timing_lock = \"gpu\"` (the "
+                     f"default) nothing, each GPU's benchmark holding only that GPU's lock and "
+                     f"each GPU's workers their own CPUs; with `\"host\"`, every benchmark of "
+                     f"the class runs one after another, {students} x {g['benchmark_s']:.1f} s "
+                     f"= {students * g['benchmark_s'] / 60:.0f} minutes however many GPUs, and "
+                     f"the other GPUs' tests wait while one runs.")
     return (f"{source}. At that rate, one submission per GPU at a time:\n\n" + "\n".join(rows) +
             "\n\n" + "".join(n + "\n\n" for n in notes) +
             "A Slurm cluster with N GPUs divides the one-GPU time by N, plus the queue's waits.")
