@@ -11,7 +11,9 @@
    (its help text) spells; tools/grade passes its options to reduce-grade, whose command line is
    autograder/grader/cli/main.cpp. `cmake --preset NAME` names a preset of CMakePresets.json.
 4. README.md's "Open in Colab" link, in its section "Where to get a GPU", opens this notebook's
-   path, in the repository and branch of the notebook's REPO_URL and BRANCH.
+   path, in the repository and branch of the notebook's REPO_URL and BRANCH; so does the student
+   release's README (autograder/release/README.md), in its section "No GPU? Run it on Google
+   Colab".
 5. tools/maint/notebook_exec.py can turn the code cells into a plain script that compiles (the
    way tools/maint/run_notebook.sh runs the notebook on a machine without Jupyter).
 Before the notebook, the checker runs itself on small made-up notebooks that break each rule,
@@ -32,6 +34,9 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import notebook_exec  # noqa: E402
 
 NOTEBOOK = "notebooks/colab.ipynb"
+# (README, the section that holds its Colab link): the course's, and the student release's.
+COURSE_README = ("README.md", "Where to get a GPU")
+RELEASE_README = ("autograder/release/README.md", "No GPU? Run it on Google Colab")
 GPU_MESSAGE = "Runtime > Change runtime type > T4 GPU"
 # Tools that pass their options on: the source that spells those options.
 PASSES_ON = {"tools/grade": ["autograder/grader/cli/main.cpp"]}
@@ -182,24 +187,24 @@ def repository_of(nb):
     return (url[1], url[2], branch[1]) if url and branch else None
 
 
-def badge_problems(readme_text, nb, notebook_path):
-    """Rule 4: README's Colab link, under "Where to get a GPU", opens this notebook."""
-    section = re.search(r"^## Where to get a GPU\n(.*?)(?=^## |\Z)", readme_text, re.M | re.S)
+def badge_problems(readme_text, nb, notebook_path, readme=COURSE_README):
+    """Rule 4: a README's Colab link, in its section readme[1], opens this notebook."""
+    name, title = readme
+    section = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^## |\Z)", readme_text, re.M | re.S)
     if not section:
-        return ["README.md: no section '## Where to get a GPU'"]
+        return [f"{name}: no section '## {title}'"]
     links = BADGE.findall(section[1])
     if not links:
-        return ["README.md: no Colab link (colab.research.google.com/github/...) in "
-                "'Where to get a GPU'"]
+        return [f"{name}: no Colab link (colab.research.google.com/github/...) in '{title}'"]
     problems = []
     repo = repository_of(nb)
     if repo is None:
         problems.append("the notebook has no REPO_URL = \"https://github.com/...\" or BRANCH")
-    for owner, name, branch, path in links:
+    for owner, repository, branch, path in links:
         if path != notebook_path:
-            problems.append(f"README.md: the Colab link opens {path}, not {notebook_path}")
-        if repo and (owner, name, branch) != repo:
-            problems.append(f"README.md: the Colab link's {owner}/{name}@{branch} differs from "
+            problems.append(f"{name}: the Colab link opens {path}, not {notebook_path}")
+        if repo and (owner, repository, branch) != repo:
+            problems.append(f"{name}: the Colab link's {owner}/{repository}@{branch} differs from "
                             f"the notebook's REPO_URL and BRANCH ({repo[0]}/{repo[1]}@{repo[2]})")
     return problems
 
@@ -215,11 +220,13 @@ def conversion_problems(nb):
     return []
 
 
-def check(root, nb, readme_text):
-    """Every problem of the notebook nb in the course at root."""
+def check(root, nb, readme_text, release_text=None):
+    """Every problem of the notebook nb in the course at root (and the release README's link)."""
     problems = structure_problems(nb)
     if problems and "nbformat 4" in problems[0]:
         return problems
+    if release_text is not None:
+        problems += badge_problems(release_text, nb, NOTEBOOK, RELEASE_README)
     return (problems + gpu_check_problems(nb) + command_problems(root, nb) +
             badge_problems(readme_text, nb, NOTEBOOK) + conversion_problems(nb))
 
@@ -330,6 +337,13 @@ def self_test():
         plain["cells"][0]["metadata"] = {}
         if not any("gpu-check" in p for p in check(root, plain, README)):
             failures.append("a first code cell without the gpu-check tag passed")
+        release = README.replace("Where to get a GPU", RELEASE_README[1])
+        good_nb = fake_notebook(("code", GOOD))
+        if check(root, good_nb, README, release):
+            failures.append(f"a good release README: {check(root, good_nb, README, release)}")
+        if not any(p.startswith(RELEASE_README[0] + ": no Colab link")
+                   for p in check(root, good_nb, README, f"## {RELEASE_README[1]}\nColab.\n")):
+            failures.append("a release README without the Colab link passed")
     return failures + script_failures()
 
 
@@ -347,12 +361,14 @@ def main(argv):
     except (OSError, ValueError) as e:
         print(f"{NOTEBOOK}: not readable JSON: {e}")
         return 1
-    problems = check(root, nb, (root / "README.md").read_text(encoding="utf-8"))
+    release = root / RELEASE_README[0]
+    problems = check(root, nb, (root / "README.md").read_text(encoding="utf-8"),
+                     release.read_text(encoding="utf-8") if release.is_file() else None)
     for p in problems:
         print(f"{NOTEBOOK}: {p}")
     if problems:
         return 1
-    print(f"check_notebook: {NOTEBOOK} and README's Colab link hold "
+    print(f"check_notebook: {NOTEBOOK} and the READMEs' Colab links hold "
           f"({len(shell_commands(nb))} shell commands checked; self-test passed)")
     return 0
 
