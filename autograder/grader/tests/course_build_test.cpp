@@ -1,6 +1,7 @@
 // The course build's integrity check: any change to a course binary or to the course's sources
 // after the build is reported, so that a grade given while it happened can be withheld.
 #include <reduce_grade/build.hpp>
+#include <reduce_grade/process.hpp>
 #include <reduce_grade/util.hpp>
 
 #include <gtest/gtest.h>
@@ -53,6 +54,48 @@ TEST_F(CourseBuildTest, AChangedCourseSourceIsReported) {
 TEST_F(CourseBuildTest, ChangesToTheStudentsLabsAreNotTheCourses) {
   write_file(build_.course_root / "labs" / "04_sequential" / "sum.cu", "solved");
   EXPECT_EQ(build_.changes(), "");
+}
+
+// A course build folder graded again with the same configure arguments is not configured again
+// (its seconds saved); a changed CMake input is still seen, since the build configures again by
+// itself, and the manifest is read after it. A small CMake project stands in for the course.
+TEST(CourseBuildConfigure, SkippedWhenUnchangedAndRedoneByTheBuildWhenAnInputChanged) {
+  if (!find_program("cmake")) GTEST_SKIP() << "cmake is not installed";
+  const fs::path dir = make_temp_dir("reduce-grade-configure-");
+  const auto project = [&](const std::string& runner) {
+    write_file(dir / "course" / "CMakeLists.txt",
+               "cmake_minimum_required(VERSION 3.20)\nproject(fake NONE)\n"
+               "file(WRITE ${CMAKE_BINARY_DIR}/course-manifest.json [=[{\"runner\": \"" +
+                   runner +
+                   "\", \"contract_include_dir\": \"i\", \"contract_headers\": [], "
+                   "\"operations\": {}, \"trees\": {}}]=])\n"
+                   "add_custom_target(reduce_lab_runner)\n");
+  };
+  project("first");
+  CourseBuildOptions o;
+  o.course_root = dir / "course";
+  o.build_dir = dir / "build";
+  o.log_dir = dir / "logs";
+  o.benchmark = false;
+  o.hidden = false;
+  const CourseBuild first = build_course(o);
+  ASSERT_TRUE(first.ok) << first.problem;
+  EXPECT_EQ(first.manifest.runner, "first");
+  EXPECT_FALSE(contains(read_file(o.log_dir / "course-configure.log"), "configure skipped"));
+
+  const CourseBuild again = build_course(o);
+  ASSERT_TRUE(again.ok) << again.problem;
+  EXPECT_TRUE(contains(read_file(o.log_dir / "course-configure.log"), "configure skipped"));
+
+  project("second");  // a changed CMake input: the build configures again
+  const CourseBuild changed = build_course(o);
+  ASSERT_TRUE(changed.ok) << changed.problem;
+  EXPECT_EQ(changed.manifest.runner, "second");
+
+  o.cmake_args = {"-DSOMETHING=1"};  // other arguments: configured again here
+  build_course(o);
+  EXPECT_FALSE(contains(read_file(o.log_dir / "course-configure.log"), "configure skipped"));
+  remove_all_quietly(dir);
 }
 
 }  // namespace
