@@ -113,6 +113,11 @@ std::vector<sock_filter> filter_program(std::uint32_t self) {
   // clone3 hides its flags in memory: ENOSYS, and the C library starts its threads by clone.
   f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1));
   f.push_back(statement(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS));
+  // CPU affinity: refused (EPERM). With several GPUs, each GPU's worker and all it starts run on
+  // CPUs of their own (the grader's cpu_share()); a lab widening its own affinity would load the
+  // CPUs of another GPU's benchmark, which halves its speed.
+  f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_sched_setaffinity, 0, 1));
+  f.push_back(statement(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
   // clone: threads only.
   f.push_back(jump(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4));
   f.push_back(statement(BPF_LD | BPF_W | BPF_ABS, kArg0));

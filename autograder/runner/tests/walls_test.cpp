@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/ptrace.h>
@@ -19,6 +20,7 @@
 #include <wordexp.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -98,6 +100,25 @@ TEST(RunnerWalls, SignalsToOtherProcessesEndIt) {
   EXPECT_TRUE(killed_by_wall(behind_walls([&] { ::sigqueue(parent, 0, sigval{}); })));
   EXPECT_TRUE(killed_by_wall(behind_walls([&] { ::syscall(SYS_tgkill, parent, parent, 0); })));
   EXPECT_TRUE(killed_by_wall(behind_walls([&] { ::syscall(SYS_pidfd_open, parent, 0); })));
+}
+
+// The lab keeps the CPUs it was started on: widening its affinity fails (EPERM), reading works.
+TEST(RunnerWalls, ItsCpuAffinityStaysAsGiven) {
+  REQUIRE_WALLS();
+  const int status = behind_walls([] {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (::sched_getaffinity(0, sizeof set, &set) != 0) ::_exit(1);
+    if (::sched_setaffinity(0, sizeof set, &set) != -1 || errno != EPERM) ::_exit(2);
+    std::thread t([] {
+      cpu_set_t all;
+      CPU_ZERO(&all);
+      for (int c = 0; c < CPU_SETSIZE; ++c) CPU_SET(c, &all);
+      if (::sched_setaffinity(0, sizeof all, &all) != -1 || errno != EPERM) ::_exit(3);
+    });
+    t.join();
+  });
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST(RunnerWalls, TracingAndNamespacesEndIt) {
