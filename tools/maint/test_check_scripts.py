@@ -86,4 +86,4 @@ class Offenders(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(argv=sys.argv[:1])  # ctest passes the source folder; the tests find it
+    unittest.main()
