@@ -24,6 +24,11 @@ namespace {
 // lab's request is up to 16 calls on distinct inputs, so 10 samples are 160 calls; each sample
 // costs about as much again in inputs made anew, which made 20 of them most of a row's time.
 constexpr double kRequestMs = 10.0;
+// Timed inputs: 16 of any size (as many as a request at the rubric's size needs), and more of
+// small ones, up to kMaxRunnerInputs within kSmallInputBytes, so that a request at a
+// launch-bound size holds calls enough to make its own cost small beside them.
+constexpr int kLargeInputs = 16;
+constexpr std::size_t kSmallInputBytes = std::size_t{1} << 30;
 constexpr int kMinSamples = 5, kMaxSamples = 10;
 constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.0;
 
@@ -126,8 +131,11 @@ int timed_input_count(const Runner& runner, std::size_t n) {
   std::size_t free = 0, total = 0;
   REDUCE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   free += runner.timed_input_bytes();
-  const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(float);
-  return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, kMaxRunnerInputs));
+  const std::size_t bytes =
+      std::max(std::max<std::size_t>(n, 1) * sizeof(float), runner::kOwnInputGranularity);
+  const std::size_t most = std::min<std::size_t>(
+      kMaxRunnerInputs, std::max<std::size_t>(kLargeInputs, kSmallInputBytes / bytes));
+  return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, most));
 }
 
 TimedArrays timed_arrays(Runner& runner, std::size_t n, std::size_t segments) {

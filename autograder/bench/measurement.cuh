@@ -103,9 +103,10 @@ class RegeneratedInputs {
   RegenerationCost cost_;
 };
 
-/// How many distinct n-float inputs \p runner may hold for timing: up to kMaxRunnerInputs,
-/// within half the device memory free now (its current inputs, which the next allocation frees,
-/// counted as free).
+/// How many distinct n-float inputs \p runner may hold for timing: 16, or up to kMaxRunnerInputs
+/// small ones within 1 GiB, and never more than half the device memory free now holds (its
+/// current inputs, which the next allocation frees, counted as free), each taking at least
+/// runner::kOwnInputGranularity bytes.
 int timed_input_count(const Runner& runner, std::size_t n);
 
 /// A graded row's timed inputs in its runner, mapped into this process.

@@ -18,10 +18,14 @@
 namespace reduce::grade {
 namespace {
 
-/// An n a benchmark run times: \p size minus 1..4093, drawn from its key for \p use.
+/// An n a benchmark run times: \p size minus 1..4093 (minus at most a quarter of \p size, so
+/// that a launch-bound size of 2^12 stays within one launch's work), drawn from its key for
+/// \p use.
 std::size_t timed_size(const std::string& size, std::uint64_t key, const char* use) {
   // Never the same n twice and never a power of two: nothing can be prepared for it.
-  return parse_size(size) - 1 - static_cast<std::size_t>(derive_key(key, use) % 4093);
+  const std::size_t whole = parse_size(size);
+  const std::size_t spread = std::min<std::size_t>(4093, whole / 4);
+  return whole - 1 - static_cast<std::size_t>(derive_key(key, use) % spread);
 }
 
 /// The n every lab is timed at: the rubric's size.

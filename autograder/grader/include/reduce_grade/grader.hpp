@@ -146,7 +146,8 @@ struct BenchTarget {
   /// the rubric judges the lab against it (LabRubric::timed_measure()).
   bool references = false;
   /// Set by run_benchmarks(): the sizes the lab is timed at (the rubric's size, then its
-  /// launch-bound size where it has one), each minus 1..4093 drawn from the run's key.
+  /// launch-bound size where it has one), each minus 1..4093 (at most a quarter of it) drawn
+  /// from the run's key.
   std::vector<std::size_t> sizes;
 };
 
