@@ -24,13 +24,13 @@ namespace {
 // lab's request is up to 16 calls on distinct inputs, so 10 samples are 160 calls; each sample
 // costs about as much again in inputs made anew, which made 20 of them most of a row's time.
 constexpr double kRequestMs = 10.0;
-// Timed inputs: 16 of any size (as many as a request at the rubric's size needs), and more of
-// small ones, up to kMaxRunnerInputs within kSmallInputBytes, so that a request at a
-// launch-bound size holds calls enough to make its own cost small beside them.
-constexpr int kLargeInputs = 16;
-constexpr std::size_t kSmallInputBytes = std::size_t{1} << 30;
 constexpr int kMinSamples = 5, kMaxSamples = 10;
 constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.0;
+// A short row (a launch-bound size: ten samples of 16 calls at 2^12 floats are 3 ms of timing,
+// where one stray interrupt moves the median by 10 %) samples on, up to kMaxShortSamples, until
+// its samples reach kShortSeconds; a row at the rubric's size has passed that after ten.
+constexpr int kMaxShortSamples = 100;
+constexpr double kShortSeconds = 0.03;
 
 }  // namespace
 
@@ -131,11 +131,8 @@ int timed_input_count(const Runner& runner, std::size_t n) {
   std::size_t free = 0, total = 0;
   REDUCE_CUDA_CHECK(cudaMemGetInfo(&free, &total));
   free += runner.timed_input_bytes();
-  const std::size_t bytes =
-      std::max(std::max<std::size_t>(n, 1) * sizeof(float), runner::kOwnInputGranularity);
-  const std::size_t most = std::min<std::size_t>(
-      kMaxRunnerInputs, std::max<std::size_t>(kLargeInputs, kSmallInputBytes / bytes));
-  return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, most));
+  const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(float);
+  return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, kMaxRunnerInputs));
 }
 
 TimedArrays timed_arrays(Runner& runner, std::size_t n, std::size_t segments) {
@@ -175,7 +172,7 @@ GradedSamples sample_graded(benchmark::State& state, const GradedRequest& reques
   s.calls = calls;
   double seconds = 0;
   for (auto _ : state) {
-    while (s.host_ms.size() < static_cast<std::size_t>(kMaxSamples)) {
+    for (;;) {
       const TimedRun t = request(calls);
       seconds += t.host_ms * 1e-3;
       s.host_ms.push_back(t.host_ms / calls);
@@ -183,6 +180,8 @@ GradedSamples sample_graded(benchmark::State& state, const GradedRequest& reques
       const std::size_t k = s.host_ms.size();
       if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))
         break;
+      const bool short_row = seconds < kShortSeconds && k < kMaxShortSamples;
+      if (k >= kMaxSamples && !short_row) break;
     }
     state.SetIterationTime(median(s.host_ms) * 1e-3);
   }

@@ -103,10 +103,9 @@ class RegeneratedInputs {
   RegenerationCost cost_;
 };
 
-/// How many distinct n-float inputs \p runner may hold for timing: 16, or up to kMaxRunnerInputs
-/// small ones within 1 GiB, and never more than half the device memory free now holds (its
-/// current inputs, which the next allocation frees, counted as free), each taking at least
-/// runner::kOwnInputGranularity bytes.
+/// How many distinct n-float inputs \p runner may hold for timing: up to kMaxRunnerInputs,
+/// within half the device memory free now (its current inputs, which the next allocation frees,
+/// counted as free).
 int timed_input_count(const Runner& runner, std::size_t n);
 
 /// A graded row's timed inputs in its runner, mapped into this process.
@@ -147,7 +146,8 @@ struct GradedSamples {
 };
 
 /// The graded loop: one benchmark iteration holds every sample, one request of \p calls calls
-/// each; samples stop after kMinSamples and kMinSeconds, or at kMaxSamples, or once a slow lab
+/// each; samples stop after kMinSamples and kMinSeconds, or at kMaxSamples (up to
+/// kMaxShortSamples for a short row, until its samples reach kShortSeconds), or once a slow lab
 /// has had kEnoughSeconds and 3 samples.
 GradedSamples sample_graded(benchmark::State& state, const GradedRequest& request, int calls);
 

@@ -32,7 +32,7 @@ using runner::floats_per_segment;
 using runner::is_index;
 
 /// Most distinct inputs one request of a runner reads.
-inline constexpr int kMaxRunnerInputs = runner::kMaxOwnInputs;
+inline constexpr int kMaxRunnerInputs = runner::kMaxInputs;
 
 /// The catalogue's entry point \p name (course.json, through the runner's protocol table), or
 /// nullptr.

@@ -14,7 +14,7 @@ std::vector<float*> LabRunner::allocate_timed_inputs(std::size_t n, int count) {
 std::vector<float*> LabRunner::allocate_timed_inputs(std::size_t n, int count,
                                                      std::size_t segments) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (count < 1 || count > kMaxOwnInputs) throw RunnerError("checker: bad number of timed inputs");
+  if (count < 1 || count > kMaxInputs) throw RunnerError("checker: bad number of timed inputs");
   // The runner frees its earlier inputs before it allocates these: unmapped here first, or this
   // process's mappings would keep them alive (a runner that serves many rows would run out of
   // memory, and slow down before it did).
@@ -44,8 +44,7 @@ std::vector<float*> LabRunner::allocate_timed_inputs(std::size_t n, int count,
     timed_inputs_.push_back(p);
     mapped.push_back(static_cast<float*>(p));
   }
-  timed_bytes_ = static_cast<std::size_t>(count) *
-                     std::max(std::max<std::size_t>(n, 1) * sizeof(float), kOwnInputGranularity) +
+  timed_bytes_ = static_cast<std::size_t>(count) * std::max<std::size_t>(n, 1) * sizeof(float) +
                  (segments > 0 ? (segments + 1) * sizeof(std::int64_t) : 0);
   return mapped;
 }
@@ -58,7 +57,7 @@ TimedRun LabRunner::run_timed(const std::string& op, int count, std::size_t n, i
 TimedRun LabRunner::run_timed(const std::string& op, int count, std::size_t n, int calls,
                               void* capture, std::size_t segments) {
   const int index = op_index(op);
-  if (count < 1 || count > kMaxOwnInputs || calls < 1 || pid_ < 0)
+  if (count < 1 || count > kMaxInputs || calls < 1 || pid_ < 0)
     throw RunnerError("checker: bad timed request (inputs allocated?)");
   const std::size_t ws = workspace_bytes(op, n, segments);
   std::lock_guard<std::mutex> lock(mutex_);

@@ -212,13 +212,13 @@ Reply workspace_bytes(const Lab& lab, const Request& rq) {
 }
 
 /// Input arrays this runner allocated for timed calls (kAllocateInputs).
-float* own_inputs[kMaxOwnInputs] = {};
+float* own_inputs[kMaxInputs] = {};
 /// The offsets of timed segmented calls, allocated here too.
 std::int64_t* own_offsets = nullptr;
 
 Reply allocate_inputs(const Request& rq) {
   Reply reply;
-  if (rq.input_count == 0 || rq.input_count > kMaxOwnInputs) {
+  if (rq.input_count == 0 || rq.input_count > kMaxInputs) {
     reply.status = Status::kBadRequest;
     set_message(reply, "bad request: input count");
     return reply;
@@ -228,8 +228,7 @@ Reply allocate_inputs(const Request& rq) {
     input = nullptr;
   }
   for (std::uint32_t i = 0; i < rq.input_count; ++i) {
-    const std::uint64_t bytes = std::max<std::uint64_t>(rq.n, 1) * sizeof(float);
-    check(cudaMalloc(&own_inputs[i], std::max<std::uint64_t>(bytes, kOwnInputGranularity)),
+    check(cudaMalloc(&own_inputs[i], std::max<std::uint64_t>(rq.n, 1) * sizeof(float)),
           "allocating the timed inputs");
     check(cudaIpcGetMemHandle(&reply.inputs[i], own_inputs[i]), "exporting the timed inputs");
   }
@@ -332,14 +331,13 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
     return reply;
   }
   const ResultKind kind = kOperations[rq.op].kind;
-  const std::uint32_t most_inputs = rq.own_inputs ? kMaxOwnInputs : kMaxInputs;
-  if (rq.input_count == 0 || rq.input_count > most_inputs || rq.calls == 0 ||
+  if (rq.input_count == 0 || rq.input_count > kMaxInputs || rq.calls == 0 ||
       !tiled_request_fits(rq)) {
     reply.status = Status::kBadRequest;
     set_message(reply, "bad request: inputs or calls");
     return reply;
   }
-  const float* inputs[kMaxOwnInputs] = {};
+  const float* inputs[kMaxInputs] = {};
   for (std::uint32_t i = 0; i < rq.input_count; ++i)
     inputs[i] =
         rq.own_inputs ? own_inputs[i] : reinterpret_cast<const float*>(maps.map(rq.inputs[i]));

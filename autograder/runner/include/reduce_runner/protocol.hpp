@@ -22,7 +22,7 @@
 namespace reduce::runner {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 10;
+inline constexpr std::uint32_t kProtocolVersion = 9;
 
 /// One entry point of the lab contract (common/include/reduce/lab.cuh).
 struct Operation {
@@ -85,19 +85,10 @@ enum class Command : std::uint32_t {
 inline constexpr std::uint32_t kPoisonOut = 1;  ///< the result slot
 inline constexpr std::uint32_t kPoisonAux = 2;  ///< the workspace (or old_values)
 
-/// Most inputs of the checker's own one kRun request rotates through (Request::inputs).
+/// Most inputs one kRun request rotates through: enough distinct arrays that one timed request
+/// holds calls enough to make the request's own cost (a few hundred microseconds) small beside
+/// them.
 inline constexpr int kMaxInputs = 16;
-
-/// Most inputs the runner allocates for timed calls (kAllocateInputs, Reply::inputs): enough
-/// distinct arrays that one timed request holds calls enough to make the request's own cost
-/// (about 200 microseconds) small beside them, even at a launch-bound size where a call takes a
-/// few microseconds (the checker caps their bytes; each is an allocation of its own).
-inline constexpr int kMaxOwnInputs = 256;
-
-/// Bytes the runner allocates at least for each timed input: an allocation smaller than this may
-/// share its block of device memory with the next, and an IPC handle maps the whole block, so
-/// the checker could not map two of them.
-inline constexpr std::size_t kOwnInputGranularity = std::size_t{2} << 20;
 
 /// One request. For kRun, call k reads inputs[k % input_count]; before each call the runner
 /// poisons `out` and `aux` (0xFF bytes) when `poison` is set, then calls the lab on its own
@@ -106,11 +97,10 @@ struct Request {
   std::uint32_t version = kProtocolVersion;  ///< kProtocolVersion
   Command command = Command::kQuit;          ///< what to do
   std::uint32_t op = 0;                      ///< index into kOperations
-  std::uint32_t library = 0;  ///< which of the runner's libraries (its command line, in order)
-  std::uint32_t calls = 1;    ///< kRun: calls in this request
-  std::uint64_t n = 0;        ///< elements per call
-  /// inputs used (at most kMaxInputs; kMaxOwnInputs with own_inputs or for kAllocateInputs)
-  std::uint32_t input_count = 0;
+  std::uint32_t library = 0;      ///< which of the runner's libraries (its command line, in order)
+  std::uint32_t calls = 1;        ///< kRun: calls in this request
+  std::uint64_t n = 0;            ///< elements per call
+  std::uint32_t input_count = 0;  ///< inputs used (at most kMaxInputs)
   std::uint32_t poison = kPoisonOut | kPoisonAux;  ///< what to poison before every call
   std::uint32_t own_inputs = 0;  ///< kRun: call k reads the runner's own input k % input_count
   /// kRun with one input: the runner poisons a copy of its own, queues the copy of inputs[0]
@@ -162,7 +152,7 @@ struct Reply {
   /// kAllocateInputs: the runner's input arrays, which the checker maps, fills and changes.
   /// Timed calls read memory the runner allocated itself: memory mapped from another process
   /// reads slower on some GPUs, which would charge the lab for the grader's plumbing.
-  cudaIpcMemHandle_t inputs[kMaxOwnInputs] = {};
+  cudaIpcMemHandle_t inputs[kMaxInputs] = {};
   /// kAllocateInputs with segments > 0: the runner's offsets for timed segmented calls.
   cudaIpcMemHandle_t offsets = {};
   char message[1024] = {};  ///< what went wrong
