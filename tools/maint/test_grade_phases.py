@@ -296,14 +296,14 @@ class Wording(unittest.TestCase):
     """The lines the tool reads are the grader's, its checkers' and its benchmark's as written:
     a change of their wording fails here first."""
     FRAGMENTS = {
-        "autograder/grader/src/checks.cpp": ["tests in one checker: {}", "again, alone: {} skipped"
+        "autograder/grader/src/correctness/checks.cpp": ["tests in one checker: {}", "again, alone: {} skipped"
                                              " beside other labs", "public tests {}; hidden tests"],
-        "autograder/grader/src/sanitizer_phase.cpp": ["compute-sanitizer --tool {}: {}"],
-        "autograder/grader/src/grader.cpp": ["build finished in {:.1f} s", "benchmark of {} lab(s)",
+        "autograder/grader/src/correctness/sanitizer_phase.cpp": ["compute-sanitizer --tool {}: {}"],
+        "autograder/grader/src/grading/grader.cpp": ["build finished in {:.1f} s", "benchmark of {} lab(s)",
                                              "isolation of the lab's process: ", "CUDA contexts"],
-        "autograder/grader/src/build.cpp": ["configure: {} lab{} of {}",
+        "autograder/grader/src/submission/build.cpp": ["configure: {} lab{} of {}",
                                             "build: lab libraries ({} targets)"],
-        "autograder/grader/src/process.cpp": ["\\n[reduce-grade] {}: {} ({:.1f} s)\\n"],
+        "autograder/grader/src/processes/process.cpp": ["\\n[reduce-grade] {}: {} ({:.1f} s)\\n"],
         "autograder/tests/checker_main.cpp": ["[ lab      ] %s %d %s %s\\n"],
         "autograder/tests/gpu_test.cpp": ["[ memory   ] waited %.2f s for "],
         "autograder/runner/src/lab_runner_channels.cpp": ["answered its first request %.2f s"],

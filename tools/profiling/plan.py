@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 # The grader times n = the rubric's size minus 1 to 4093, drawn from the run's key
-# (autograder/grader/src/benchmark.cpp, timed_size): never a power of two. The profile takes
+# (autograder/grader/src/benchmark/benchmark.cpp, timed_size): never a power of two. The profile takes
 # the middle of that range.
 GRADED_OFFSET = 1 + 4092 // 2
 LAB_RANGE = "lab-call"  # the NVTX range around each call of a lab (measurement.cuh)

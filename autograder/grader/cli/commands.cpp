@@ -1,20 +1,20 @@
 // The commands of reduce-grade (docs/grader.md); main.cpp parses the command line.
 #include "commands.hpp"
 
-#include <reduce_grade/course.hpp>
-#include <reduce_grade/facts.hpp>
-#include <reduce_grade/grader.hpp>
-#include <reduce_grade/gradescope.hpp>
-#include <reduce_grade/pipeline.hpp>
-#include <reduce_grade/planted.hpp>
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/release.hpp>
-#include <reduce_grade/report.hpp>
-#include <reduce_grade/rubric.hpp>
-#include <reduce_grade/shared_course.hpp>
-#include <reduce_grade/similar_sources.hpp>
-#include <reduce_grade/slurm.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/rubric.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/grading/grader.hpp>
+#include <reduce_grade/grading/pipeline.hpp>
+#include <reduce_grade/grading/planted.hpp>
+#include <reduce_grade/grading/shared_course.hpp>
+#include <reduce_grade/grading/slurm.hpp>
+#include <reduce_grade/observations/facts.hpp>
+#include <reduce_grade/processes/process.hpp>
+#include <reduce_grade/reports/gradescope.hpp>
+#include <reduce_grade/reports/release.hpp>
+#include <reduce_grade/reports/report.hpp>
+#include <reduce_grade/submission/similar_sources.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

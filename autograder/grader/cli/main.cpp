@@ -16,11 +16,11 @@
 // grader (a bug: please report it).
 #include "commands.hpp"
 
-#include <reduce_grade/confine.hpp>
-#include <reduce_grade/course.hpp>
-#include <reduce_grade/grader.hpp>
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/grading/grader.hpp>
+#include <reduce_grade/processes/confine.hpp>
+#include <reduce_grade/processes/process.hpp>
 
 #include <sys/prctl.h>
 

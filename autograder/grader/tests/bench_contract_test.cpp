@@ -3,8 +3,8 @@
 // judged by graded_verdict(). No GPU: the rows only report.
 #include "reporting.hpp"
 
-#include <reduce_grade/bench_results.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/bench_results.hpp>
+#include <reduce_grade/base/util.hpp>
 
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>

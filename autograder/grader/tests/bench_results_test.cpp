@@ -1,6 +1,6 @@
 // Benchmark JSON: both Google Benchmark formats for failed rows, and a real run from an H200.
-#include <reduce_grade/bench_results.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/bench_results.hpp>
+#include <reduce_grade/base/util.hpp>
 
 #include <gtest/gtest.h>
 

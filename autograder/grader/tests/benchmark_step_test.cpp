@@ -1,8 +1,8 @@
 // The benchmark step against a stand-in benchmark that writes recorded rows: which lab a run's
 // evidence belongs to, which lab may run again, and that the run's key decides its inputs.
 #include <reduce/keyed_hash.hpp>
-#include <reduce_grade/grader.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/grading/grader.hpp>
 
 #include <gtest/gtest.h>
 

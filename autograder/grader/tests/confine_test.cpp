@@ -2,9 +2,9 @@
 // hides is empty, what it shows again is readable and read-only, the rest of the machine is
 // read-only, a hidden folder cannot be reached through another process's /proc entry, and its
 // /tmp, /dev/shm and /dev are its own (capped, minimal, gone with it). bubblewrap must agree.
-#include <reduce_grade/isolation.hpp>
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/processes/isolation.hpp>
+#include <reduce_grade/processes/process.hpp>
 
 #include <gtest/gtest.h>
 

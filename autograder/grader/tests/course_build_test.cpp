@@ -1,8 +1,8 @@
 // The course build's integrity check: any change to a course binary or to the course's sources
 // after the build is reported, so that a grade given while it happened can be withheld.
-#include <reduce_grade/build.hpp>
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/processes/process.hpp>
+#include <reduce_grade/submission/build.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The course model: lab list, lab selection, submission layout, operation plans, and the
 // compiler-error excerpt.
-#include <reduce_grade/build.hpp>
-#include <reduce_grade/course.hpp>
-#include <reduce_grade/planted.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/grading/planted.hpp>
+#include <reduce_grade/submission/build.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The dependency check: a compile's depfile (nvcc -MD) read with make's escapes, and every
 // header it names allowed only inside the lab, the staged contract headers, the toolkit (less
 // its library reductions) and the system's folders, after links are resolved.
-#include <reduce_grade/library_check.hpp>
-#include <reduce_grade/staging.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/observations/library_check.hpp>
+#include <reduce_grade/submission/staging.hpp>
 
 #include <gtest/gtest.h>
 

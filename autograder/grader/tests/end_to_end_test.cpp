@@ -2,9 +2,9 @@
 // one grading run of a submission assembled from the planted corpus and the course covers a
 // compile error, a missing lab, an untouched stub, a library reduction and a correct lab. This
 // builds CUDA code (about a minute on two cores), so it is the only such test.
-#include <reduce_grade/grader.hpp>
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/grading/grader.hpp>
+#include <reduce_grade/processes/process.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // The GoogleTest runner: parsing of lists and outcome records, and recovery from crashes, hangs,
 // floods, exit() and sticky CUDA errors, against a fake suite (fake_suite.cpp).
-#include <reduce_grade/gtest_suite.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/observations/gtest_suite.hpp>
 
 #include <gtest/gtest.h>
 

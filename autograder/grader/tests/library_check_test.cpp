@@ -1,10 +1,10 @@
 // Library detection: tiny shared libraries built here with g++ stand in for lab libraries that
 // call CUB, link cuBLAS, still throw NotImplemented, or are clean.
-#include <reduce_grade/course.hpp>
-#include <reduce_grade/library_check.hpp>
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/staging.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/observations/library_check.hpp>
+#include <reduce_grade/processes/process.hpp>
+#include <reduce_grade/submission/staging.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // The build manifest CMake writes (course-manifest.json): the grader takes every path from it,
 // and every name the build gives (getters, benchmark rows).
-#include <reduce_grade/course.hpp>
-#include <reduce_grade/manifest.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/manifest.hpp>
+#include <reduce_grade/base/util.hpp>
 
 #include <gtest/gtest.h>
 

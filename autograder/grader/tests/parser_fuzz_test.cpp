@@ -3,13 +3,13 @@
 // fed thousands of random and mutated inputs: no exception may escape, nothing may crash, and
 // what comes back stays sane. Each test prints its seed; REDUCE_FUZZ_SEED=<seed> repeats it.
 // Exact cases of numbers that do not fit come first.
-#include <reduce_grade/bench_results.hpp>
-#include <reduce_grade/build.hpp>
-#include <reduce_grade/gtest_suite.hpp>
-#include <reduce_grade/library_check.hpp>
-#include <reduce_grade/parse.hpp>
-#include <reduce_grade/sanitizer.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/bench_results.hpp>
+#include <reduce_grade/base/parse.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/observations/gtest_suite.hpp>
+#include <reduce_grade/observations/library_check.hpp>
+#include <reduce_grade/observations/sanitizer.hpp>
+#include <reduce_grade/submission/build.hpp>
 
 #include <gtest/gtest.h>
 

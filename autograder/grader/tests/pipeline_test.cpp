@@ -1,7 +1,7 @@
 // The timing locks: correctness steps share their GPU's, a benchmark has it alone and is not
 // overtaken by sharers that come after it; one lock per GPU unless the rubric asks for one per
 // host. The CPU shares of the GPUs' workers.
-#include <reduce_grade/pipeline.hpp>
+#include <reduce_grade/grading/pipeline.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // check_expectation(): how a planted case's expected grade and failing test are checked.
-#include <reduce_grade/planted.hpp>
+#include <reduce_grade/grading/planted.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // The process runner: exit codes, time limit, output cap, signals, environment, clean-up.
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/processes/process.hpp>
 
 #include <gtest/gtest.h>
 

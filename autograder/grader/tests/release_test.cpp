@@ -1,9 +1,9 @@
 // The student release: what is in it, what is not, and that its cache defaults build labs/ as
 // the student's own tree.
-#include <reduce_grade/gradescope.hpp>
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/release.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/processes/process.hpp>
+#include <reduce_grade/reports/gradescope.hpp>
+#include <reduce_grade/reports/release.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

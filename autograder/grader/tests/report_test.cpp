@@ -1,8 +1,8 @@
 // Report writers: the JSON is parsed back and checked for Gradescope's required fields and
 // types; the JUnit XML is checked structurally.
-#include <reduce_grade/process.hpp>
-#include <reduce_grade/report.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/processes/process.hpp>
+#include <reduce_grade/reports/report.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

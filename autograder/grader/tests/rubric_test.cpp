@@ -1,7 +1,7 @@
 // The rubric: the credit curve, parsing and validation, and the real rubric's consistency with
 // the course (course.json) and with its calibration policy.
-#include <reduce_grade/course.hpp>
-#include <reduce_grade/rubric.hpp>
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/rubric.hpp>
 
 #include <gtest/gtest.h>
 

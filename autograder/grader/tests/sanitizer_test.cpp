@@ -1,6 +1,6 @@
 // compute-sanitizer summaries, and a sanitizer run against a stand-in script.
-#include <reduce_grade/sanitizer.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/observations/sanitizer.hpp>
 
 #include <gtest/gtest.h>
 

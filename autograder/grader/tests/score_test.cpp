@@ -1,7 +1,7 @@
 // Scoring: what each observation is worth, gating, and totals.
-#include <reduce_grade/report.hpp>
-#include <reduce_grade/score.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/reports/report.hpp>
+#include <reduce_grade/scoring/score.hpp>
 
 #include <gtest/gtest.h>
 

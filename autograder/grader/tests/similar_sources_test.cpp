@@ -1,7 +1,7 @@
 // Identical lab sources across a batch: what a student changed is compared, the stub's own files
 // are not, and nothing is followed.
-#include <reduce_grade/similar_sources.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/submission/similar_sources.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Grading a class through a Slurm job array: the script, the tasks and the merge of what the
 // tasks wrote (the real engine is exercised by tests/slurm_one_node.sh).
-#include <reduce_grade/course.hpp>
-#include <reduce_grade/slurm.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/grading/slurm.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Staging: a submission's lab folder is copied into a fresh folder, refusing symbolic links,
 // special files, hard links and oversized files; the contract headers are staged alone.
-#include <reduce_grade/course.hpp>
-#include <reduce_grade/staging.hpp>
-#include <reduce_grade/util.hpp>
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/submission/staging.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,497 @@
+// The correctness phase of a grading: every lab's public and hidden suites (checkers over several
+// labs of any operations, then a checker over one lab where its part was not settled there), then
+// compute-sanitizer (checkers over several labs of any operations).
+#include "checks.hpp"
+
+#include "lab_runs.hpp"
+#include "sanitizer_phase.hpp"
+
+#include <reduce_grade/base/util.hpp>
+#include <reduce_grade/observations/gtest_suite.hpp>
+#include <reduce_grade/observations/sanitizer.hpp>
+#include <reduce_grade/processes/gpu_share.hpp>
+#include <reduce_grade/submission/errors.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+namespace reduce::grade {
+
+namespace fs = std::filesystem;
+
+LabState assess(const LabFacts& f) {
+  LabState s;
+  for (const std::vector<SuiteRun>* runs : {&f.tests, &f.hidden}) {
+    const bool hidden = runs == &f.hidden;
+    for (const SuiteRun& r : *runs) {
+      if (r.timed_out || r.output_flood) {
+        s.hung = true;
+        if (s.hung_why.empty())
+          s.hung_why = fmt::format("the {} tests {}", hidden ? "hidden" : "public",
+                                   r.timed_out ? "timed out" : "flooded their output");
+      }
+      s.tests_failed = s.tests_failed || r.failed() > 0 || r.counted() == 0;
+    }
+  }
+  return s;
+}
+
+namespace {
+
+std::string suite_line(const SuiteRun& run, bool with_time = true) {
+  std::string text = fmt::format("{}/{} passed", run.passed(), run.counted());
+  if (run.skipped() > 0) text += fmt::format(", {} skipped", run.skipped());
+  if (run.timed_out) text += ", TIMED OUT";
+  if (run.output_flood) text += ", OUTPUT FLOOD";
+  if (run.crashed) text += ", crashed";
+  if (run.attempts > 1) text += fmt::format(", {} runs", run.attempts);
+  return with_time ? text + fmt::format(" ({:.1f} s)", run.seconds) : text;
+}
+
+bool all_skipped_no_gpu(const std::vector<SuiteRun>& runs) {
+  if (runs.empty()) return false;
+  for (const SuiteRun& r : runs)
+    if (!r.no_gpu || r.passed() > 0 || r.failed() > 0) return false;
+  return true;
+}
+
+/// One process of the tests' phase: a public or hidden suite of one of a lab's operations, or
+/// both at once (kGraded: one CUDA context and one runner start fewer). Its result goes to
+/// LabFacts::tests or hidden at \p slot (kGraded: hidden at \p hidden_slot), so the lists keep
+/// the plans' order however the steps finish. (compute-sanitizer runs beside them:
+/// run_sanitizer_plan().)
+struct CheckStep {
+  enum class Kind { kPublic, kHidden, kGraded };
+  Kind kind = Kind::kPublic;
+  std::size_t lab = 0;  ///< index into PreparedSubmission::labs
+  OpPlan plan;
+  std::size_t slot = 0;
+  std::size_t hidden_slot = 0;  ///< kGraded: where its hidden part goes in LabFacts::hidden
+  /// Tests that failed in the lab's part of a several-lab checker: they fail here too.
+  std::vector<TestOutcome> first_failures;
+
+  /// Runs the public tests (whose results decide whether the lab hung or has a GPU at all).
+  bool is_public() const { return kind == Kind::kPublic || kind == Kind::kGraded; }
+};
+
+/// True when \p plan's public and hidden suites run in one process.
+bool graded_together(const LabRunContext& c, const OpPlan& plan) {
+  return plan.public_tests && plan.hidden_tests &&
+         !c.p.course->manifest.suites(plan.op, SuiteKind::kGraded).checker.empty();
+}
+
+/// The first steps of a lab: its public suites (with its hidden ones where the course built
+/// them into one checker).
+std::vector<CheckStep> public_steps(std::size_t index, LabFacts& f, const LabRunContext& c) {
+  std::error_code ec;
+  fs::create_directories(c.logs / f.lab, ec);
+  std::vector<CheckStep> steps;
+  std::size_t hidden_slot = 0;
+  for (const OpPlan& plan : c.course.plans(f.lab)) {
+    if (plan.public_tests) {
+      CheckStep step{CheckStep::Kind::kPublic, index, plan, steps.size()};
+      if (graded_together(c, plan)) {
+        step.kind = CheckStep::Kind::kGraded;
+        step.hidden_slot = hidden_slot;
+      }
+      steps.push_back(step);
+    }
+    if (plan.hidden_tests) ++hidden_slot;
+  }
+  f.tests.resize(steps.size());  // f.hidden: sized by other_steps, queued before any step runs
+  if (steps.empty())
+    f.tests_step = StepOutcome::not_applicable(
+        "the course has no public test suite for this lab's operations");
+  return steps;
+}
+
+/// A lab's other steps, queued with its public suites: its hidden suites and compute-sanitizer,
+/// one step per tool and tested operation.
+std::vector<CheckStep> other_steps(std::size_t index, LabFacts& f, const LabRunContext& c) {
+  const std::vector<OpPlan>& plans = c.course.plans(f.lab);
+  std::vector<CheckStep> steps;
+  f.hidden_exists =
+      std::any_of(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.hidden_tests; });
+  std::size_t slot = 0;
+  for (const OpPlan& plan : plans) {
+    if (!plan.hidden_tests) continue;
+    if (!graded_together(c, plan)) steps.push_back({CheckStep::Kind::kHidden, index, plan, slot});
+    ++slot;
+  }
+  f.hidden.resize(slot);
+  if (c.sanitizer.empty()) {
+    f.sanitizer_step = StepOutcome::skipped(
+        "compute-sanitizer not found on the grading machine (a grading problem)");
+    return steps;
+  }
+  // Sized here, before any step runs; filled by run_sanitizer_plan(), beside the tests.
+  const std::size_t sanitized = static_cast<std::size_t>(
+      std::count_if(plans.begin(), plans.end(), [](const OpPlan& pl) { return pl.public_tests; }));
+  f.sanitizer.resize(sanitized * c.rubric.sanitizer.tools.size());
+  return steps;
+}
+
+/// A lab whose public suites hung gets no hidden or sanitizer result: the same code would hang
+/// there too, and a lab that hangs is not graded on what it did before.
+void drop_after_hang(LabFacts& f) {
+  const LabState state = assess(f);
+  if (!state.hung) return;
+  if (f.hidden_exists)
+    f.hidden_step = StepOutcome::skipped(state.hung_why + "; the hidden tests were not run");
+  f.hidden.clear();
+  f.sanitizer_step = StepOutcome::skipped(state.hung_why);
+  f.sanitizer.clear();
+}
+
+/// Runs one step and stores its result in \p f.
+void run_step(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
+  if (step.kind == CheckStep::Kind::kGraded) {
+    c.progress.line(fmt::format("{}{}: public and hidden tests ({})", c.tag, f.lab, step.plan.op));
+    SuiteRun run = run_gtest_suite(graded_suite_options(c, f.lab, step.plan));
+    run.op = step.plan.op;
+    keep_first_failures(step.first_failures, run);
+    auto [pub, hidden] = split_hidden(run);
+    c.progress.line(fmt::format("{}{}: public tests {}; hidden tests {}", c.tag, f.lab,
+                                suite_line(pub, false), suite_line(hidden)));
+    f.tests[step.slot] = std::move(pub);
+    f.hidden[step.hidden_slot] = std::move(hidden);
+    return;
+  }
+  const bool hidden = step.kind == CheckStep::Kind::kHidden;
+  const char* which = hidden ? "hidden" : "public";
+  c.progress.line(fmt::format("{}{}: {} tests ({})", c.tag, f.lab, which, step.plan.op));
+  SuiteRun run = run_gtest_suite(suite_options(c, f.lab, step.plan, hidden));
+  run.op = step.plan.op;
+  keep_first_failures(step.first_failures, run);
+  c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, which, suite_line(run)));
+  (hidden ? f.hidden : f.tests)[step.slot] = std::move(run);
+}
+
+/// Stores the run of \p step's part in a several-lab checker (run_test_groups()) in \p f: a
+/// graded step's public and hidden tests apart (split_hidden()).
+void store_group_run(const CheckStep& step, const SuiteRun& run, LabFacts& f,
+                     const LabRunContext& c) {
+  if (step.kind != CheckStep::Kind::kGraded) {
+    c.progress.line(fmt::format("{}{} ({}): public tests {}", c.tag, f.lab, step.plan.op,
+                                suite_line(run, false)));
+    f.tests[step.slot] = run;
+    return;
+  }
+  auto [pub, hidden] = split_hidden(run);
+  c.progress.line(fmt::format("{}{} ({}): public tests {}; hidden tests {}", c.tag, f.lab,
+                              step.plan.op, suite_line(pub, false), suite_line(hidden)));
+  f.tests[step.slot] = std::move(pub);
+  f.hidden[step.hidden_slot] = std::move(hidden);
+}
+
+/// Stores what a step that threw leaves: its suites, not run, with \p what
+/// as their problem. The lab loses what the step would have earned; nothing else does.
+void fail_step(const CheckStep& step, LabFacts& f, const LabRunContext& c,
+               const std::string& what) {
+  const std::string problem = internal_error_message(what);
+  c.progress.line(fmt::format("{}{}: {}", c.tag, f.lab, problem));
+  SuiteRun run;
+  run.op = step.plan.op;
+  run.problem = problem;
+  switch (step.kind) {
+    case CheckStep::Kind::kGraded:
+      f.hidden[step.hidden_slot] = run;
+      f.tests[step.slot] = run;
+      break;
+    case CheckStep::Kind::kPublic:
+      f.tests[step.slot] = run;
+      break;
+    case CheckStep::Kind::kHidden:
+      f.hidden[step.slot] = run;
+      break;
+  }
+}
+
+/// run_step(), with anything it throws turned into that step's problem (fail_step()).
+void run_step_safely(const CheckStep& step, LabFacts& f, const LabRunContext& c) {
+  try {
+    run_step(step, f, c);
+  } catch (const std::exception& e) {
+    fail_step(step, f, c, e.what());
+  } catch (...) {
+    fail_step(step, f, c, "an exception that is not a std::exception");
+  }
+}
+
+/// One part of the tests' several-lab checkers: a lab's suites of one operation.
+struct TestMember {
+  std::size_t lab;  ///< index into PreparedSubmission::labs
+  OpPlan plan;      ///< the operation
+  SuiteKind kind;   ///< kGraded (public and hidden in one process) or kPublic
+};
+
+/// The tests' several-lab checkers: every (lab, operation) with public tests, of any operation,
+/// in up to \p checkers checkers of about equal numbers of tests (run_gtest_suite_labs():
+/// one checker and one lab process per group instead of one of each per lab and operation).
+/// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
+/// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
+/// tests that failed in the group (\p failures) fail there too.
+std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
+    const PreparedSubmission& p, const std::vector<std::size_t>& order, int checkers,
+    const LabRunContext& c,
+    std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>>& failures) {
+  std::vector<TestMember> members;
+  std::vector<PlannedLab> parts;
+  for (std::size_t i : order)
+    for (const OpPlan& plan : c.course.plans(p.labs[i].lab)) {
+      if (!plan.public_tests) continue;
+      members.push_back(
+          {i, plan, graded_together(c, plan) ? SuiteKind::kGraded : SuiteKind::kPublic});
+      parts.push_back(planned_part(c, p.labs[i].lab, plan, members.back().kind));
+    }
+  std::map<std::pair<std::size_t, std::string>, SuiteRun> results;
+  if (members.size() < 2) return results;
+  SuiteOptions options = graded_suite_options(c, p.labs[members[0].lab].lab, members[0].plan);
+  options.binary = c.p.course->manifest.grading_checker();
+  options.log_dir = c.logs / "tests";
+  options.log_stem = "plan";
+  use_tests_key(options, c, "tests in groups");
+  std::string problem;
+  const std::vector<std::vector<std::string>> tests = list_lab_tests(options, parts, &problem);
+  if (tests.empty()) {  // every part runs alone, and says why
+    c.progress.line(fmt::format("{}tests: {}", c.tag, clip(problem, 1, 200)));
+    return results;
+  }
+  std::vector<double> weights;
+  for (const std::vector<std::string>& t : tests) weights.push_back(static_cast<double>(t.size()));
+  const auto groups = balanced_groups(weights, static_cast<std::size_t>(checkers));
+  std::mutex mutex;
+  run_in_parallel(groups.size(), checkers, [&](std::size_t g) {
+    std::vector<PlannedLab> group;
+    std::vector<std::vector<std::string>> group_tests;
+    std::vector<std::string> names;
+    for (std::size_t k : groups[g]) {
+      group.push_back(parts[k]);
+      group_tests.push_back(tests[k]);
+      names.push_back(fmt::format("{} ({})", parts[k].name, parts[k].op));
+    }
+    SuiteOptions mine = options;
+    mine.log_stem = fmt::format("group_{}", g);
+    c.progress.line(fmt::format("{}tests in one checker: {}", c.tag, join(names, ", ")));
+    LabsRun run;
+    try {
+      run = run_gtest_suite_labs(mine, group, group_tests);
+    } catch (const std::exception&) {
+      return;  // every part of the group runs alone
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    c.counts.checkers += run.startups.contexts;
+    c.counts.lab_processes += run.startups.lab_processes;
+    for (std::size_t k = 0; k < groups[g].size(); ++k) {
+      const TestMember& m = members[groups[g][k]];
+      if (!run.failures[k].empty()) failures[{m.lab, m.plan.op}] = run.failures[k];
+      if (run.labs[k]) {
+        SuiteRun part = std::move(*run.labs[k]);
+        part.op = m.plan.op;
+        results[{m.lab, m.plan.op}] = std::move(part);
+      }
+    }
+  });
+  return results;
+}
+
+/// Every step of the labs \p order, public suites first, queued to run alone. \p public_left
+/// counts each lab's public steps left in the queue.
+std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::size_t>& order,
+                                  std::map<std::size_t, std::size_t>& public_left,
+                                  const LabRunContext& c) {
+  std::deque<CheckStep> queue;
+  for (std::size_t i : order) {
+    std::vector<CheckStep> steps = public_steps(i, p.labs[i], c);
+    public_left[i] = steps.size();
+    for (CheckStep& s : steps) queue.push_back(std::move(s));
+  }
+  for (std::size_t i : order)
+    for (CheckStep& s : other_steps(i, p.labs[i], c)) queue.push_back(std::move(s));
+  return queue;
+}
+
+/// Takes out of \p queue the steps whose part passed in the several-lab checkers
+/// (run_test_groups(): \p grouped), their results stored in the labs' facts.
+void take_grouped(
+    std::deque<CheckStep>& queue,
+    const std::map<std::pair<std::size_t, std::string>, SuiteRun>& grouped,
+    const std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>>& failures,
+    PreparedSubmission& p, std::map<std::size_t, std::size_t>& public_left,
+    const LabRunContext& c) {
+  for (auto it = queue.begin(); it != queue.end();) {
+    const auto found = it->is_public() ? grouped.find({it->lab, it->plan.op}) : grouped.end();
+    if (found == grouped.end()) {
+      if (const auto failed = failures.find({it->lab, it->plan.op});
+          it->is_public() && failed != failures.end())
+        it->first_failures = failed->second;
+      ++it;
+      continue;
+    }
+    store_group_run(*it, found->second, p.labs[it->lab], c);
+    --public_left[it->lab];
+    it = queue.erase(it);
+  }
+}
+
+/// The labs \p runnable in the order their steps are queued: labs with more operations first,
+/// then serial-order labs (their suites take longest); otherwise as given.
+std::vector<std::size_t> checking_order(const PreparedSubmission& p,
+                                        const std::vector<std::size_t>& runnable,
+                                        const LabRunContext& c) {
+  std::vector<std::size_t> order = runnable;
+  const auto weight = [&](std::size_t i) {
+    const CourseLab* cl = c.course.find(p.labs[i].lab);
+    const std::size_t ops = c.course.plans(p.labs[i].lab).size();
+    return 2 * ops + (cl != nullptr && cl->order == "serial" ? 1 : 0);
+  };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return weight(a) > weight(b); });
+  return order;
+}
+
+/// Runs the sanitizer again for the labs that shared a group of \p sanitizing that was stopped
+/// because another lab of it hung, each in a group of its own now.
+void rerun_stopped_sanitizer_groups(PreparedSubmission& p, const SanitizerPlan& sanitizing,
+                                    const LabRunContext& c) {
+  std::vector<std::size_t> again;
+  for (std::size_t i : sanitizing.stopped_labs())
+    if (!p.labs[i].sanitizer.empty()) again.push_back(i);
+  if (!again.empty()) run_sanitizer_plan(p, SanitizerPlan(p, again, c), c);
+}
+
+}  // namespace
+
+/// The correctness phase of the labs \p runnable: up to rubric.limits.parallel_checks processes
+/// at once; within them, at most parallel_labs tests at once hold inputs of several GiB (the
+/// checkers share that many large-memory slots, REDUCE_MEMORY_SLOTS). Every lab's tests run
+/// first in several-lab checkers (run_test_groups()); every step they did not pass is queued,
+/// the public suites first (labs with more operations, then serial-order labs, since their
+/// suites take longest), then hidden suites that run apart, and runs alone. A lab whose public
+/// suite hangs loses its queued steps. compute-sanitizer runs beside all of them, in
+/// limits.sanitizer_checkers of the parallel_checks processes (SanitizerPlan): a lab that hangs
+/// in its tests stops its sanitizer group and loses its sanitizer result (drop_after_hang()),
+/// the other labs of that group run again afterwards, and the whole phase is dropped when the
+/// tests find no CUDA device. Returns false when the tests say there is no CUDA
+/// device after all.
+bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
+                const LabRunContext& c) {
+  const std::vector<std::size_t> order = checking_order(p, runnable, c);
+  std::map<std::size_t, std::size_t> public_left;
+  std::deque<CheckStep> queue = queue_steps(p, order, public_left, c);
+  const Limits& limits = c.rubric.limits;
+  const int sanitizer_checkers = c.sanitizer.empty() ? 0 : std::max(1, limits.sanitizer_checkers);
+  const int checkers = std::max(1, limits.parallel_checks - sanitizer_checkers);
+  SanitizerPlan sanitizing(p, order, c);
+  SanitizerBeside sanitizer(p, sanitizing, c);
+  std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>> failures;
+  const auto grouped = run_test_groups(p, order, checkers, c, failures);
+  take_grouped(queue, grouped, failures, p, public_left, c);
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::size_t active = 0;
+  bool no_cuda = false;
+  std::string failure;  // what escaped a worker (its steps' own exceptions do not)
+  auto work = [&] {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      std::deque<CheckStep>::iterator next;
+      changed.wait(lock, [&] {
+        next = queue.begin();
+        return no_cuda || !failure.empty() || next != queue.end() || (queue.empty() && active == 0);
+      });
+      if (no_cuda || !failure.empty() || next == queue.end()) break;
+      const CheckStep step = std::move(*next);
+      queue.erase(next);
+      const bool is_public = step.is_public();
+      ++active;
+      lock.unlock();
+      run_step_safely(step, p.labs[step.lab], c);
+      lock.lock();
+      --active;
+      LabFacts& f = p.labs[step.lab];
+      if (is_public) {
+        if (--public_left[step.lab] == 0 && all_skipped_no_gpu(f.tests)) no_cuda = true;
+        if (assess(f).hung) {  // its other steps would hang as well: not started, or stopped
+          queue.erase(std::remove_if(queue.begin(), queue.end(),
+                                     [&](const CheckStep& s) { return s.lab == step.lab; }),
+                      queue.end());
+          sanitizing.stop_lab(step.lab);
+        }
+      }
+      changed.notify_all();
+    }
+    changed.notify_all();
+  };
+  // An exception that leaves a std::thread's body ends the process (std::terminate): every
+  // worker stops the others instead, and the submission's grading fails with the message.
+  auto worker = [&] {
+    std::string what;
+    try {
+      work();
+      return;
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "an exception that is not a std::exception";
+    }
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (failure.empty()) failure = what.empty() ? std::string("unknown") : what;
+    changed.notify_all();
+  };
+  const std::size_t threads = std::max<std::size_t>(
+      1, std::min<std::size_t>(static_cast<std::size_t>(checkers), queue.size()));
+  std::vector<std::thread> pool;
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  sanitizer.finish();
+  if (!failure.empty()) throw std::runtime_error(failure);
+  for (std::size_t i : order) drop_after_hang(p.labs[i]);
+  if (!no_cuda) rerun_stopped_sanitizer_groups(p, sanitizing, c);
+  return !no_cuda;
+}
+
+/// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.
+void rerun_skipped_suites(LabFacts& f, const LabRunContext& c) {
+  const std::vector<OpPlan>& plans = c.course.plans(f.lab);
+  for (bool hidden : {false, true}) {
+    std::vector<SuiteRun>& runs = hidden ? f.hidden : f.tests;
+    std::size_t k = 0;
+    for (const OpPlan& plan : plans) {
+      if (!(hidden ? plan.hidden_tests : plan.public_tests)) continue;
+      if (k >= runs.size()) break;
+      SuiteRun& run = runs[k++];
+      if (run.skipped() == 0 || run.timed_out || run.output_flood) continue;
+      c.progress.line(fmt::format("{}{}: {} tests ({}) again, alone: {} skipped beside other labs",
+                                  c.tag, f.lab, hidden ? "hidden" : "public", plan.op,
+                                  run.skipped()));
+      const int contexts = run.checker_contexts, lab_processes = run.lab_process_starts;
+      const std::vector<TestOutcome> earlier = own_failures(run.tests);  // they stand
+      SuiteOptions again = suite_options(c, f.lab, plan, hidden);
+      use_tests_key(again, c, "tests again");
+      run = run_gtest_suite(again);
+      run.op = plan.op;
+      keep_first_failures(earlier, run);
+      run.checker_contexts += contexts;  // the first run's processes count too
+      run.lab_process_starts += lab_processes;
+      c.progress.line(fmt::format("{}{}: {} tests {}", c.tag, f.lab, hidden ? "hidden" : "public",
+                                  suite_line(run)));
+    }
+  }
+}
+
+}  // namespace reduce::grade

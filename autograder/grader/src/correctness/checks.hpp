@@ -1,0 +1,51 @@
+/// \file
+/// \brief The correctness phase of a grading (inside the grader's core: not an interface of its
+/// own): the public and hidden suites, compute-sanitizer, and what a lab's runs say of it.
+#pragma once
+
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/rubric.hpp>
+#include <reduce_grade/observations/facts.hpp>
+#include <reduce_grade/submission/submission.hpp>
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace reduce::grade {
+
+/// Whether a lab's suites hung and whether any test failed, from the suites run so far.
+struct LabState {
+  bool hung = false;          ///< a suite timed out or flooded its output
+  std::string hung_why;       ///< which, for the report
+  bool tests_failed = false;  ///< a public or hidden test failed, or a suite counted none
+};
+
+/// What the lab's suites run so far say of it.
+LabState assess(const LabFacts& f);
+
+/// What every lab's correctness runs share.
+struct LabRunContext {
+  const PreparedSubmission& p;
+  const Course& course;
+  const Rubric& rubric;
+  const std::vector<std::pair<std::string, std::string>>& env;
+  const std::filesystem::path& sanitizer;   ///< compute-sanitizer (empty: not found)
+  const std::vector<std::string>& sandbox;  ///< the runner's sandbox command (empty: none)
+  std::filesystem::path logs;               ///< <out>/logs
+  const std::string& tag;
+  Progress& progress;
+  ProcessCounts& counts;  ///< the processes of checkers whose runs no lab keeps
+};
+
+/// The correctness phase of the labs \p runnable (see checks.cpp); false when the tests say there
+/// is no CUDA device after all.
+bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
+                const LabRunContext& c);
+
+/// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.
+void rerun_skipped_suites(LabFacts& f, const LabRunContext& c);
+
+}  // namespace reduce::grade
