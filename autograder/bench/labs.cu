@@ -264,7 +264,7 @@ void register_row(Rows& rows, const Impl& impl, std::size_t n) {
 const std::vector<TrustedLibrary>& trusted_libraries() {
   static const std::vector<TrustedLibrary> libraries = [] {
     std::vector<std::string> entries;
-    if (const char* env = std::getenv("REDUCE_LABS")) entries = split(env, ',');
+    if (const char* env = std::getenv("REDUCE_LABS")) entries = split(env, ",");
     if (const char* file = std::getenv("REDUCE_LABS_FILE")) {
       std::ifstream list(file);
       if (!list) std::fprintf(stderr, "cannot read REDUCE_LABS_FILE %s\n", file);
@@ -295,7 +295,7 @@ std::vector<GradedEntry> parse_entries(const char* variable) {
   std::vector<GradedEntry> parsed;
   const char* env = std::getenv(variable);
   if (env == nullptr) return parsed;
-  for (const std::string& entry : split(env, ',')) {
+  for (const std::string& entry : split(env, ",")) {
     const auto eq = entry.find('=');
     const auto colon = entry.find(':', eq);
     if (eq == std::string::npos || colon == std::string::npos) {

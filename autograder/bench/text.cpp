@@ -7,14 +7,6 @@
 
 namespace reduce::bench {
 
-std::vector<std::string> split(const std::string& s, char sep) {
-  std::vector<std::string> parts;
-  std::stringstream stream(s);
-  for (std::string part; std::getline(stream, part, sep);)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
-}
-
 std::size_t parse_size(const std::string& text) {
   const auto caret = text.find('^');
   if (caret == std::string::npos) return std::stoull(text);
@@ -25,7 +17,7 @@ std::size_t parse_size(const std::string& text) {
 std::vector<std::size_t> size_list(const char* variable, const char* fallback) {
   std::vector<std::size_t> values;
   const char* env = std::getenv(variable);
-  for (const std::string& v : split(env != nullptr ? env : fallback, ','))
+  for (const std::string& v : split(env != nullptr ? env : fallback, ","))
     values.push_back(parse_size(v));
   return values;
 }

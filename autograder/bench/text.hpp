@@ -2,14 +2,16 @@
 /// \brief The benchmark's text helpers: lists and sizes from the environment, numbers in tables.
 #pragma once
 
+#include <reduce/split.hpp>
+
 #include <cstddef>
 #include <string>
 #include <vector>
 
 namespace reduce::bench {
 
-/// The non-empty parts of \p s between \p sep.
-std::vector<std::string> split(const std::string& s, char sep);
+/// The non-empty parts of a list (reduce/split.hpp).
+using reduce::split;
 
 /// "67108864" or "2^26".
 std::size_t parse_size(const std::string& text);

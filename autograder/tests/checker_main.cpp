@@ -18,6 +18,7 @@
 #include "outcome_record.hpp"
 
 #include <reduce/not_implemented.hpp>
+#include <reduce/split.hpp>
 #include <reduce_runner/lab_runner.hpp>
 
 #include <cuda_runtime.h>
@@ -48,23 +49,12 @@ struct PlannedLab {
   std::vector<std::string> filters;  ///< GoogleTest filters a test must all match
 };
 
-/// \p text cut at every \p separator.
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  std::size_t start = 0;
-  for (std::size_t at = text.find(separator); at != std::string::npos;
-       start = at + 1, at = text.find(separator, start))
-    parts.push_back(text.substr(start, at - start));
-  parts.push_back(text.substr(start));
-  return parts;
-}
-
 /// The plan's labs; a line with fewer than six fields is skipped.
 std::vector<PlannedLab> read_plan(const char* path) {
   std::vector<PlannedLab> labs;
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) {
-    const std::vector<std::string> f = split(line, '\t');
+    const std::vector<std::string> f = reduce::split_fields(line, '\t');
     if (f.size() < 6) continue;
     labs.push_back({f[0], f[1], f[2], f[3], f[4], {f.begin() + 5, f.end()}});
   }
@@ -95,7 +85,7 @@ bool glob_matches(const std::string& pattern, const std::string& name) {
 
 /// Whether \p name matches any ':'-separated pattern of \p patterns.
 bool any_matches(const std::string& patterns, const std::string& name) {
-  for (const std::string& pattern : split(patterns, ':'))
+  for (const std::string& pattern : reduce::split_fields(patterns, ':'))
     if (glob_matches(pattern, name)) return true;
   return false;
 }

@@ -3,6 +3,8 @@
 // stop, which may overlap the caller's next work (begin_stop, begin_repetition).
 #include "lab_runner_parts.hpp"
 
+#include <reduce/split.hpp>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -51,28 +53,14 @@ RunnerOptions RunnerOptions::from_environment() {
   RunnerOptions o;
 
   o.runner = env_or("REDUCE_LAB_RUNNER", REDUCE_DEFAULT_RUNNER);
-  const auto split = [](const std::string& text, char separator) {
-    std::vector<std::string> out;
-    std::string word;
-    for (char c : text) {
-      if (c == separator) {
-        if (!word.empty()) out.push_back(word);
-        word.clear();
-      } else {
-        word += c;
-      }
-    }
-    if (!word.empty()) out.push_back(word);
-    return out;
-  };
   if (std::string library = env_or("REDUCE_LAB_LIBRARY", ""); !library.empty())
     o.libraries.push_back(std::move(library));
-  for (std::string& library : split(env_or("REDUCE_LAB_LIBRARIES", ""), '\x1f'))
+  for (std::string& library : split(env_or("REDUCE_LAB_LIBRARIES", ""), "\x1f"))
     o.libraries.push_back(std::move(library));
-  o.prefix = split(env_or("REDUCE_RUNNER_PREFIX", ""), '\x1f');
-  for (const std::string& list : split(env_or("REDUCE_RUNNER_REPETITION_PREFIXES", ""), '\x1e'))
-    o.repetition_prefixes.push_back(split(list, '\x1f'));
-  o.repetition_reports = split(env_or("REDUCE_RUNNER_REPETITION_REPORTS", ""), '\x1e');
+  o.prefix = split(env_or("REDUCE_RUNNER_PREFIX", ""), "\x1f");
+  for (const std::string& list : split(env_or("REDUCE_RUNNER_REPETITION_PREFIXES", ""), "\x1e"))
+    o.repetition_prefixes.push_back(split(list, "\x1f"));
+  o.repetition_reports = split(env_or("REDUCE_RUNNER_REPETITION_REPORTS", ""), "\x1e");
   // Numbers never throw: one that does not read, or lies outside its range, keeps the default.
   const auto seconds = [](const char* name, double fallback, double most) {
     const std::string text = env_or(name, "");

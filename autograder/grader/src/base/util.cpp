@@ -14,21 +14,6 @@
 
 namespace reduce::grade {
 
-std::vector<std::string> split(std::string_view text, std::string_view separators) {
-  std::vector<std::string> parts;
-  std::string current;
-  for (char c : text) {
-    if (separators.find(c) != std::string_view::npos) {
-      if (!current.empty()) parts.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  if (!current.empty()) parts.push_back(current);
-  return parts;
-}
-
 std::string join(const std::vector<std::string>& parts, const std::string& separator) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : separator) + parts[i];

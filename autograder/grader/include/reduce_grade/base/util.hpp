@@ -2,6 +2,8 @@
 /// \brief Small helpers shared by the grader: strings, files, temporary folders, clocks.
 #pragma once
 
+#include <reduce/split.hpp>
+
 #include <cstddef>
 #include <filesystem>
 #include <string>
@@ -13,7 +15,7 @@ namespace reduce::grade {
 namespace fs = std::filesystem;
 
 /// Splits \p text at any of the characters in \p separators; empty parts are dropped.
-std::vector<std::string> split(std::string_view text, std::string_view separators);
+using reduce::split;
 
 /// \p parts joined with \p separator between them.
 std::string join(const std::vector<std::string>& parts, const std::string& separator);
