@@ -1,17 +1,24 @@
 // The timing locks: correctness steps share their GPU's, a benchmark has it alone and is not
 // overtaken by sharers that come after it; one lock per GPU unless the rubric asks for one per
-// host. The CPU shares of the GPUs' workers.
+// host. The CPU shares of the GPUs' workers. The checkers a GPU's memory holds at once.
+#include <reduce_grade/base/util.hpp>
 #include <reduce_grade/grading/pipeline.hpp>
+#include <reduce_grade/processes/gpu_share.hpp>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace reduce::grade {
@@ -80,6 +87,142 @@ TEST(GpuMemorySlots, OneFolderPerGpuForTheWholeProcess) {
   EXPECT_NE(gpu_memory_slots("1"), first);
   EXPECT_NE(gpu_memory_slots(""), first);
   EXPECT_EQ(gpu_memory_slots("1").parent_path(), first.parent_path());
+}
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kGiB = std::uint64_t{1} << 30;
+
+/// checkers_for_memory() of the rubric's \p checks and \p sanitizer, as (checks, sanitizer).
+std::pair<int, int> fitted(std::optional<std::uint64_t> total, int checks = 8, int sanitizer = 2) {
+  const CheckerCounts used = checkers_for_memory(total, {checks, sanitizer});
+  return {used.parallel_checks, used.sanitizer_checkers};
+}
+
+// One checker per 2 GiB, at least 2, at most the rubric's; the sanitizer's share in proportion.
+TEST(CheckersForMemory, OnePerTwoGibAtMostTheRubrics) {
+  EXPECT_EQ(fitted(8 * kGiB), std::make_pair(4, 1));
+  EXPECT_EQ(fitted(15 * kGiB), std::make_pair(7, 1));  // a T4: 15360 MiB
+  EXPECT_EQ(fitted(16 * kGiB), std::make_pair(8, 2));
+  EXPECT_EQ(fitted(80 * kGiB), std::make_pair(8, 2));
+  EXPECT_EQ(fitted(141 * kGiB), std::make_pair(8, 2));
+  EXPECT_EQ(fitted(std::nullopt), std::make_pair(8, 2));  // unread: the rubric's
+  EXPECT_EQ(fitted(std::nullopt, 5, 3), std::make_pair(5, 3));
+}
+
+TEST(CheckersForMemory, WholeGibsAndItsBounds) {
+  EXPECT_EQ(fitted(8188 * kMiB), std::make_pair(4, 1));  // an "8 GB" laptop GPU
+  EXPECT_EQ(fitted(7 * kGiB + 400 * kMiB), std::make_pair(3, 1));
+  EXPECT_EQ(fitted(7 * kGiB + 600 * kMiB), std::make_pair(4, 1));
+  EXPECT_EQ(fitted(143771 * kMiB), std::make_pair(8, 2));  // the H200 as nvidia-smi reads it
+  EXPECT_EQ(fitted(3 * kGiB), std::make_pair(2, 1));       // never fewer than 2
+  EXPECT_EQ(fitted(0), std::make_pair(2, 1));
+  EXPECT_EQ(fitted(16 * kGiB, 16, 4), std::make_pair(8, 2));
+  EXPECT_EQ(fitted(24 * kGiB, 16, 4), std::make_pair(12, 3));
+  EXPECT_EQ(fitted(141 * kGiB, 4, 2), std::make_pair(4, 2));
+  EXPECT_EQ(fitted(8 * kGiB, 3, 1), std::make_pair(3, 1));
+}
+
+TEST(CheckersForMemory, SaysWhy) {
+  EXPECT_EQ(checkers_text(15360 * kMiB, {8, 2}, {7, 1}),
+            "7 processes at once, 1 of them the sanitizer's (15.0 GiB of GPU memory: one per 2 "
+            "GiB, at most the rubric's 8)");
+  EXPECT_EQ(checkers_text(std::nullopt, {8, 2}, {8, 2}),
+            "8 processes at once, 2 of them the sanitizer's (the rubric's: the GPU's memory "
+            "could not be read)");
+}
+
+/// Sets an environment variable (or unsets it: nullopt) while it lives.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value)
+      ::setenv(name, value->c_str(), 1);
+    else
+      ::unsetenv(name);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      ::setenv(name_, old_->c_str(), 1);
+    else
+      ::unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+/// A folder with a stand-in nvidia-smi that records its arguments and prints what it is told.
+class FakeNvidiaSmi : public ::testing::Test {
+ protected:
+  void SetUp() override { dir_ = make_temp_dir("reduce-grade-smi-"); }
+  void TearDown() override { remove_all_quietly(dir_); }
+
+  /// nvidia-smi prints \p output and exits with \p status.
+  void answer(const std::string& output, int status = 0) {
+    const std::filesystem::path smi = dir_ / "nvidia-smi";
+    std::ofstream(smi) << "#!/bin/sh\necho \"$@\" > '" << (dir_ / "args").string() << "'\nprintf '"
+                       << output << "'\nexit " << status << "\n";
+    std::filesystem::permissions(smi, std::filesystem::perms::owner_all);
+  }
+  /// Its arguments in the last run.
+  std::string args() const { return trim(read_file(dir_ / "args")); }
+  /// PATH with the stand-in first.
+  std::string path() const {
+    const char* old = std::getenv("PATH");
+    return dir_.string() + ":" + (old != nullptr ? old : "/usr/bin:/bin");
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(FakeNvidiaSmi, ReadsTheGradingsGpu) {
+  answer("15360\n");
+  const ScopedEnv on_path("PATH", path());
+  const ScopedEnv visible("CUDA_VISIBLE_DEVICES", "5");
+  EXPECT_EQ(gpu_total_memory("3"), 15360 * kMiB);
+  EXPECT_EQ(args(), "--query-gpu=memory.total --format=csv,noheader,nounits --id=3");
+  const CheckerCounts used = checkers_for_memory(gpu_total_memory("3"), {8, 2});
+  EXPECT_EQ(used.parallel_checks, 7);
+  EXPECT_EQ(used.sanitizer_checkers, 1);
+}
+
+TEST_F(FakeNvidiaSmi, WithoutAGpuNamedTheGradersOwnOrTheSmallestOfAll) {
+  answer("143771\n15360\n");
+  const ScopedEnv on_path("PATH", path());
+  {
+    const ScopedEnv visible("CUDA_VISIBLE_DEVICES", " 1 ");
+    EXPECT_EQ(gpu_total_memory(""), 15360 * kMiB);
+    EXPECT_EQ(args(), "--query-gpu=memory.total --format=csv,noheader,nounits --id=1");
+  }
+  const ScopedEnv visible("CUDA_VISIBLE_DEVICES", std::nullopt);
+  EXPECT_EQ(gpu_total_memory(""), 15360 * kMiB);
+  EXPECT_EQ(args(), "--query-gpu=memory.total --format=csv,noheader,nounits");
+}
+
+TEST_F(FakeNvidiaSmi, UnreadableMemoryIsNone) {
+  const ScopedEnv on_path("PATH", path());
+  answer("[N/A]\n");
+  EXPECT_EQ(gpu_total_memory("0"), std::nullopt);
+  answer("15360 MiB\n");
+  EXPECT_EQ(gpu_total_memory("0"), std::nullopt);
+  answer("");
+  EXPECT_EQ(gpu_total_memory("0"), std::nullopt);
+  answer("No devices were found\n", 6);
+  EXPECT_EQ(gpu_total_memory("0"), std::nullopt);
+  answer("15360\n", 6);
+  EXPECT_EQ(gpu_total_memory("0"), std::nullopt);
+  answer("15360\n");  // the stand-in itself reads
+  EXPECT_EQ(gpu_total_memory("0"), 15360 * kMiB);
+}
+
+TEST_F(FakeNvidiaSmi, NoNvidiaSmiIsNone) {
+  const ScopedEnv on_path("PATH", dir_.string());  // an empty folder
+  EXPECT_EQ(gpu_total_memory("0"), std::nullopt);
+  EXPECT_EQ(fitted(gpu_total_memory("0")), std::make_pair(8, 2));
 }
 
 TEST(TimingLock, SharersHoldItTogether) {

@@ -27,6 +27,8 @@ GradeReport sample_report() {
   r.seed = 123456789;
   r.gpu_available = true;
   r.gpu = "NVIDIA H200";
+  r.parallel_checks = 7;  // as a 15 GiB GPU runs them
+  r.sanitizer_checkers = 1;
   r.ceiling_gbps = 4408.1;
   r.seconds = 61.4;
   r.started_at = "2026-11-22T10:00:00Z";
@@ -123,6 +125,8 @@ TEST_F(ReportTest, ReportJsonHasEverything) {
   const auto json = nlohmann::json::parse(read_file(dir_ / "report.json"));
   EXPECT_EQ(json["seed"].get<std::uint64_t>(), 123456789u);
   EXPECT_EQ(json["gpu"], "NVIDIA H200");
+  EXPECT_EQ(json["parallel_checks"], 7);
+  EXPECT_EQ(json["sanitizer_checkers"], 1);
   EXPECT_EQ(json["labs"].size(), 2u);
   EXPECT_EQ(json["labs"][1]["items"].size(), 6u);
   EXPECT_EQ(json["labs"][1]["items"][3]["hidden_details"].get<std::string>().substr(0, 7),

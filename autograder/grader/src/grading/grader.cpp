@@ -6,6 +6,7 @@
 #include <reduce_grade/grading/pipeline.hpp>
 #include <reduce_grade/observations/library_check.hpp>
 #include <reduce_grade/observations/sanitizer.hpp>
+#include <reduce_grade/processes/gpu_share.hpp>
 #include <reduce_grade/processes/isolation.hpp>
 #include <reduce_grade/processes/process.hpp>
 #include <reduce_grade/submission/build.hpp>
@@ -17,11 +18,13 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <stdexcept>
 #include <system_error>
@@ -397,6 +400,20 @@ Isolation isolate(GradeRun& g) {
   return isolation;
 }
 
+/// The rubric of the correctness phase: its limits.parallel_checks and sanitizer_checkers as
+/// many as the GPU's memory holds (checkers_for_memory()), in the report and on the terminal.
+Rubric checking_rubric(GradeRun& g) {
+  Rubric checking = g.rubric;
+  Limits& l = checking.limits;
+  const CheckerCounts asked{l.parallel_checks, l.sanitizer_checkers};
+  const std::optional<std::uint64_t> memory = gpu_total_memory(g.p.options.cuda_device);
+  const CheckerCounts used = checkers_for_memory(memory, asked);
+  l.parallel_checks = g.report.parallel_checks = used.parallel_checks;
+  l.sanitizer_checkers = g.report.sanitizer_checkers = used.sanitizer_checkers;
+  g.progress.line(g.tag + "tests and sanitizer: " + checkers_text(memory, asked, used));
+  return checking;
+}
+
 /// Steps "test", "hidden" and "sanitize", several processes at once (they share the GPU; none of
 /// them is timed). Returns the labs that ran; none when CUDA turned out to be missing.
 std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isolation) {
@@ -419,8 +436,10 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
     f.gpu = g.gpu;
     if (g.gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
   }
+  // Fitted to the GPU only where checkers run: a report without them says 0.
+  const Rubric checking = g.gpu && !runnable.empty() ? checking_rubric(g) : g.rubric;
   const LabRunContext context{
-      g.p,   g.course,   g.rubric,          env, sanitizer, isolation.runner_prefix, o.out / "logs",
+      g.p,   g.course,   checking,          env, sanitizer, isolation.runner_prefix, o.out / "logs",
       g.tag, g.progress, g.report.processes};
   bool cuda_missing = false;
   {

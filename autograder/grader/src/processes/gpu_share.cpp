@@ -1,7 +1,12 @@
+#include <reduce_grade/base/parse.hpp>
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/processes/gpu_share.hpp>
+#include <reduce_grade/processes/process.hpp>
+
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -94,6 +99,57 @@ std::filesystem::path gpu_memory_slots(const std::string& cuda_device) {
   std::error_code ec;
   std::filesystem::create_directories(slots, ec);
   return slots;
+}
+
+CheckerCounts checkers_for_memory(std::optional<std::uint64_t> total_bytes,
+                                  const CheckerCounts& asked) {
+  if (!total_bytes || asked.parallel_checks < 1) return asked;
+  // To the nearest GiB first: an "8 GB" GPU reports 8188 MiB and still runs 4.
+  const std::uint64_t gib = std::uint64_t{1} << 30;
+  const std::uint64_t rounded = (*total_bytes / gib + (*total_bytes % gib >= gib / 2)) * gib;
+  const std::uint64_t fit = std::max<std::uint64_t>(2, rounded / kGpuBytesPerChecker);
+  const int checks = static_cast<int>(std::min<std::uint64_t>(asked.parallel_checks, fit));
+  // Rounded down: the tests' checkers, which hold the large inputs, keep their share.
+  const int sanitizer = std::max(1, asked.sanitizer_checkers * checks / asked.parallel_checks);
+  return {checks, sanitizer};
+}
+
+std::string checkers_text(std::optional<std::uint64_t> total_bytes, const CheckerCounts& asked,
+                          const CheckerCounts& used) {
+  const std::string why =
+      total_bytes ? fmt::format("{:.1f} GiB of GPU memory: one per {} GiB, at most the rubric's {}",
+                                static_cast<double>(*total_bytes) / (1 << 30),
+                                kGpuBytesPerChecker >> 30, asked.parallel_checks)
+                  : "the rubric's: the GPU's memory could not be read";
+  return fmt::format("{} processes at once, {} of them the sanitizer's ({})", used.parallel_checks,
+                     used.sanitizer_checkers, why);
+}
+
+std::optional<std::uint64_t> gpu_total_memory(const std::string& cuda_device) {
+  const std::optional<std::filesystem::path> smi = find_program("nvidia-smi");
+  if (!smi) return std::nullopt;
+  // The checkers inherit the grader's CUDA_VISIBLE_DEVICES unless the grading names a GPU.
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  const std::string device = !cuda_device.empty() ? cuda_device
+                             : visible != nullptr ? trim(visible)
+                                                  : "";
+  ProcessSpec spec;
+  spec.argv = {smi->string(), "--query-gpu=memory.total", "--format=csv,noheader,nounits"};
+  if (!device.empty()) spec.argv.push_back("--id=" + device);
+  spec.timeout_s = 60;
+  spec.output_cap = 1 << 16;
+  const ProcessResult r = run_process(spec);
+  if (!r.succeeded()) return std::nullopt;
+  std::optional<std::uint64_t> smallest;
+  for (const std::string& line : split_lines(r.output)) {
+    const std::string text = trim(line);
+    if (text.empty()) continue;
+    const std::optional<std::uint64_t> mib = parse_count(text, std::uint64_t{1} << 40);
+    if (!mib) return std::nullopt;
+    smallest = std::min(smallest.value_or(*mib), *mib);
+  }
+  if (!smallest) return std::nullopt;
+  return *smallest << 20;
 }
 
 }  // namespace reduce::grade

@@ -244,6 +244,8 @@ json report_json(const GradeReport& r) {
           {"cuda_device", r.cuda_device},
           {"cpus", r.cpus},
           {"timing_lock", r.timing_lock},
+          {"parallel_checks", r.parallel_checks},
+          {"sanitizer_checkers", r.sanitizer_checkers},
           {"isolation", r.isolation},
           {"build_isolation", r.build_isolation},
           {"ceiling_gbps", r.ceiling_gbps},

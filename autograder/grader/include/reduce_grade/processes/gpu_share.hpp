@@ -1,12 +1,14 @@
 /// \file
 /// \brief What each GPU of a grading has to itself: its timing lock, its share of the host's
-/// CPUs and its large-memory slots.
+/// CPUs, its large-memory slots and how many checkers its memory holds at once.
 #pragma once
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -52,5 +54,35 @@ std::string cpu_list_text(const std::vector<int>& cpus);
 /// inputs of several GiB at once than one does. Made on first use, removed when the process
 /// ends; the lab's sandbox does not show it.
 std::filesystem::path gpu_memory_slots(const std::string& cuda_device);
+
+/// The correctness phase's processes at once (limits.parallel_checks) and the sanitizer's share
+/// of them (limits.sanitizer_checkers).
+struct CheckerCounts {
+  int parallel_checks = 0;     ///< test and sanitizer checkers at once
+  int sanitizer_checkers = 0;  ///< of them, the sanitizer's
+};
+
+/// GPU memory per checker: each checker is a CUDA context of its own with its test inputs.
+inline constexpr std::uint64_t kGpuBytesPerChecker = std::uint64_t{2} << 30;
+
+/// The checkers a GPU of \p total_bytes of memory runs at once, of the rubric's \p asked: one
+/// per kGpuBytesPerChecker of its memory (to the nearest GiB: an "8 GB" GPU that reports 8188
+/// MiB counts as 8 GiB) and at least 2, never more than asked (a 15 GiB T4
+/// runs 7, an 8 GiB GPU 4, an 80 or 141 GiB one the rubric's 8). The sanitizer's share shrinks
+/// in proportion, rounded down, and stays at least 1. Without \p total_bytes (unread): \p asked.
+CheckerCounts checkers_for_memory(std::optional<std::uint64_t> total_bytes,
+                                  const CheckerCounts& asked);
+
+/// For the terminal: "7 processes at once, 1 of them the sanitizer's (15.0 GiB of GPU memory:
+/// one per 2 GiB, at most the rubric's 8)", or "(the rubric's: the GPU's memory could not be
+/// read)" without \p total_bytes.
+std::string checkers_text(std::optional<std::uint64_t> total_bytes, const CheckerCounts& asked,
+                          const CheckerCounts& used);
+
+/// The total memory of GPU \p cuda_device (CUDA_VISIBLE_DEVICES; empty: the grader's own
+/// CUDA_VISIBLE_DEVICES, or every GPU of the host), from `nvidia-smi --query-gpu=memory.total`;
+/// where it names several GPUs, the smallest. nullopt when it cannot be read: no nvidia-smi, a
+/// failed run, or a value that is not a number of MiB ("[N/A]"). Never throws.
+std::optional<std::uint64_t> gpu_total_memory(const std::string& cuda_device);
 
 }  // namespace reduce::grade

@@ -39,6 +39,8 @@ struct GradeReport {
   std::string cuda_device;      ///< CUDA_VISIBLE_DEVICES it ran with (batch --gpus; else empty)
   std::string cpus;             ///< CPUs of its GPU steps (batch on several GPUs; else empty)
   std::string timing_lock;      ///< what its benchmark had alone: "gpu" or "host"
+  int parallel_checks = 0;      ///< checkers at once (checkers_for_memory(); 0: none ran)
+  int sanitizer_checkers = 0;   ///< of them, the sanitizer's
   std::string isolation;        ///< how the lab's process was confined (isolation.hpp)
   std::string build_isolation;  ///< how the submission's build was confined
   double ceiling_gbps = 0;      ///< the first ceiling measured in this run (informative)
