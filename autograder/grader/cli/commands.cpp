@@ -367,6 +367,7 @@ int cmd_slurm(const Common& common, const SlurmArgs& a, const char* argv0) {
   plan.labs = labs;
   plan.per_task = a.per_task;
   plan.gpu = !a.no_gpu;
+  if (a.cpus_per_task) plan.cpus_per_task = *a.cpus_per_task;
   plan.minutes_per_submission = rg::submission_minutes(l.rubric, labs.size());
   plan.sbatch_options = a.sbatch_options;
   if (!common.rubric.empty()) plan.rubric = fs::absolute(common.rubric, ec);

@@ -44,6 +44,7 @@ struct SlurmArgs : BuildArgs {
   std::string out;                          ///< the class's report folder
   std::string labs_spec;                    ///< --labs
   int per_task = 1;                         ///< --per-task
+  std::optional<int> cpus_per_task;         ///< --cpus-per-task (default: SlurmPlan's)
   std::vector<std::string> sbatch_options;  ///< --sbatch-option
 };
 

@@ -94,6 +94,10 @@ CLI::App* add_slurm(CLI::App& app, SlurmArgs& a) {
   c->add_option("--per-task", a.per_task, "submissions per array task (default 1)")
       ->check(CLI::Range(1, 1000));
   c->add_flag("--no-gpu", a.no_gpu, "build only (no --gres=gpu:1)");
+  c->add_option("--cpus-per-task", a.cpus_per_task,
+                "CPUs per array task, also its builds' -j (default 8: the rubric's checkers at "
+                "once; a --sbatch-option that asks for CPUs wins)")
+      ->check(CLI::Range(1, 4096));
   c->add_option("--sbatch-option", a.sbatch_options,
                 "an #SBATCH line, e.g. --partition=gpu (repeatable)");
   c->add_option("-j,--jobs", a.jobs, "parallel compile jobs of the course build");

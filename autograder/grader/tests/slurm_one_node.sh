@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # One-node Slurm, CPU only, started here (munged, slurmctld and slurmd with a configuration of
 # their own): three submissions of lab 04 graded with --no-gpu through `reduce-grade slurm`, the
-# job array and `reduce-grade merge`. Exits 77 (skipped) where Slurm or root is missing.
+# job array and `reduce-grade merge`; each task asks for 2 CPUs (--cpus-per-task; 1 on a one-CPU
+# host) and must be given them (SLURM_CPUS_PER_TASK in its log). Exits 77 (skipped) where Slurm
+# or root is missing.
 #
 #   slurm_one_node.sh GRADER COURSE_ROOT WORK_DIR
 set -euo pipefail
@@ -76,7 +78,12 @@ cp -r "$root/solutions/04_sequential" "$subs/broken/"
 echo "this is not C++;" >>"$subs/broken/04_sequential/sum.cu"
 
 out=$work/class
-"$grader" --root "$root" slurm "$subs" --out "$out" --labs 04 --no-gpu --per-task 1
+# Not the default 8: the node is this host, which may have fewer (sbatch refuses more).
+cpus=$(( $(nproc) >= 2 ? 2 : 1 ))
+"$grader" --root "$root" slurm "$subs" --out "$out" --labs 04 --no-gpu --per-task 1 \
+  --cpus-per-task "$cpus"
+grep -qx "#SBATCH --cpus-per-task=$cpus" "$out/slurm/grade.sbatch" || {
+  cat "$out/slurm/grade.sbatch"; echo "FAILED: grade.sbatch does not ask for $cpus CPUs"; exit 1; }
 job=$(sbatch --parsable "$out/slurm/grade.sbatch")
 echo "job array $job submitted"
 for _ in $(seq 900); do
@@ -91,4 +98,9 @@ cat "$out/gradebook.csv"
 grep -q '^solved,1,10,1,.*graded (no GPU)' "$out/gradebook.csv" || { echo "FAILED: solved"; exit 1; }
 grep -q '^stub,0,10,0,' "$out/gradebook.csv" || { echo "FAILED: stub"; exit 1; }
 grep -q '^broken,0,10,0,' "$out/gradebook.csv" || { echo "FAILED: broken"; exit 1; }
-echo "PASSED: three submissions graded through a one-node Slurm job array and merged"
+for task in 0 1 2; do
+  grep -qx "task $task: SLURM_CPUS_PER_TASK=$cpus, batch -j $cpus" "$out/slurm/task-$task.log" || {
+    head -5 "$out/slurm/task-$task.log"; echo "FAILED: task $task was not given $cpus CPUs"; exit 1; }
+done
+echo "PASSED: three submissions graded through a one-node Slurm job array ($cpus CPUs a task)," \
+  "and merged"

@@ -49,6 +49,81 @@ TEST(Slurm, TheScriptAsksForOneGpuPerTaskAndRunsBatchOnItsLine) {
   EXPECT_NE(slurm_script(cpu).find("--no-gpu"), std::string::npos);
 }
 
+/// The lines of \p script before its first command: the #SBATCH header.
+std::string sbatch_header(const std::string& script) {
+  return script.substr(0, script.find("set -euo pipefail\n"));
+}
+
+TEST(Slurm, EachTaskAsksForEightCpusByDefaultAndBuildsOnThem) {
+  const std::string s = slurm_script(plan_in("/class/out"));
+  EXPECT_EQ(sbatch_header(s),
+            "#!/bin/bash\n"
+            "# Grades the submissions of one line of tasks.txt per array task (reduce-grade "
+            "slurm).\n"
+            "#SBATCH --job-name=reduce-grade\n"
+            "#SBATCH --array=0-2\n"
+            "#SBATCH --ntasks=1\n"
+            "#SBATCH --gres=gpu:1\n"
+            "#SBATCH --cpus-per-task=8\n"
+            "#SBATCH --time=1:50:00\n"
+            "#SBATCH --output=/class/out/slurm/task-%a.log\n"
+            "#SBATCH --partition=gpu\n");
+  EXPECT_TRUE(contains(s, "\ncpus=${SLURM_CPUS_PER_TASK:-8}\n")) << s;
+  EXPECT_TRUE(contains(
+      s,
+      "\necho \"task $SLURM_ARRAY_TASK_ID: SLURM_CPUS_PER_TASK=${SLURM_CPUS_PER_TASK:-unset}, "
+      "batch -j $cpus\"\n"))
+      << s;
+  EXPECT_TRUE(contains(s, " --labs 04_sequential,09_warp_shuffle -j \"$cpus\" --course-build "))
+      << s;
+  SlurmPlan cpu = plan_in("/class/out");
+  cpu.gpu = false;  // a task without a GPU still asks for its CPUs
+  EXPECT_TRUE(contains(slurm_script(cpu), "\n#SBATCH --ntasks=1\n#SBATCH --cpus-per-task=8\n"));
+}
+
+TEST(Slurm, TheCpusPerTaskGivenAreAskedForAndBuildWith) {
+  SlurmPlan plan = plan_in("/class/out");
+  plan.cpus_per_task = 3;
+  const std::string s = slurm_script(plan);
+  EXPECT_TRUE(contains(sbatch_header(s), "\n#SBATCH --gres=gpu:1\n#SBATCH --cpus-per-task=3\n"))
+      << s;
+  EXPECT_FALSE(contains(s, "--cpus-per-task=8")) << s;
+  EXPECT_TRUE(contains(s, "\ncpus=${SLURM_CPUS_PER_TASK:-3}\n")) << s;
+}
+
+TEST(Slurm, AUsersOwnCpusPerTaskWinsAndTheGeneratedLineIsLeftOut) {
+  SlurmPlan plan = plan_in("/class/out");
+  plan.cpus_per_task = 3;
+  plan.sbatch_options = {"--partition=gpu", "--cpus-per-task=16"};
+  const std::string s = slurm_script(plan);
+  const std::string header = sbatch_header(s);
+  EXPECT_TRUE(contains(header,
+                       "\n#SBATCH --gres=gpu:1\n#SBATCH --time=1:50:00\n#SBATCH "
+                       "--output=/class/out/slurm/task-%a.log\n#SBATCH --partition=gpu\n#SBATCH "
+                       "--cpus-per-task=16\n"))
+      << s;
+  EXPECT_EQ(header.find("--cpus-per-task"), header.rfind("--cpus-per-task")) << s;  // only theirs
+  EXPECT_TRUE(contains(s, "\ncpus=${SLURM_CPUS_PER_TASK:-16}\n")) << s;
+  // -c, and --cpus-per-gpu (Slurm refuses it beside --cpus-per-task), win the same way.
+  plan.sbatch_options = {"--account=course -c 4"};
+  EXPECT_FALSE(contains(slurm_script(plan), "--cpus-per-task")) << slurm_script(plan);
+  EXPECT_TRUE(contains(slurm_script(plan), "\ncpus=${SLURM_CPUS_PER_TASK:-4}\n"));
+  plan.sbatch_options = {"--cpus-per-gpu=12"};
+  EXPECT_FALSE(contains(slurm_script(plan), "--cpus-per-task"));
+  EXPECT_TRUE(contains(slurm_script(plan), "\ncpus=${SLURM_CPUS_PER_TASK:-12}\n"));
+}
+
+TEST(Slurm, SbatchOptionsThatAskForCpus) {
+  EXPECT_EQ(sbatch_cpus({"--partition=gpu", "--constraint=c4", "-C c4"}), std::nullopt);
+  EXPECT_EQ(sbatch_cpus({"--cpus-per-task=16"}), 16);
+  EXPECT_EQ(sbatch_cpus({"--cpus-per-task 6"}), 6);
+  EXPECT_EQ(sbatch_cpus({"-c 4"}), 4);
+  EXPECT_EQ(sbatch_cpus({"-c5"}), 5);
+  EXPECT_EQ(sbatch_cpus({"--partition=gpu --cpus-per-gpu=12"}), 12);
+  EXPECT_EQ(sbatch_cpus({"--cpus-per-task=$N"}), 0);  // asked, count unknown: the plan's
+  EXPECT_EQ(sbatch_cpus({"-c"}), 0);
+}
+
 TEST(Slurm, MergeListsTheTasksToRunAgain) {
   const fs::path out = make_temp_dir("reduce-grade-slurm-");
   const SlurmPlan plan = plan_in(out);

@@ -30,6 +30,37 @@ std::vector<std::vector<std::string>> slurm_tasks(const std::vector<std::string>
   return tasks;
 }
 
+namespace {
+
+/// \p count as a number of CPUs: a plain positive number, else 0.
+int cpu_count(const std::string& count) {
+  if (count.empty() || count.size() > 6 ||
+      count.find_first_not_of("0123456789") != std::string::npos)
+    return 0;
+  return std::stoi(count);
+}
+
+}  // namespace
+
+std::optional<int> sbatch_cpus(const std::vector<std::string>& sbatch_options) {
+  std::optional<int> cpus;
+  for (const std::string& option : sbatch_options) {
+    // One #SBATCH line may hold several options: each word on its own.
+    const std::vector<std::string> words = split(option, " \t");
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      const std::string& w = words[i];
+      const std::string next = i + 1 < words.size() ? words[i + 1] : std::string();
+      if (w == "--cpus-per-task" || w == "--cpus-per-gpu" || w == "-c")
+        cpus = cpu_count(next);
+      else if (starts_with(w, "--cpus-per-task=") || starts_with(w, "--cpus-per-gpu="))
+        cpus = cpu_count(w.substr(w.find('=') + 1));
+      else if (starts_with(w, "-c") && w.size() > 2 && w.find_first_of("0123456789") == 2)
+        cpus = cpu_count(w.substr(2));
+    }
+  }
+  return cpus;
+}
+
 std::string slurm_script(const SlurmPlan& plan) {
   const std::size_t tasks = slurm_tasks(plan.students, plan.per_task).size();
   const int minutes = plan.minutes_per_submission * std::max(plan.per_task, 1) + 10;
@@ -40,12 +71,21 @@ std::string slurm_script(const SlurmPlan& plan) {
   s += fmt::format("#SBATCH --array=0-{}\n", tasks == 0 ? 0 : tasks - 1);
   s += "#SBATCH --ntasks=1\n";
   if (plan.gpu) s += "#SBATCH --gres=gpu:1\n";
+  // A user's own count (--sbatch-option) wins: with two, sbatch would take the last
+  // --cpus-per-task, and refuse --cpus-per-gpu beside one.
+  const std::optional<int> asked = sbatch_cpus(plan.sbatch_options);
+  if (!asked) s += fmt::format("#SBATCH --cpus-per-task={}\n", plan.cpus_per_task);
+  const int cpus = asked.value_or(0) > 0 ? *asked : plan.cpus_per_task;
   s += fmt::format("#SBATCH --time={}:{:02d}:00\n", minutes / 60, minutes % 60);
   s += fmt::format("#SBATCH --output={}\n", (slurm / "task-%a.log").string());
   for (const std::string& option : plan.sbatch_options) s += "#SBATCH " + option + "\n";
   s += "set -euo pipefail\n";
   s += "slurm_dir=" + shell_quote(slurm.string()) + "\n";
   s += "students=$(sed -n \"$((SLURM_ARRAY_TASK_ID + 1))p\" \"$slurm_dir/tasks.txt\")\n";
+  // The batch's builds on the task's CPUs: by default it would run a job per CPU of the node.
+  s += fmt::format("cpus=${{SLURM_CPUS_PER_TASK:-{}}}\n", cpus);
+  s += "echo \"task $SLURM_ARRAY_TASK_ID: SLURM_CPUS_PER_TASK=${SLURM_CPUS_PER_TASK:-unset}, "
+       "batch -j $cpus\"\n";
   std::vector<std::string> args = {shell_quote(plan.grader.string()), "--root",
                                    shell_quote(plan.course_root.string())};
   if (!plan.rubric.empty()) {
@@ -57,7 +97,7 @@ std::string slurm_script(const SlurmPlan& plan) {
         std::string("\"$students\""), std::string("--out"), shell_quote(plan.out.string()),
         std::string("--gradebook"),
         std::string("\"$slurm_dir/gradebook-$SLURM_ARRAY_TASK_ID.csv\""), std::string("--labs"),
-        shell_quote(join(plan.labs, ","))})
+        shell_quote(join(plan.labs, ",")), std::string("-j"), std::string("\"$cpus\"")})
     args.push_back(word);
   if (!plan.gpu) args.push_back("--no-gpu");
   if (!plan.course_build.empty()) {

@@ -25,6 +25,10 @@
 
 namespace reduce::grade {
 
+/// CPUs a task asks for by default: one grading runs the rubric's 8 checkers (parallel_checks)
+/// at once, and a task left to Slurm's default (often one CPU) would build and time on one core.
+inline constexpr int kSlurmCpusPerTask = 8;
+
 /// What the job array runs.
 struct SlurmPlan {
   std::filesystem::path grader;         ///< this reduce-grade executable (absolute)
@@ -40,6 +44,9 @@ struct SlurmPlan {
   int minutes_per_submission = 30;      ///< wall-time budget of one submission (from the rubric)
   std::vector<std::string> batch_args;  ///< more arguments for batch (--seed, --cmake-arg...)
   std::vector<std::string> sbatch_options;  ///< more `#SBATCH` lines, e.g. "--partition=gpu"
+  /// CPUs per task (`--cpus-per-task`, unless sbatch_options ask for CPUs themselves): the
+  /// rubric's 8 parallel_checks at once; the task's batch builds with as many jobs (-j).
+  int cpus_per_task = kSlurmCpusPerTask;
 };
 
 /// The longest one submission of \p labs labs can take within the rubric's limits, in minutes:
@@ -51,7 +58,15 @@ int submission_minutes(const Rubric& rubric, std::size_t labs);
 std::vector<std::vector<std::string>> slurm_tasks(const std::vector<std::string>& students,
                                                   int per_task);
 
-/// The text of `grade.sbatch`.
+/// The CPUs that \p sbatch_options ask for per task themselves: `--cpus-per-task=N`,
+/// `--cpus-per-task N`, `-c N`, `-cN`, or `--cpus-per-gpu` (one GPU per task, and Slurm refuses
+/// it beside `--cpus-per-task`). nullopt: none asks, so the script asks for
+/// SlurmPlan::cpus_per_task; 0: one asks with a count that is not a plain number.
+std::optional<int> sbatch_cpus(const std::vector<std::string>& sbatch_options);
+
+/// The text of `grade.sbatch`: it asks for SlurmPlan::cpus_per_task CPUs unless its
+/// sbatch_options ask for CPUs themselves (sbatch_cpus()), and its batch builds with the CPUs
+/// Slurm gave the task (SLURM_CPUS_PER_TASK; else the count asked for).
 std::string slurm_script(const SlurmPlan& plan);
 
 /// Whether \p student can be named in a task line and in `batch --only`: no comma, no line end.
