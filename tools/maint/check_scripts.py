@@ -24,21 +24,7 @@ FOLDERS = ("tools", "autograder", ".ci", "notebooks")
 SKIPPED = ("autograder/planted/",)
 
 # (path, function or None for the whole file): why it is over its limit, and the way out.
-EXCEPTIONS = {
-    ("tools/maint/update_results.py", None):
-        "the lessons' generator: every generated block's code and the template language in one "
-        "module that check_lessons.py imports; to be split by block kind into a package",
-    ("tools/maint/update_results.py", "graded_section"):
-        "the 'graded' block: the points table, the measure's sentence and the per-GPU table of "
-        "the probe's fallback; to be split by measure",
-    ("tools/maint/update_results.py", "namespace"):
-        "the template language's functions as closures over the results; to become methods",
-    ("tools/class_report.py", None):
-        "the class report's data, charts and page in one file; the page's HTML to move into a "
-        "module of its own",
-    ("tools/class_report.py", "render_page"):
-        "the page's HTML in one template; to be split by section",
-}
+EXCEPTIONS: dict[tuple[str, str | None], str] = {}
 
 _SHEBANG_PY = re.compile(r"^#!.*\bpython")
 _SHEBANG_SH = re.compile(r"^#!.*\b(ba)?sh\b")
