@@ -159,15 +159,18 @@ __device__ __forceinline__ void add_tile(const Split& s, std::size_t base, float
 template <unsigned kBlockThreads, bool kWholeTiles>
 __global__ void __launch_bounds__(kBlockThreads) single_block_kernel(const Split s, float* out) {
   constexpr std::size_t kBlockTile = std::size_t{kBlockThreads} * kUnroll;
+  // Threads 0-3 load the head, threads 4-7 the tail (0..3 floats each), before the body: loaded
+  // after it, they would be a second trip to DRAM that the whole block waits for.
+  const unsigned t = threadIdx.x;
+  float edge = 0.0f;
+  if (t < s.head_n) edge = s.head[t];
+  if (t - 4 < s.tail_n) edge = s.tail[t - 4];  // for t < 4, t - 4 wraps around: false
   float4 acc = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   add_tile<kBlockThreads, !kWholeTiles>(s, 0, acc);
   for (std::size_t base = kBlockTile; base < s.body_n; base += kBlockTile) {
     add_tile<kBlockThreads, !kWholeTiles>(s, base, acc);
   }
-  // Threads 0-3 add the head, threads 4-7 the tail (0..3 floats each).
-  const unsigned t = threadIdx.x;
-  if (t < s.head_n) acc.x += s.head[t];
-  if (t - 4 < s.tail_n) acc.y += s.tail[t - 4];  // for t < 4, t - 4 wraps around: false
+  acc.x += edge;
   const float total = block_sum<kBlockThreads>((acc.x + acc.y) + (acc.z + acc.w));
   if (t == 0) *out = total;
 }
