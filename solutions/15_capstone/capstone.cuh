@@ -103,7 +103,14 @@ inline Split split(const float* in, std::size_t n) {
 __device__ __forceinline__ float thread_partial(const Split s, std::size_t share) {
   const std::size_t begin = blockIdx.x * share;
   const std::size_t end = begin + share < s.body_n ? begin + share : s.body_n;
-  float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+  // Block 0's head and tail leave before the body's loads (after them, block 0 would end on a
+  // trip to DRAM of its own).
+  float edge = 0.0f;
+  if (blockIdx.x == 0) {
+    if (threadIdx.x < s.head_n) edge = s.head[threadIdx.x];
+    if (threadIdx.x - 4 < s.tail_n) edge = s.tail[threadIdx.x - 4];  // t < 4: wraps, false
+  }
+  float a0 = edge, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
   std::size_t base = begin;
   for (; base + kTile <= end; base += kTile) {  // whole tiles: kUnroll independent loads
     float4 v[kUnroll];
@@ -123,10 +130,6 @@ __device__ __forceinline__ float thread_partial(const Split s, std::size_t share
     a1 += v.y;
     a2 += v.z;
     a3 += v.w;
-  }
-  if (blockIdx.x == 0) {
-    if (threadIdx.x < s.head_n) a0 += s.head[threadIdx.x];
-    if (threadIdx.x < s.tail_n) a1 += s.tail[threadIdx.x];
   }
   return (a0 + a1) + (a2 + a3);
 }
