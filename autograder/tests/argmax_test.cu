@@ -304,7 +304,7 @@ TEST_F(ArgmaxTest, AboveInt32Range) {
   }
 }
 
-// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
 
 TEST_F(ArgmaxTest, AboveUint32Range) {
   REDUCE_REQUIRE_MAPPED_INPUT();

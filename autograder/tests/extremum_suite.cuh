@@ -315,7 +315,7 @@ TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), AboveInt32Range) {
   }
 }
 
-// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
 
 TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), AboveUint32Range) {
   REDUCE_REQUIRE_MAPPED_INPUT();

@@ -1,15 +1,18 @@
 /// \file
 /// \brief Inputs of more than 2^32 floats on any GPU: one tile of device memory mapped again and
-/// again into one address range (runner::TiledRange), so that 16 GiB of input need a few MiB.
+/// again into one address range (runner::TiledRange), so that 16 GiB of input need a few hundred
+/// MiB.
 ///
 /// Every element is known on the host (at()), and sums over any range are found from one period
 /// (sum()), so a test knows its exact answer without a host copy of the input. The lab reads the
 /// input as it reads any other: through LabRunner, which gives it a range of its own with the
-/// same tiles. Most reads hit the GPU's L2 cache (the repeated tile is 2 MiB), so a call over
-/// 2^32 floats takes milliseconds on a lab that streams, seconds on one that adds atomically.
+/// same tiles. The repeated tile is kMappedTileBytes (64 MiB, mapped_layout.hpp says why), so a
+/// call over 2^32 floats reads it from the GPU's memory, or its L2 cache where that holds it: it
+/// takes milliseconds on a lab that streams, seconds on one that adds atomically.
 #pragma once
 
 #include "gpu_test.hpp"
+#include "mapped_layout.hpp"
 
 #include <reduce_runner/tiled_range.hpp>
 
@@ -31,18 +34,19 @@
 namespace reduce::testing {
 
 /// A device input of n floats in little physical memory. Element i holds period_at(i % period())
-/// unless it lies in one of the tiles of its own (those of the indices given at construction),
-/// whose elements set() changes one by one. period() is the driver's granularity in floats
-/// (2^19 for its usual 2 MiB). Where it divides 2^32, an index that wraps at 2^32 reads the same
-/// periodic value as the right one, and only the own tiles tell them apart: each test checks on
-/// the host that a wrapped index or a 32-bit count would get a wrong answer from its input.
+/// unless set() changed it, which it may only in one of the tiles of its own (those of the
+/// indices given at construction). period() is the driver's granularity in floats (2^19 for its
+/// usual 2 MiB), and each tile holds a whole number of periods (MappedLayout). Where the period
+/// divides 2^32, an index that wraps at 2^32 reads the same periodic value as the right one, and
+/// only the elements set() changed tell them apart: each test checks on the host that a wrapped
+/// index or a 32-bit count would get a wrong answer from its input.
 class MappedInput {
  public:
   /// Empty when the GPU can hold a MappedInput; otherwise a skip message starting with
   /// kSkipPrefix that says why the test is not verified on this GPU.
   static std::string unsupported();
 
-  /// \param n elements (the range holds ceil(n / period()) tiles' worth of slots)
+  /// \param n elements (the range holds ceil(n / tile elements) slots)
   /// \param period_at the value of element j of the period, for j < period()
   /// \param own indices (< n) whose tiles are their own, for set(): at most
   ///            runner::kMaxTiles - 1 tiles (7), and at least one slot left for the period
@@ -57,12 +61,12 @@ class MappedInput {
   /// The input's first element (device memory, valid while this lives).
   const float* data() const noexcept;
   /// Elements.
-  std::size_t size() const noexcept { return n_; }
-  /// Elements of one tile: the period of the input outside its own tiles.
-  std::size_t period() const noexcept { return period_.size(); }
+  std::size_t size() const noexcept { return layout_.size(); }
+  /// Elements of one period, which repeats through the input but where set() changed it.
+  std::size_t period() const noexcept { return layout_.period(); }
 
   /// Element \p i, as the device holds it.
-  float at(std::size_t i) const;
+  float at(std::size_t i) const { return layout_.at(i); }
 
   /// Writes \p value to element \p i on the device (landed when this returns) and on the host.
   /// \throws std::logic_error when \p i lies in the repeated tile: writing it would change
@@ -71,20 +75,19 @@ class MappedInput {
 
   /// Sum of elements [begin, end), added in double: exact while every element is an integer
   /// and the sums stay below 2^53 (the course's exact integers).
-  double sum(std::size_t begin, std::size_t end) const;
+  double sum(std::size_t begin, std::size_t end) const { return layout_.sum(begin, end); }
 
   /// Sum of the magnitudes of elements [begin, end), exact as sum() is: at most kExactBudget
   /// over [0, n) makes every partial sum, in any order, exact in float.
-  double magnitude_sum(std::size_t begin, std::size_t end) const;
+  double magnitude_sum(std::size_t begin, std::size_t end) const {
+    return layout_.magnitude_sum(begin, end);
+  }
 
  private:
-  /// Sum of f(element) over [0, end) for f = identity (\p magnitudes false) or fabs.
-  double prefix(std::size_t end, bool magnitudes) const;
+  /// Fills the repeated tile with copies of the period and each own tile with a copy of it.
+  void fill_tiles();
 
-  std::size_t n_;
-  std::vector<float> period_;             // the repeated tile
-  std::vector<std::vector<float>> own_;   // own_[k - 1]: tile k, as the device holds it
-  std::vector<double> period_prefix_[2];  // sums of the period's first j elements, and of |.|
+  MappedLayout layout_;  // the tiles and every element's value, as the device holds them
   std::unique_ptr<runner::TiledRange> range_;
 };
 

@@ -197,7 +197,7 @@ TEST_F(MeanTest, AboveInt32Range) {
                "zeros, with 1, 3, 5, 7 at indices 0, 2^31 - 1, 2^31 + 9 and n - 1");
 }
 
-// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
 
 TEST_F(MeanTest, AboveUint32Range) {
   REDUCE_REQUIRE_MAPPED_INPUT();

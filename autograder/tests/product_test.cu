@@ -249,7 +249,7 @@ TEST_F(ProductTest, AboveInt32Range) {
   }
 }
 
-// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
 
 TEST_F(ProductTest, AboveUint32Range) {
   REDUCE_REQUIRE_MAPPED_INPUT();

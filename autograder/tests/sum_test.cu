@@ -239,7 +239,7 @@ TEST_F(SumTest, AboveInt32Range) {
   expect_exact(run(in.data(), n), want, n);
 }
 
-// ---- beyond 2^32 elements, in a few MiB ------------------------------------------------------
+// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
 
 TEST_F(SumTest, AboveUint32Range) {
   REDUCE_REQUIRE_MAPPED_INPUT();

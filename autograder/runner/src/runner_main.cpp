@@ -294,7 +294,7 @@ bool tiled_request_fits(const Request& rq) {
 
 /// Request::tiled: a TiledRange of this process with the checker's layout, filled from its
 /// copies of the tiles; returns the lab's pointer into it. The range is kept for the next
-/// request of the same layout: mapping thousands of slots costs more than copying a few tiles.
+/// request of the same layout: mapping hundreds of slots costs more than copying a few tiles.
 const float* tiled_input(const TiledRef& t, Mappings& maps) {
   static auto* kept = new std::unique_ptr<TiledRange>();  // never torn down at exit
   TileLayout layout;

@@ -5,7 +5,6 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#include <algorithm>
 #include <iterator>
 #include <map>
 #include <mutex>
@@ -117,11 +116,6 @@ std::map<const char*, const TiledRange*>& registry() {
 }
 
 }  // namespace
-
-std::size_t TileLayout::tile_at(std::size_t slot) const noexcept {
-  const auto at = std::find(own_slots.begin(), own_slots.end(), slot);
-  return at == own_slots.end() ? 0 : static_cast<std::size_t>(at - own_slots.begin()) + 1;
-}
 
 std::string tiling_unsupported() {
   try {

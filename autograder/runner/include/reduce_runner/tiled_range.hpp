@@ -20,7 +20,9 @@
 namespace reduce::runner {
 
 /// Where each tile of a TiledRange lies: the range is `slots` slots of `tile_bytes` each; tile 0
-/// fills every slot but those of the other tiles, each of which fills exactly one slot.
+/// fills every slot but those of the other tiles, each of which fills exactly one slot. Building
+/// the range maps each slot with a call of its own (cuMemMap), so a range costs `slots` calls in
+/// every process that maps it: larger tiles, fewer calls. Needs no GPU (CPU tests use it).
 struct TileLayout {
   std::size_t tile_bytes = 0;          ///< bytes of one tile: a multiple of tile_granularity()
   std::size_t slots = 0;               ///< slots in the range
@@ -29,7 +31,11 @@ struct TileLayout {
   /// Tiles of physical memory: tile 0 and one per entry of own_slots.
   std::size_t tiles() const noexcept { return own_slots.size() + 1; }
   /// The tile that fills \p slot.
-  std::size_t tile_at(std::size_t slot) const noexcept;
+  std::size_t tile_at(std::size_t slot) const noexcept {
+    for (std::size_t k = 0; k < own_slots.size(); ++k)
+      if (own_slots[k] == slot) return k + 1;
+    return 0;
+  }
   /// Bytes of the whole range.
   std::size_t bytes() const noexcept { return tile_bytes * slots; }
   /// The same tiles in the same places.
