@@ -160,14 +160,14 @@ void LabRunner::check_guards(const std::string& op, std::size_t n) {
 /// answers. The runner keeps running, with the timed inputs it holds.
 void LabRunner::ensure_workspace(std::size_t bytes) {
   if (workspace_ && workspace_->fits(bytes)) return;
-  if (workspace_ && pid_ >= 0) retired_.push_back(std::move(workspace_));
+  if (workspace_ && child_) retired_.push_back(std::move(workspace_));
   workspace_ = std::make_unique<Guarded>(bytes, 0);
 }
 
 void LabRunner::ensure_buffer(std::unique_ptr<Guarded>& slot, std::size_t bytes,
                               std::size_t front_guard) {
   if (slot && slot->fits(bytes)) return;
-  if (slot && pid_ >= 0) retired_.push_back(std::move(slot));  // as ensure_workspace() says
+  if (slot && child_) retired_.push_back(std::move(slot));  // as ensure_workspace() says
   slot = std::make_unique<Guarded>(bytes, front_guard);
 }
 

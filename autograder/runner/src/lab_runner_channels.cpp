@@ -1,11 +1,10 @@
-// LabRunner's channels to its runner: the output pipe and the sanitizer's report pipe, each
-// drained by a thread, and the socket on which one request goes out and its reply comes back.
+// LabRunner's channels to its runner: the sanitizer's report pipe, drained by a thread (the
+// output pipe is the process starter's), and the socket on which one request goes out and its
+// reply comes back.
 #include "lab_runner_parts.hpp"
 
 #include <poll.h>
-#include <signal.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,62 +15,20 @@ namespace reduce::runner {
 
 namespace {
 
-/// How the runner ended, from waitpid()'s status.
-std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    if (sig == kWallSignal)  // the runner's seccomp filter (walls.hpp)
-      return "killed by signal " + std::to_string(sig) + ": " + kForbiddenCallMark +
+/// How the runner ended.
+std::string describe_end(const ChildEnd& end) {
+  if (end.signal != 0) {
+    if (end.signal == kWallSignal)  // the runner's seccomp filter (walls.hpp)
+      return "killed by signal " + std::to_string(end.signal) + ": " + kForbiddenCallMark +
              " (a new process, exec, a signal to another process, ptrace or a namespace change), "
              "which the sandbox stops; flagged for review";
-    return "killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+    return "killed by signal " + std::to_string(end.signal) + " (" + strsignal(end.signal) + ")";
   }
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "stopped";
+  if (end.exit_code >= 0) return "exited with status " + std::to_string(end.exit_code);
+  return "ended, its status unknown";
 }
 
 }  // namespace
-
-// ---- the runner's output ------------------------------------------------------------------
-
-LabRunner::Output::Output(int pipe_fd, pid_t pgid, std::size_t output_cap)
-    : fd(pipe_fd), group(pgid), cap(output_cap) {
-  thread = std::thread([this] { drain(); });
-}
-
-LabRunner::Output::~Output() {
-  stop = true;
-  if (thread.joinable()) thread.join();
-  ::close(fd);
-}
-
-void LabRunner::Output::drain() {
-  char buffer[16384];
-  while (!stop) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 100) <= 0) continue;
-    const ssize_t got = ::read(fd, buffer, sizeof buffer);
-    if (got <= 0) {
-      if (got < 0 && errno == EINTR) continue;
-      return;  // every writer is gone
-    }
-    total += static_cast<std::size_t>(got);
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      tail.append(buffer, static_cast<std::size_t>(got));
-      if (tail.size() > 4096) tail.erase(0, tail.size() - 4096);
-    }
-    if (total > cap && !flood) {
-      flood = true;
-      ::kill(-group, SIGKILL);
-    }
-  }
-}
-
-std::string LabRunner::Output::last_lines() {
-  std::lock_guard<std::mutex> lock(mutex);
-  return tail;
-}
 
 // ---- the sanitizer's report -----------------------------------------------------------------
 
@@ -104,8 +61,8 @@ Reply LabRunner::request(Request& rq) {
   // This process's copies and memsets (inputs, staged outputs, armed guards) may still be
   // queued on the GPU: the lab's process must not start before they land.
   cuda(cudaDeviceSynchronize(), "finishing the checker's own work before the call");
-  if (pid_ >= 0 && socket_ < 0) stop();  // told to exit (begin_stop): wait, then start anew
-  if (pid_ < 0) start();
+  if (child_ && socket_ < 0) stop();  // told to exit (begin_stop): wait, then start anew
+  if (!child_) start();
   rq.forget_buffers = rq.forget_buffers != 0 || !retired_.empty() ? 1 : 0;
   rq.library = library_;
   const double deadline = now_ms() + options_.call_timeout_s * 1e3;
@@ -131,7 +88,7 @@ Reply LabRunner::request(Request& rq) {
     const int ready = ::poll(&pfd, 1, static_cast<int>(std::min(remaining, 200.0)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready <= 0) {
-      if (output_ && output_->flood) break;
+      if (child_->flooded()) break;
       continue;
     }
     const ssize_t got = ::read(socket_, q, left);
@@ -141,17 +98,13 @@ Reply LabRunner::request(Request& rq) {
     left -= static_cast<std::size_t>(got);
   }
   if (left > 0) {
-    if (output_ && output_->flood)
+    if (child_->flooded())
       fail("output flood: the lab printed more than " + std::to_string(options_.output_cap) +
            " bytes; its process was killed");
-    ::kill(-pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    const std::string how = describe_status(status);
-    pid_ = -1;
+    const std::string how = describe_end(child_->kill_and_wait());
+    const std::string printed = child_->tail();
+    child_.reset();
     retired_.clear();
-    const std::string printed = output_ ? output_->last_lines() : std::string();
-    output_.reset();
     report_.reset();  // the sanitizer went with the process group: its pipe is at its end
     ::close(socket_);
     socket_ = -1;

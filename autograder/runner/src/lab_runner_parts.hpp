@@ -1,9 +1,11 @@
 // The pieces of LabRunner that its source files share and its users never see: the checker's
-// guarded buffers, the pipes it drains, a runner on its way out, and small helpers. The class
+// guarded buffers, the sanitizer's report pipe it drains, a runner on its way out, and small
+// helpers. The class
 // is defined in lab_runner_process.cpp (start and stop), lab_runner_channels.cpp (the pipes
 // and one request), lab_runner_calls.cpp (untimed calls) and lab_runner_timed.cpp (timed ones).
 #pragma once
 
+#include <reduce/child_process.hpp>
 #include <reduce_runner/lab_runner.hpp>
 
 #include <sys/types.h>
@@ -61,24 +63,6 @@ struct LabRunner::Guarded {
   long long first_change(bool& before) const;
 };
 
-/// Drains the runner's stdout and stderr: keeps the last bytes for messages, and kills the
-/// runner's process group when it prints more than the cap.
-struct LabRunner::Output {
-  int fd = -1;
-  pid_t group = -1;
-  std::size_t cap = 0;
-  std::atomic<bool> stop{false}, flood{false};
-  std::atomic<std::size_t> total{0};
-  std::mutex mutex;
-  std::string tail;
-  std::thread thread;
-
-  Output(int pipe_fd, pid_t pgid, std::size_t output_cap);
-  ~Output();
-  void drain();
-  std::string last_lines();
-};
-
 /// Drains a sanitizer's report pipe (kSanitizerLogFd in the runner's sandbox) into a log file
 /// of the grader's, which no process of the lab's sandbox can see. Ends at end-of-file: when
 /// the sanitizer in front of the runner has written its summary and exited.
@@ -92,9 +76,8 @@ struct LabRunner::ReportDrain {
 
 /// A runner told to exit, with what it may still map, until it is gone.
 struct LabRunner::Exiting {
-  pid_t pid = -1;
+  std::unique_ptr<ChildProcess> child;
   double deadline_ms = 0;  // then its group is killed
-  std::unique_ptr<Output> output;
   std::unique_ptr<ReportDrain> report;
   std::vector<std::unique_ptr<Guarded>> retired;
 };

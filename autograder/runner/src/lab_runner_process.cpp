@@ -1,15 +1,14 @@
-// LabRunner's runner process: the options it starts with, its start (a fork and exec in a
-// process group of its own, behind the sandbox and sanitizer the grader puts in front), and its
-// stop, which may overlap the caller's next work (begin_stop, begin_repetition).
+// LabRunner's runner process: the options it starts with, its start (by the course's process
+// starter, reduce/child_process.hpp: a process group of its own, behind the sandbox and
+// sanitizer the grader puts in front), and its stop, which may overlap the caller's next work
+// (begin_stop, begin_repetition).
 #include "lab_runner_parts.hpp"
 
 #include <reduce/split.hpp>
 
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -130,45 +129,29 @@ std::string report_path(const RunnerOptions& o, int repetition, int number) {
   return path;
 }
 
-/// The words of \p words as a null-terminated list for exec (valid while \p words lives).
-std::vector<char*> c_strings(std::vector<std::string>& words) {
-  std::vector<char*> list;
-  for (std::string& w : words) list.push_back(w.data());
-  list.push_back(nullptr);
-  return list;
-}
-
-/// The runner's environment: kRunnerEnvironment alone, as NAME=value.
-std::vector<std::string> runner_environment() {
-  std::vector<std::string> env;
+/// The runner's environment: kRunnerEnvironment alone.
+std::vector<std::pair<std::string, std::string>> runner_environment() {
+  std::vector<std::pair<std::string, std::string>> env;
   for (const char* name : kRunnerEnvironment)
-    if (const char* v = std::getenv(name)) env.push_back(std::string(name) + "=" + v);
+    if (const char* v = std::getenv(name)) env.emplace_back(name, v);
   return env;
 }
 
-/// In the forked child: the socket on kRunnerSocketFd, the output pipe on stdout and stderr,
-/// the report pipe (if any) on kSanitizerLogFd and nothing else of the checker's, then the
-/// runner. Nothing is allocated here: the checker has threads, and a lock one held at the fork
-/// stays held in the child.
-[[noreturn]] void exec_runner(char* const* argv, char* const* envp, int socket, int out,
-                              int report) {
-  ::setpgid(0, 0);
-  ::dup2(socket, kRunnerSocketFd);
-  ::dup2(out, 1);
-  ::dup2(out, 2);
-  const int devnull = ::open("/dev/null", O_RDONLY);
-  if (devnull >= 0) ::dup2(devnull, 0);
-  if (report >= 0) {
-    if (report == kSanitizerLogFd)
-      ::fcntl(kSanitizerLogFd, F_SETFD, 0);
-    else
-      ::dup2(report, kSanitizerLogFd);
-  }
-  for (int fd = kRunnerSocketFd + 1; fd < 1024; ++fd)  // nothing else of ours
-    if (fd != kSanitizerLogFd || report < 0) ::close(fd);
-  ::execvpe(argv[0], argv, envp);
-  std::fprintf(stderr, "cannot start %s: %s\n", argv[0], std::strerror(errno));
-  ::_exit(127);
+/// What a runner starts with: the socket on kRunnerSocketFd, the report pipe (if any) on
+/// kSanitizerLogFd and nothing else of the checker's; its output kept to the cap, the last
+/// bytes for messages.
+ChildSpec runner_spec(const RunnerOptions& o, std::vector<std::string> words, int socket,
+                      int report) {
+  ChildSpec spec;
+  spec.argv = std::move(words);
+  spec.env = runner_environment();
+  spec.clean_environment = true;
+  spec.output_cap = o.output_cap;
+  spec.tail_bytes = 4096;
+  spec.pass_fds = {{socket, kRunnerSocketFd}};
+  if (report >= 0) spec.pass_fds.emplace_back(report, kSanitizerLogFd);
+  spec.close_other_fds = true;
+  return spec;
 }
 
 }  // namespace
@@ -176,34 +159,36 @@ std::vector<std::string> runner_environment() {
 void LabRunner::start() {
   if (options_.libraries.empty())
     throw RunnerError("checker: no lab library given (set REDUCE_LAB_LIBRARY)");
-  int sv[2], out[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0 || ::pipe2(out, O_CLOEXEC) != 0)
+  int sv[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     throw RunnerError(std::string("checker: cannot create the runner's channels: ") +
                       std::strerror(errno));
-  std::vector<std::string> words = runner_command(options_, repetition_, starts_ + 1);
   // A sanitizer in front of the runner writes its report into a pipe of this process
   // (--log-file /dev/fd/5), drained into the grader's logs: the lab neither holds the pipe (the
   // runner closes its copies) nor sees the log.
   const std::string report_to = report_path(options_, repetition_, starts_ + 1);
   int report[2] = {-1, -1};
-  if (!report_to.empty() && ::pipe2(report, O_CLOEXEC) != 0)
+  if (!report_to.empty() && ::pipe2(report, O_CLOEXEC) != 0) {
+    const int e = errno;
+    ::close(sv[0]);
+    ::close(sv[1]);
     throw RunnerError(std::string("checker: cannot create the sanitizer's report pipe: ") +
-                      std::strerror(errno));
-  std::vector<std::string> env = runner_environment();
-  const std::vector<char*> argv = c_strings(words), envp = c_strings(env);
-  const pid_t pid = ::fork();
-  if (pid < 0) throw RunnerError(std::string("checker: fork failed: ") + std::strerror(errno));
-  if (pid == 0) exec_runner(argv.data(), envp.data(), sv[1], out[1], report[1]);
-  ::setpgid(pid, pid);
-  ::close(sv[1]);
-  ::close(out[1]);
-  pid_ = pid;
-  socket_ = sv[0];
-  output_ = std::make_unique<Output>(out[0], pid, options_.output_cap);
-  if (report[1] >= 0) {
-    ::close(report[1]);
-    report_ = std::make_unique<ReportDrain>(report[0], report_to, options_.output_cap);
+                      std::strerror(e));
   }
+  auto child = std::make_unique<ChildProcess>(
+      runner_spec(options_, runner_command(options_, repetition_, starts_ + 1), sv[1], report[1]));
+  ::close(sv[1]);
+  if (report[1] >= 0) ::close(report[1]);
+  if (!child->started()) {
+    ::close(sv[0]);
+    if (report[0] >= 0) ::close(report[0]);
+    throw RunnerError("checker: cannot start the lab's process: " + child->start_error());
+  }
+  child->drain_in_background();  // the lab may print while this process waits on the socket
+  child_ = std::move(child);
+  socket_ = sv[0];
+  if (report[0] >= 0)
+    report_ = std::make_unique<ReportDrain>(report[0], report_to, options_.output_cap);
   ++starts_;
   ++g_process_starts;
   std::fprintf(stderr, "%s%d\n", kLabProcessLine, starts_);
@@ -224,7 +209,7 @@ void LabRunner::use_library(std::size_t index) {
 
 void LabRunner::start_early() {
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (pid_ < 0) start();
+  if (!child_) start();
 }
 
 void LabRunner::begin_repetition(int repetition) {
@@ -236,17 +221,15 @@ void LabRunner::begin_repetition(int repetition) {
 
 void LabRunner::park_runner() {
   begin_stop();
-  if (pid_ < 0) return;
+  if (!child_) return;
   auto exiting = std::make_unique<Exiting>();
-  exiting->pid = pid_;
   // The grace counts from begin_stop(): a runner told to exit earlier has had part of it.
   exiting->deadline_ms = stop_begun_ms_ + options_.exit_grace_s * 1e3;
-  exiting->output = std::move(output_);
+  exiting->child = std::move(child_);
   exiting->report = std::move(report_);
   exiting->retired = std::move(retired_);
   retired_.clear();
   exiting_.push_back(std::move(exiting));
-  pid_ = -1;
 }
 
 void LabRunner::begin_stop() {
@@ -264,11 +247,13 @@ void LabRunner::begin_stop() {
 void LabRunner::stop() {
   park_runner();
   for (const std::unique_ptr<Exiting>& e : exiting_) {
-    int status = 0;
-    while (::waitpid(e->pid, &status, WNOHANG) == 0 && now_ms() < e->deadline_ms)
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    ::kill(-e->pid, SIGKILL);  // the runner and anything it started in its group
-    ::waitpid(e->pid, &status, 0);
+    // Told to exit by its socket's end: past its grace, the runner and anything it started in
+    // its group are killed at once.
+    WaitLimits limits;
+    limits.deadline = deadline_in((e->deadline_ms - now_ms()) * 1e-3);
+    limits.kill_grace_s = 0;
+    limits.drain_after_exit_s = 0;
+    e->child->wait(limits);
   }
   exiting_.clear();  // frees their outgrown workspaces: no process maps them any more
   retired_.clear();
@@ -276,7 +261,7 @@ void LabRunner::stop() {
 
 void LabRunner::fail(const std::string& what) {
   std::string text = what;
-  const std::string printed = output_ ? output_->last_lines() : std::string();
+  const std::string printed = child_ ? child_->tail() : std::string();
   stop();
   if (!printed.empty()) text += "\nthe lab's process printed (last lines):\n" + printed;
   throw RunnerError(text);

@@ -57,7 +57,7 @@ TimedRun LabRunner::run_timed(const std::string& op, int count, std::size_t n, i
 TimedRun LabRunner::run_timed(const std::string& op, int count, std::size_t n, int calls,
                               void* capture, std::size_t segments) {
   const int index = op_index(op);
-  if (count < 1 || count > kMaxInputs || calls < 1 || pid_ < 0)
+  if (count < 1 || count > kMaxInputs || calls < 1 || !child_)
     throw RunnerError("checker: bad timed request (inputs allocated?)");
   const std::size_t ws = workspace_bytes(op, n, segments);
   std::lock_guard<std::mutex> lock(mutex_);

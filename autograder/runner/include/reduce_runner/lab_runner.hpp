@@ -22,6 +22,10 @@
 #include <string>
 #include <vector>
 
+namespace reduce {
+class ChildProcess;
+}  // namespace reduce
+
 namespace reduce::runner {
 
 class TiledRange;
@@ -165,7 +169,6 @@ class LabRunner {
 
  private:
   struct Guarded;      // a checker-owned device buffer with guard bytes
-  struct Output;       // the runner's output pipe, drained by a thread
   struct Exiting;      // a runner told to exit, not yet waited for
   struct ReportDrain;  // a sanitizer's report pipe, drained into the grader's logs
   struct TiledCopy;    // a tiled input's tiles, copied where the runner can map them
@@ -191,7 +194,7 @@ class LabRunner {
 
   RunnerOptions options_;
   std::mutex mutex_;
-  pid_t pid_ = -1;
+  std::unique_ptr<ChildProcess> child_;  // the runner now running, if any; drains its output
   int socket_ = -1;
   int starts_ = 0;
   int repetition_ = 0;            // the entry of repetition_prefixes in use
@@ -199,7 +202,6 @@ class LabRunner {
   double started_ms_ = 0;         // when the runner now running was started
   double stop_begun_ms_ = 0;      // when it was told to exit (begin_stop)
   bool first_reply_due_ = false;  // it has not answered yet (its start-up is timed to then)
-  std::unique_ptr<Output> output_;
   std::unique_ptr<ReportDrain> report_;
   std::unique_ptr<Guarded> out_, workspace_, capture_;
   // Workspaces outgrown while the runner may still map them: freed once a request with

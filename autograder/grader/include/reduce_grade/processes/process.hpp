@@ -1,11 +1,14 @@
 /// \file
 /// \brief Runs one child process under a wall-clock limit and an output cap.
 ///
-/// The child gets its own process group, stdin from /dev/null and one pipe for stdout and
-/// stderr together. When the limit expires, or the output exceeds the cap, the whole group is
-/// killed; when the child exits, the rest of its group is killed too, so nothing it started
-/// survives. Nothing the child does makes run_process() throw.
+/// The child is started by the course's one process starter (reduce/child_process.hpp): its
+/// own process group, stdin from /dev/null and one pipe for stdout and stderr together. When
+/// the limit expires the whole group gets SIGTERM, a grace, then SIGKILL; when the output
+/// exceeds the cap it is killed at once; when the child exits, the rest of its group is killed
+/// too, so nothing it started survives. Nothing the child does makes run_process() throw.
 #pragma once
+
+#include <reduce/child_process.hpp>
 
 #include <atomic>
 #include <cstddef>
@@ -27,6 +30,8 @@ struct ProcessSpec {
   std::filesystem::path cwd;
   /// Wall-clock limit in seconds; on expiry the process group is killed.
   double timeout_s = 600;
+  /// Seconds between SIGTERM and SIGKILL when the limit expires (0: SIGKILL at once).
+  double kill_grace_s = 2;
   /// Bytes of output kept; one more byte kills the process group ("output flood").
   std::size_t output_cap = std::size_t{8} << 20;
   /// When set, the captured output is also written to this file.
@@ -70,9 +75,8 @@ ProcessResult run_process(const ProcessSpec& spec);
 /// "SIGSEGV (segmentation fault)" for a signal number.
 std::string signal_description(int signal);
 
-/// Full path of \p program found in PATH (or the path itself when it contains '/' and is
-/// executable); nullopt when not found.
-std::optional<std::filesystem::path> find_program(const std::string& program);
+/// Full path of a program found in PATH: the starter's own lookup (reduce/child_process.hpp).
+using reduce::find_program;
 
 /// Makes the grader the reaper of every orphan among its descendants (PR_SET_CHILD_SUBREAPER):
 /// a process that starts a new session and leaves its parent still becomes a child of the grader,
