@@ -19,18 +19,12 @@ namespace reduce::bench {
 namespace {
 
 // Sampling of a graded lab: a request's calls fill about kRequestMs (its own cost, a socket
-// round trip and a copy back, is then a few percent of it); samples stop after kMinSamples and
-// kMinSeconds, or at kMaxSamples, or once a slow lab has had kEnoughSeconds and 3 samples. A fast
-// lab's request is up to 16 calls on distinct inputs, so 10 samples are 160 calls; each sample
-// costs about as much again in inputs made anew, which made 20 of them most of a row's time.
+// round trip and a copy back, is then a few percent of it); samples stop by sampling_done() (a
+// fast lab's request is up to 16 calls on distinct inputs, so 10 samples are 160 calls; each
+// sample costs about as much again in inputs made anew). A short row (a launch-bound size: ten
+// samples of 16 calls at 2^12 floats are 3 ms of timing, where one stray interrupt moves the
+// median by 10 %) samples on while its median's error is above the rule's target.
 constexpr double kRequestMs = 10.0;
-constexpr int kMinSamples = 5, kMaxSamples = 10;
-constexpr double kMinSeconds = 0.25, kEnoughSeconds = 1.0;
-// A short row (a launch-bound size: ten samples of 16 calls at 2^12 floats are 3 ms of timing,
-// where one stray interrupt moves the median by 10 %) samples on, up to kMaxShortSamples, until
-// its samples reach kShortSeconds; a row at the rubric's size has passed that after ten.
-constexpr int kMaxShortSamples = 100;
-constexpr double kShortSeconds = 0.03;
 
 }  // namespace
 
@@ -177,11 +171,7 @@ GradedSamples sample_graded(benchmark::State& state, const GradedRequest& reques
       seconds += t.host_ms * 1e-3;
       s.host_ms.push_back(t.host_ms / calls);
       s.event_ms.push_back(t.event_ms / calls);
-      const std::size_t k = s.host_ms.size();
-      if ((k >= kMinSamples && seconds >= kMinSeconds) || (k >= 3 && seconds >= kEnoughSeconds))
-        break;
-      const bool short_row = seconds < kShortSeconds && k < kMaxShortSamples;
-      if (k >= kMaxSamples && !short_row) break;
+      if (sampling_done(s.host_ms, seconds)) break;
     }
     state.SetIterationTime(median(s.host_ms) * 1e-3);
   }
@@ -210,6 +200,9 @@ void judge_graded(benchmark::State& state, Row& row, const GradedSamples& sample
   // rewritten, or the work ran outside the stream they time.
   const bool clocks_agree = !(event_us < 0.8 * row.median_us - 20.0);
   state.counters["runner_event_us"] = event_us;
+  // The samples' own noise (relative, robust: sampling_rule.hpp), on both clocks.
+  state.counters["noise"] = relative_noise(samples.host_ms);
+  state.counters["event_noise"] = relative_noise(samples.event_ms);
   state.counters["calls_per_sample"] = samples.calls;
   state.counters["samples"] = static_cast<double>(samples.host_ms.size());
   state.counters[kWrongResults] = wrong;  // the warm-ups' included

@@ -7,6 +7,7 @@
 #include "operations.cuh"
 #include "reporting.hpp"
 #include "runner.hpp"
+#include "sampling_rule.hpp"
 
 #include <reduce/device_buffer.cuh>
 #include <reduce/event_timer.cuh>
@@ -146,9 +147,7 @@ struct GradedSamples {
 };
 
 /// The graded loop: one benchmark iteration holds every sample, one request of \p calls calls
-/// each; samples stop after kMinSamples and kMinSeconds, or at kMaxSamples (up to
-/// kMaxShortSamples for a short row, until its samples reach kShortSeconds), or once a slow lab
-/// has had kEnoughSeconds and 3 samples.
+/// each, until sampling_done() says the samples (this process's clock) are enough.
 GradedSamples sample_graded(benchmark::State& state, const GradedRequest& request, int calls);
 
 /// Where a graded row's wall time goes, as counters: setup_s (until the warm-ups are done),
@@ -162,8 +161,8 @@ void report_phases(benchmark::State& state, double allocated_s, double filled_s,
 void report_regeneration(benchmark::State& state, const RegenerationCost& cost);
 
 /// A graded row's verdict, after its row's median_us is set: its counters (runner_event_us,
-/// calls_per_sample, samples, wrong_results, warmup_wrong, clocks_agree), then the row passes
-/// or fails: wrong results first (\p wrong_message), then clocks that disagree.
+/// noise and event_noise, calls_per_sample, samples, wrong_results, warmup_wrong, clocks_agree),
+/// then the row passes or fails: wrong results first (\p wrong_message), then clocks that disagree.
 void judge_graded(benchmark::State& state, Row& row, const GradedSamples& samples, double wrong,
                   double warmup_wrong, const std::string& wrong_message);
 

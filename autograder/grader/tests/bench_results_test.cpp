@@ -54,6 +54,17 @@ TEST(BenchJson, LabProcessStartsAreTheLargestCountOfTheRows) {
   EXPECT_EQ(none.lab_process_starts, 0);
 }
 
+TEST(BenchJson, AGradedRowsNoiseIsReadAndAMissingOneIsZero) {
+  const BenchResults r = parse_bench_json(R"({"benchmarks": [
+      {"name": "sum/15_capstone/3834", "median_gbps": 0.7, "noise": 0.0125},
+      {"name": "sum/cub/3834", "median_gbps": 0.9},
+      {"name": "sum/04_sequential/3834", "median_gbps": 0.8, "noise": "loud"}]})");
+  ASSERT_TRUE(r.parsed);
+  EXPECT_DOUBLE_EQ(r.find("15_capstone", 3834)->noise, 0.0125);
+  EXPECT_EQ(r.find("cub", 3834)->noise, 0.0);
+  EXPECT_EQ(r.find("04_sequential", 3834)->noise, 0.0) << "not a number: none";
+}
+
 TEST(BenchJson, Version18SkippedRows) {
   const BenchResults r = parse_bench_json(R"({"context": {"ceiling_gbps": "3100.0"},
     "benchmarks": [

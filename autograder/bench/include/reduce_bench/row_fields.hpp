@@ -31,6 +31,11 @@ inline constexpr const char* kWarmupWrong = "warmup_wrong";
 /// Counter, graded rows: 1 when the runner's CUDA events and the benchmark's clock agree, else 0.
 inline constexpr const char* kClocksAgree = "clocks_agree";
 
+/// Counter, graded rows: the samples' noise, relative and robust (the interquartile range of the
+/// per-call times over 1.349, over their median: sampling_rule.hpp). Not a verdict: what a
+/// fraction can be trusted to, written into the report beside it.
+inline constexpr const char* kNoise = "noise";
+
 /// reduce_bench's exit status when the machine has no CUDA device: nothing was measured.
 inline constexpr int kNoGpuExitCode = 3;
 

@@ -102,20 +102,21 @@ std::string reference_row_name(const std::string& row_name) {
   return "reference-" + row_name;
 }
 
-/// The speed of the course's reference beside \p row (same family, same n), where it ran and
-/// passed; else 0.
-double reference_gbps(const BenchRow& row, const std::string& row_name,
-                      const BenchResults& results) {
+/// The row of the course's reference beside \p row (same family, same n), where it ran and
+/// passed; else nullptr.
+const BenchRow* measure_row(const BenchRow& row, const std::string& row_name,
+                            const BenchResults& results) {
   const BenchRow* reference = results.find(reference_row_name(row_name), row.n, row.family);
-  return reference != nullptr && graded_verdict(*reference).passed ? reference->median_gbps : 0;
+  return reference != nullptr && graded_verdict(*reference).passed ? reference : nullptr;
 }
 
 /// Adds the lab's row \p row of \p plan to \p perf, beside the same run's ceiling and CUB, and
-/// its course reference at \p reference GB/s where the lab is judged against it (else 0); the
+/// its course reference's row \p measure where the lab is judged against it (else nullptr); the
 /// slowest fraction so far is \p slowest. Returns false, with perf.problem set, where the row
 /// gives the lab no fraction of its measure.
 bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& results, bool probe,
-             double reference, PerfFacts& perf, double& slowest) {
+             const BenchRow* measure, PerfFacts& perf, double& slowest) {
+  const double reference = measure != nullptr ? measure->median_gbps : 0;
   std::string what = is_family_pattern(plan.bench_op) ? plan.op + " (" + row.family + ")" : plan.op;
   if (row.n != perf.n) what += fmt::format(" at n = {}", row.n);
   // The row's verdict comes from its fields; its message is only shown.
@@ -169,6 +170,8 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
     perf.stream_read_gbps = stream;
     perf.cub_gbps = cub;
     perf.reference_gbps = reference;
+    perf.noise = row.noise;
+    perf.reference_noise = measure != nullptr ? measure->noise : 0;
   }
   return true;
 }
@@ -182,7 +185,7 @@ bool references_ran(const BenchTarget& target, const BuildManifest& labs,
     const std::string row_name = labs.bench_name(target.lab, plan.op);
     for (const std::size_t n : target.sizes)
       for (const BenchRow* row : plan_rows(plan, row_name, results, n))
-        if (reference_gbps(*row, row_name, results) <= 0) return false;
+        if (measure_row(*row, row_name, results) == nullptr) return false;
   }
   return true;
 }
@@ -225,8 +228,8 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
         return perf;
       }
       for (const BenchRow* row : matching) {
-        const double reference = timed ? reference_gbps(*row, row_name, results) : 0;
-        if (!add_row(*row, plan, results, probe, reference, perf, slowest)) return perf;
+        const BenchRow* measure = timed ? measure_row(*row, row_name, results) : nullptr;
+        if (!add_row(*row, plan, results, probe, measure, perf, slowest)) return perf;
       }
     }
   }

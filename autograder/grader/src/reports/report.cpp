@@ -139,6 +139,8 @@ json lab_json(const LabReport& lab) {
         {"measure", f.perf.measure},
         {"measure_note", f.perf.measure_note},
         {"reference_gbps", f.perf.reference_gbps},
+        {"noise", f.perf.noise},
+        {"reference_noise", f.perf.reference_noise},
         {"wrong_results", f.perf.wrong_results},
         {"threshold", lab.threshold},
         {"floor", lab.floor},

@@ -28,6 +28,7 @@ struct BenchRow {
   double median_us = 0;       ///< median time of one call
   double median_gbps = 0;     ///< bandwidth from the median time
   double wrong_results = 0;   ///< timed runs whose result was wrong (0 when not a number)
+  double noise = 0;           ///< a graded row's samples' relative noise (0 when not given)
   bool error = false;         ///< the row was skipped with an error (threw or wrong results)
   std::string error_message;  ///< its message: for people, never read for a verdict
   VerdictFields verdict;      ///< what the row says of itself

@@ -70,6 +70,9 @@ struct PerfFacts {
   /// Why a lab the rubric judges against its reference was judged against the probe (else empty).
   std::string measure_note;
   double reference_gbps = 0;  ///< the measure's GB/s beside the slowest row, where it is timed
+  /// The slowest row's samples' relative noise, and its measure's where that is timed like it
+  /// (0 where the benchmark gives none): how far the fraction can be trusted.
+  double noise = 0, reference_noise = 0;
 
   /// Whether the fraction is of a measure timed like the lab ("reference", "cub").
   bool timed_measure() const { return measure == "reference" || measure == "cub"; }
