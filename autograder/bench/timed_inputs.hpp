@@ -174,6 +174,16 @@ REDUCE_HOST_DEVICE inline float uniform_below(std::uint64_t seed, std::size_t i,
   return below < v ? below : v;
 }
 
+/// Element \p i of a kIntegers input in runs (r.run_shift > 0), from its run's hash
+/// \p h = mix(r.seed, i >> r.run_shift): one +-1 at the place the hash picks, zeros elsewhere.
+/// Apart so that a pass may hash a run once for several of its elements.
+REDUCE_HOST_DEVICE inline Element run_element(const Recipe& r, std::uint64_t h,
+                                              std::size_t i) noexcept {
+  const std::uint64_t mask = (std::uint64_t{1} << r.run_shift) - 1;
+  if ((i & mask) != (h & mask)) return {0.0f, 0};
+  return ((h >> 40) & 1) != 0 ? Element{-1.0f, -1} : Element{1.0f, 1};
+}
+
 /// Element \p i (< r.n) of the input \p r describes.
 REDUCE_HOST_DEVICE inline Element element_at(const Recipe& r, std::size_t i) noexcept {
   switch (r.content) {
@@ -184,10 +194,7 @@ REDUCE_HOST_DEVICE inline Element element_at(const Recipe& r, std::size_t i) noe
         const std::int32_t v = ((h >> 8) & 1) != 0 ? -magnitude : magnitude;
         return {static_cast<float>(v), v};
       }
-      const std::uint64_t mask = (std::uint64_t{1} << r.run_shift) - 1;
-      const std::uint64_t h = mix(r.seed, i >> r.run_shift);
-      if ((i & mask) != (h & mask)) return {0.0f, 0};
-      return ((h >> 40) & 1) != 0 ? Element{-1.0f, -1} : Element{1.0f, 1};
+      return run_element(r, mix(r.seed, i >> r.run_shift), i);
     }
     case Content::kExtreme: {
       bool tie = false;
