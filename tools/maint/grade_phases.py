@@ -2,6 +2,7 @@
 """Where a reduce-grade run's time goes: its phases, processes and largest costs, as Markdown.
 
   tools/maint/grade_phases.py GRADE_LOG [--reports DIR] [--title TEXT] [--width N]
+  tools/maint/grade_phases.py GRADE_LOG --reports DIR --part-seconds autograder/part_seconds.toml
 
 GRADE_LOG is the grader's terminal output: its progress lines "[   17.4s] ..." (the wording of
 progress.line() in autograder/grader/src/). DIR is the grader's report folder (its -o): the
@@ -17,7 +18,9 @@ What it prints: the phases (build, correctness, benchmark); each build step; eac
 public and hidden tests per lab; reruns alone; waits; the correctness phase's critical path; the
 benchmark's rows (setup: allocate, fill, warm-up; sampling, the inputs regenerated on the GPU, the
 timed calls); and the top 10 time sinks. Times inside a checker are rebuilt from its log: its
-start (progress line), then its CUDA context, then its parts' own totals in order.
+start (progress line), then its CUDA context, then its parts' own totals in order. With
+--part-seconds it writes, instead, each lab part's seconds in the tests checkers as the grader's
+table (grade_phases_parts.py), by which reduce-grade balances its checker groups.
 """
 from __future__ import annotations
 
@@ -26,12 +29,14 @@ import dataclasses
 import json
 import math
 import re
+import shlex
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grade_phases_bench import (bench_rows, fmt, lab_of_rung, render_bench,  # noqa: E402
                                 row_costs, row_kind, table)
+from grade_phases_parts import measured_on, part_seconds, render_toml  # noqa: E402
 
 PROGRESS = re.compile(r"^\[\s*(\d+(?:\.\d+)?)s\] (.*)$")
 EXIT = re.compile(r"^\[reduce-grade\] (.+?): (.+) \((\d+(?:\.\d+)?) s\)\s*$")
@@ -546,9 +551,9 @@ def render_critical(checkers):
             f"{fmt(max(c.seconds for c in same))} s, {fmt(total)} s in all: spread evenly they would "
             f"end at {fmt(even)} s ({fmt(last.end - even)} s sooner)."]
     if all(c.parts for c in same):
-        out[-1] += (" The groups are balanced by their numbers of tests (balanced_groups()), not "
-                    "by seconds: " + ", ".join(f"{c.group} {sum(p.count for p in c.parts)} tests "
-                                              f"in {fmt(c.seconds)} s" for c in same) + ".")
+        out[-1] += " The groups' tests and seconds: " + ", ".join(
+            f"{c.group} {sum(p.count for p in c.parts)} tests in {fmt(c.seconds)} s"
+            for c in same) + "."
     if longest is not None:
         out[-1] += f" The longest part, {longest.name} {fmt(longest.ms / 1e3)} s, bounds any split."
     return out + [""]
@@ -607,8 +612,9 @@ def sanitizer_tools(lines):
     return []
 
 
-def breakdown(log, reports=None, width=72, tag=None):
-    """The whole breakdown of one grading, as Markdown lines."""
+def read_grading(log, reports=None, tag=None):
+    """One grading's progress lines, report.json ({} without it), logs/ folder (None) and
+    checkers, their own logs read where the folder has them."""
     lines = read_progress(log, tag)
     report, logs = {}, None
     if reports is not None:
@@ -618,6 +624,12 @@ def breakdown(log, reports=None, width=72, tag=None):
         logs = reports / "logs" if (reports / "logs").is_dir() else None
     checkers = checkers_from_progress(lines)
     attach_logs(checkers, logs)
+    return lines, report, logs, checkers
+
+
+def breakdown(log, reports=None, width=72, tag=None):
+    """The whole breakdown of one grading, as Markdown lines."""
+    lines, report, logs, checkers = read_grading(log, reports, tag)
     for kind in ("tests", "sanitizer"):  # without their logs: numbered as the lines start them
         for i, c in enumerate(c for c in checkers if c.kind == kind):
             c.group = c.group or f"#{i}"
@@ -641,6 +653,21 @@ def breakdown(log, reports=None, width=72, tag=None):
     return out + render_sinks(sinks(lines, logs, checkers, rows, labs), tools, mean)
 
 
+def write_part_seconds(parser, args, argv):
+    """--part-seconds: the table of the lab parts' seconds in the tests checkers' logs."""
+    if not args.reports:
+        parser.error("--part-seconds needs --reports: a part's seconds are in its checker's log")
+    _, report, _, checkers = read_grading(args.log, args.reports, args.tag)
+    parts = part_seconds(checkers)
+    if not parts:
+        parser.error(f"no tests checker's log with lab parts under {args.reports}/logs/tests")
+    command = shlex.join(["python3", "tools/maint/grade_phases.py", *map(str, argv)])
+    on = args.measured_on or measured_on(report)
+    Path(args.part_seconds).write_text(render_toml(parts, on, command))
+    print(f"{args.part_seconds}: {len(parts)} lab parts", file=sys.stderr)
+    return 0
+
+
 def main(argv=None):
     """Prints the breakdown of the grade log given."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -651,9 +678,17 @@ def main(argv=None):
     parser.add_argument("--tag", help="a batch's submission: only its lines (and the course's)")
     parser.add_argument("--depth", type=int, default=1,
                         help="the title's heading level (the sections' one below it)")
+    parser.add_argument("--part-seconds", metavar="FILE",
+                        help="write the lab parts' seconds as the grader's table "
+                             "(autograder/part_seconds.toml) instead of the breakdown; needs "
+                             "--reports")
+    parser.add_argument("--measured-on", help="the table's measured_on (default: the GPU and "
+                        "date of report.json)")
     args = parser.parse_args(argv)
     if not Path(args.log).is_file():
         parser.error(f"no such log: {args.log}")
+    if args.part_seconds:
+        return write_part_seconds(parser, args, sys.argv[1:] if argv is None else argv)
     out = ([f"# {args.title}", ""] if args.title else []) + breakdown(args.log, args.reports,
                                                                       args.width, args.tag)
     deeper = "#" * max(0, args.depth - 1)

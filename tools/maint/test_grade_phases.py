@@ -11,7 +11,7 @@ import math
 import re
 import sys
 import unittest
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -285,6 +285,26 @@ class Output(unittest.TestCase):
         self.assertIn("| course build | 7.4 | 38.1 | 30.7 | - |  |", text)
         self.assertIn("tests #5", text)
         self.assertNotIn("## Benchmark", text)
+
+    def test_part_seconds_table(self):
+        import tempfile
+        import tomllib
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "part_seconds.toml"
+            self.assertEqual(gp.main([str(DATA / "grade2.log"), "--reports",
+                                      str(DATA / "solutions2"), "--part-seconds", str(out)]), 0)
+            text = out.read_text()
+        table = tomllib.loads(text)
+        self.assertEqual(table["version"], 1)
+        self.assertEqual(table["measured_on"], "NVIDIA H200, 2026-12-02T04:48:04Z")
+        parts = table["part_seconds"]
+        self.assertEqual(sum(len(ops) for ops in parts.values()), 23)
+        self.assertEqual(parts["01_atomic_naive"]["sum"], {"seconds": 20.48, "tests": 71})
+        self.assertEqual(parts["18_accuracy"]["sum_reproducible"], {"seconds": 13.68, "tests": 148})
+        self.assertIn("--part-seconds", text.split("version = 1")[0])  # the command, in the header
+        with self.assertRaises(SystemExit):  # a part's seconds are in the checkers' logs only
+            with redirect_stderr(io.StringIO()):
+                gp.main([str(DATA / "grade2.log"), "--part-seconds", "unused.toml"])
 
     def test_numbers_for_none(self):
         self.assertEqual(gp.fmt(None), "-")
