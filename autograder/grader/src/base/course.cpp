@@ -127,6 +127,7 @@ Course load_course(const fs::path& root) {
   Course course = parse_course_catalogue(read_file(root / "course.json"));
   course.root = root;
   for (CourseLab& lab : course.labs) lab.plans = plan_ops(course, lab);
+  course.part_seconds = load_part_seconds(root / "autograder" / "part_seconds.toml");
   return course;
 }
 

@@ -239,8 +239,9 @@ struct TestMember {
 };
 
 /// The tests' several-lab checkers: every (lab, operation) with public tests, of any operation,
-/// in up to \p checkers checkers of about equal numbers of tests (run_gtest_suite_labs():
-/// one checker and one lab process per group instead of one of each per lab and operation).
+/// in up to \p checkers checkers of about equal measured seconds (checker_groups(): the course's
+/// autograder/part_seconds.toml), run by run_gtest_suite_labs(): one checker and one lab process
+/// per group instead of one of each per lab and operation.
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
 /// tests that failed in the group (\p failures) fail there too.
@@ -270,9 +271,11 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
     c.progress.line(fmt::format("{}tests: {}", c.tag, clip(problem, 1, 200)));
     return results;
   }
-  std::vector<double> weights;
-  for (const std::vector<std::string>& t : tests) weights.push_back(static_cast<double>(t.size()));
-  const auto groups = balanced_groups(weights, static_cast<std::size_t>(checkers));
+  std::vector<PartJob> jobs;
+  for (std::size_t k = 0; k < tests.size(); ++k)
+    jobs.push_back({parts[k].name, parts[k].op, tests[k].size()});
+  const auto groups =
+      checker_groups(c.course.part_seconds, jobs, static_cast<std::size_t>(checkers));
   std::mutex mutex;
   run_in_parallel(groups.size(), checkers, [&](std::size_t g) {
     std::vector<PlannedLab> group;

@@ -109,4 +109,12 @@ std::vector<std::vector<std::size_t>> balanced_groups(const std::vector<double>&
   return groups;
 }
 
+std::vector<std::vector<std::size_t>> checker_groups(const PartSeconds& table,
+                                                     const std::vector<PartJob>& jobs,
+                                                     std::size_t count) {
+  std::vector<double> weights;
+  for (const PartJob& job : jobs) weights.push_back(table.weight(job.lab, job.op, job.tests));
+  return balanced_groups(weights, count);
+}
+
 }  // namespace reduce::grade

@@ -7,6 +7,7 @@
 #include "checks.hpp"
 
 #include <reduce_grade/base/manifest.hpp>
+#include <reduce_grade/base/part_seconds.hpp>
 #include <reduce_grade/observations/gtest_suite.hpp>
 
 #include <cstddef>
@@ -49,5 +50,21 @@ void run_in_parallel(std::size_t count, int threads, const std::function<void(st
 /// heaviest first, each into the lightest group so far. No group is empty.
 std::vector<std::vector<std::size_t>> balanced_groups(const std::vector<double>& weights,
                                                       std::size_t count);
+
+/// One part of the tests' several-lab checkers, as their groups weigh it.
+struct PartJob {
+  std::string lab;        ///< lab folder
+  std::string op;         ///< the operation
+  std::size_t tests = 0;  ///< the number of tests it runs
+};
+
+/// Splits \p jobs into up to \p count groups of about equal measured seconds: balanced_groups()
+/// over PartSeconds::weight(), each part's seconds in \p table, a part the table lacks its tests
+/// times the table's median seconds per test (and so, with an empty table, by numbers of tests).
+/// A part heavier than an equal share of the whole gets a group of its own: the lightest group
+/// is never above that share.
+std::vector<std::vector<std::size_t>> checker_groups(const PartSeconds& table,
+                                                     const std::vector<PartJob>& jobs,
+                                                     std::size_t count);
 
 }  // namespace reduce::grade

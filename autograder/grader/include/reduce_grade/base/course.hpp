@@ -2,6 +2,8 @@
 /// \brief The course the grader grades against: its root folder and its labs.
 #pragma once
 
+#include <reduce_grade/base/part_seconds.hpp>
+
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -53,6 +55,9 @@ struct Course {
   std::filesystem::path root;  ///< folder with CMakeLists.txt, cmake/, common/, autograder/
   std::vector<CourseOperation> operations;  ///< from course.json
   std::vector<CourseLab> labs;              ///< from course.json, in teaching order
+  /// The labs' parts' measured seconds (autograder/part_seconds.toml; empty without it), by
+  /// which the correctness phase balances its checker groups.
+  PartSeconds part_seconds;
 
   /// The lab with folder name \p folder, or nullptr.
   const CourseLab* find(const std::string& folder) const;
@@ -74,7 +79,8 @@ std::filesystem::path find_course_root(const std::string& explicit_root);
 /// Parses the catalogue (course.json text): operations and labs. Throws ConfigError.
 Course parse_course_catalogue(const std::string& json_text);
 
-/// Loads the course at \p root; throws ConfigError when it is not a course root.
+/// Loads the course at \p root (its catalogue, its labs' plans and its part seconds); throws
+/// ConfigError when it is not a course root or a file of it is malformed.
 Course load_course(const std::filesystem::path& root);
 
 /// The plan of every operation of \p lab: which test suites exist, how it is benchmarked.
