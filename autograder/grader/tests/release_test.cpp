@@ -45,6 +45,7 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
                            "tools/lab-test",
                            "autograder/grader/CMakeLists.txt",
                            "autograder/rubric.toml",
+                           "autograder/part_seconds.toml",
                            "tools/grade",
                            "tools/setup",
                            "tools/test",
