@@ -103,9 +103,18 @@ FloatLab float_lab(const std::string& entry) {
                               "(--lab-entry)");
 }
 
-std::string memory_shortfall(std::size_t bytes) {
+std::size_t device_memory_total() {
   std::size_t free_bytes = 0, total_bytes = 0;
   REDUCE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (const char* limit = std::getenv("REDUCE_GPU_MEMORY_BYTES")) {
+    const unsigned long long bytes = std::strtoull(limit, nullptr, 10);
+    if (bytes > 0 && bytes < total_bytes) return static_cast<std::size_t>(bytes);
+  }
+  return total_bytes;
+}
+
+std::string memory_shortfall(std::size_t bytes) {
+  const std::size_t total_bytes = device_memory_total();
   if (total_bytes >= kDeviceMemoryMargin && bytes <= total_bytes - kDeviceMemoryMargin) return {};
   const auto gib = [](std::size_t b) { return static_cast<double>(b) / (1u << 30); };
   char text[256];
@@ -133,8 +142,7 @@ MemoryLease::MemoryLease(std::size_t bytes) {
   const int slots = colon == std::string::npos ? 0 : std::atoi(text.c_str() + colon + 1);
   if (slots < 1) return;
   const std::string dir = text.substr(0, colon);
-  std::size_t free_bytes = 0, total_bytes = 0;
-  REDUCE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t total_bytes = device_memory_total();
   const std::size_t usable =
       total_bytes > kDeviceMemoryMargin ? total_bytes - kDeviceMemoryMargin : total_bytes;
   const int needed = memory_slots_needed(bytes, usable, slots);

@@ -138,7 +138,12 @@ FloatLab float_lab(const std::string& entry);
 /// CUDA contexts of the checker and the lab runner, outputs, and any reasonable workspace.
 inline constexpr std::size_t kDeviceMemoryMargin = std::size_t{1} << 30;
 
-/// Empty when the GPU's total memory (cudaMemGetInfo's total) holds \p bytes plus
+/// The GPU memory the tests count on: cudaMemGetInfo's total, or less where the grading says so
+/// (REDUCE_GPU_MEMORY_BYTES, from the rubric's limits.gpu_memory_gib: a course graded as on a
+/// smaller GPU).
+std::size_t device_memory_total();
+
+/// Empty when the GPU's total memory (device_memory_total()) holds \p bytes plus
 /// kDeviceMemoryMargin; otherwise the skip message, which starts with kSkipPrefix and says "too
 /// little memory" (the grader lists such tests as not verified on this GPU): "[checker] too
 /// little memory on this GPU, so this test is not verified here: it has 7.6 GiB in total, and the

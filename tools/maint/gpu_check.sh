@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [plans] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch] [neighbours]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [plans] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch] [neighbours] [small] [loop]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -31,6 +31,7 @@
 #        at SMALL_SIZES),
 #        BATCH_COPIES (whole-course copies of solutions/ in the batch step, default 8),
 #        BATCH_GPU_LISTS ("0,1 0": batch --gpus of each batch run, in order; "-" for the default),
+#        SMALL_GIB (the small step's GPU memory in GiB, default 15),
 #        BATCH_BUDGET_S (a batch run is not started when the step's time so far plus the longest
 #        run so far would pass it, so that a call's time limit cuts no run; default: no limit),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
@@ -378,6 +379,43 @@ if want neighbours; then
   t0=$(stamp)
   tools/maint/neighbours.sh "$BUILD" "$OUT" >"$OUT/neighbours.log" 2>&1
   note "neighbours: rc=$? in $(( $(stamp) - t0 ))s ($(tail -1 "$OUT/neighbours.log"))"
+fi
+
+# A grading as on a small GPU: a process holds all but SMALL_GIB (default 15) GiB of the GPU's
+# memory, and the rubric's limits.gpu_memory_gib says SMALL_GIB, so that the checkers at once,
+# the large-memory slots and the tests that skip for want of memory all see a GPU that small.
+if want small; then
+  gib=${SMALL_GIB:-15}
+  sed "s/^gpu_memory_gib = [0-9.]*/gpu_memory_gib = $gib/" autograder/rubric.toml \
+    >"$OUT/small-rubric.toml"
+  python3 tools/maint/hold_gpu_memory.py --leave-gib "$gib" >"$OUT/hold.log" 2>&1 &
+  holder=$!
+  for _ in $(seq 60); do grep -q holding "$OUT/hold.log" && break; sleep 1; done
+  note "small: $(cat "$OUT/hold.log")"
+  t0=$(stamp)
+  "$G" --rubric "$OUT/small-rubric.toml" grade solutions --out "$OUT/grade-small" --pass-mark 100 \
+    -j "$JOBS" --build-dir "$BUILD-grade" --keep-build >"$OUT/grade-small.log" 2>&1
+  note "grade solutions as on a $gib GiB GPU: rc=$? in $(( $(stamp) - t0 ))s:" \
+    "$(grep -E '^total' "$OUT/grade-small/summary.txt")"
+  note "   $(grep -o 'tests and sanitizer: .*' "$OUT/grade-small.log" | head -1)"
+  note "   tests not verified for want of memory: $(grep -o 'too little memory' \
+    "$OUT/grade-small/report.json" | wc -l)"
+  kill "$holder"; wait "$holder" 2>/dev/null
+fi
+
+# A student's one-lab loop: lab 04 of a copy of solutions/ graded, then graded again after an
+# edit of its source (the course's checkers built by the first).
+if want loop; then
+  sub=$OUT/loop/submission
+  mkdir -p "$OUT/loop" && rm -rf "$sub" && cp -r solutions "$sub"
+  for k in 1 2; do
+    [ $k = 2 ] && echo "// an edit" >>"$sub/04_sequential/sum.cu"
+    t0=$(stamp)
+    "$G" grade "$sub" --labs 04 --out "$OUT/loop/grade$k" -j "$JOBS" --build-dir "$BUILD-loop" \
+      --keep-build >"$OUT/loop/grade$k.log" 2>&1
+    note "one-lab loop, grade $k$([ $k = 2 ] && echo ' after an edit'): rc=$? in" \
+      "$(( $(stamp) - t0 ))s: $(grep -E '^04_' "$OUT/loop/grade$k/summary.txt")"
+  done
 fi
 
 finish

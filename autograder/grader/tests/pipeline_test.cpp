@@ -109,6 +109,18 @@ TEST(CheckersForMemory, OnePerTwoGibAtMostTheRubrics) {
   EXPECT_EQ(fitted(std::nullopt, 5, 3), std::make_pair(5, 3));
 }
 
+// The rubric's limits.gpu_memory_gib caps what the GPU has; 0 leaves it; it stands alone where
+// the GPU's memory cannot be read. A 141 GiB GPU held to 15 GiB runs a T4's 7 checkers.
+TEST(CheckersForMemory, TheRubricsMemoryLimitCapsTheGpus) {
+  EXPECT_EQ(usable_gpu_memory(141 * kGiB, 0), 141 * kGiB);
+  EXPECT_EQ(usable_gpu_memory(std::nullopt, 0), std::nullopt);
+  EXPECT_EQ(usable_gpu_memory(141 * kGiB, 15), 15 * kGiB);
+  EXPECT_EQ(usable_gpu_memory(8 * kGiB, 15), 8 * kGiB);
+  EXPECT_EQ(usable_gpu_memory(std::nullopt, 15), 15 * kGiB);
+  EXPECT_EQ(usable_gpu_memory(141 * kGiB, 0.5), kGiB / 2);
+  EXPECT_EQ(fitted(usable_gpu_memory(141 * kGiB, 15)), std::make_pair(7, 1));
+}
+
 TEST(CheckersForMemory, WholeGibsAndItsBounds) {
   EXPECT_EQ(fitted(8188 * kMiB), std::make_pair(4, 1));  // an "8 GB" laptop GPU
   EXPECT_EQ(fitted(7 * kGiB + 400 * kMiB), std::make_pair(3, 1));

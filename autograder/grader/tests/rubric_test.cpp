@@ -110,6 +110,15 @@ TEST(RubricParse, TimingLockPerGpuByDefault) {
                   .limits.host_wide_timing_lock);
 }
 
+TEST(RubricParse, GpuMemoryLimitIsAllOfItByDefault) {
+  EXPECT_EQ(parse_rubric("[labs.a]\nthreshold = 0.2\n").limits.gpu_memory_gib, 0.0);
+  EXPECT_EQ(parse_rubric("[limits]\ngpu_memory_gib = 15\n[labs.a]\nthreshold = 0.2\n")
+                .limits.gpu_memory_gib,
+            15.0);
+  EXPECT_THROW(parse_rubric("[limits]\ngpu_memory_gib = -1\n[labs.a]\nthreshold = 0.2\n"),
+               ConfigError);
+}
+
 TEST(RubricParse, RejectsMistakes) {
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\n[grader]\npass_mrak = 3\n"), ConfigError);
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0\n"), ConfigError);

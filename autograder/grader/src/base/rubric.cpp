@@ -101,10 +101,11 @@ namespace {
 
 Limits read_limits(const Reader& r, const toml::table* t, Limits l) {
   if (t == nullptr) return l;
-  r.only_keys(*t, "limits",
-              {"configure_timeout_s", "build_timeout_s", "test_timeout_s", "hidden_timeout_s",
-               "sanitizer_timeout_s", "bench_timeout_s", "output_cap_bytes", "max_restarts",
-               "parallel_labs", "parallel_checks", "sanitizer_checkers", "timing_lock"});
+  r.only_keys(
+      *t, "limits",
+      {"configure_timeout_s", "build_timeout_s", "test_timeout_s", "hidden_timeout_s",
+       "sanitizer_timeout_s", "bench_timeout_s", "output_cap_bytes", "max_restarts",
+       "parallel_labs", "parallel_checks", "sanitizer_checkers", "timing_lock", "gpu_memory_gib"});
   l.configure_timeout_s = r.number(*t, "limits", "configure_timeout_s", l.configure_timeout_s, 1);
   l.build_timeout_s = r.number(*t, "limits", "build_timeout_s", l.build_timeout_s, 1);
   l.test_timeout_s = r.number(*t, "limits", "test_timeout_s", l.test_timeout_s, 1);
@@ -124,6 +125,7 @@ Limits read_limits(const Reader& r, const toml::table* t, Limits l) {
   if (lock != "gpu" && lock != "host")
     r.fail("limits.timing_lock", "must be \"gpu\" or \"host\", not \"" + lock + "\"");
   l.host_wide_timing_lock = lock == "host";
+  l.gpu_memory_gib = r.number(*t, "limits", "gpu_memory_gib", l.gpu_memory_gib, 0);
   return l;
 }
 

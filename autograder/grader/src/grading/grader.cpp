@@ -406,11 +406,13 @@ Rubric checking_rubric(GradeRun& g) {
   Rubric checking = g.rubric;
   Limits& l = checking.limits;
   const CheckerCounts asked{l.parallel_checks, l.sanitizer_checkers};
-  const std::optional<std::uint64_t> memory = gpu_total_memory(g.p.options.cuda_device);
+  const std::optional<std::uint64_t> memory =
+      usable_gpu_memory(gpu_total_memory(g.p.options.cuda_device), l.gpu_memory_gib);
   const CheckerCounts used = checkers_for_memory(memory, asked);
   l.parallel_checks = g.report.parallel_checks = used.parallel_checks;
   l.sanitizer_checkers = g.report.sanitizer_checkers = used.sanitizer_checkers;
-  g.progress.line(g.tag + "tests and sanitizer: " + checkers_text(memory, asked, used));
+  g.progress.line(g.tag + "tests and sanitizer: " + checkers_text(memory, asked, used) +
+                  (l.gpu_memory_gib > 0 ? ", as limits.gpu_memory_gib allows" : ""));
   return checking;
 }
 
@@ -429,6 +431,10 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   const fs::path slots = gpu_memory_slots(o.cuda_device);
   env.emplace_back("REDUCE_MEMORY_SLOTS", fmt::format("{}:{}", slots.string(),
                                                       std::max(1, g.rubric.limits.parallel_labs)));
+  // The tests count on no more memory than the rubric lets the grading use (memory_shortfall(),
+  // MemoryLease in autograder/tests/gpu_test.hpp).
+  if (const auto usable = usable_gpu_memory(std::nullopt, g.rubric.limits.gpu_memory_gib))
+    env.emplace_back("REDUCE_GPU_MEMORY_BYTES", std::to_string(*usable));
   const fs::path sanitizer = g.gpu ? find_compute_sanitizer() : fs::path();
   std::vector<std::size_t> runnable;
   for (std::size_t i = 0; i < g.p.labs.size(); ++i) {

@@ -114,6 +114,13 @@ CheckerCounts checkers_for_memory(std::optional<std::uint64_t> total_bytes,
   return {checks, sanitizer};
 }
 
+std::optional<std::uint64_t> usable_gpu_memory(std::optional<std::uint64_t> total_bytes,
+                                               double limit_gib) {
+  if (!(limit_gib > 0)) return total_bytes;
+  const auto limit = static_cast<std::uint64_t>(std::min(limit_gib, 1e9) * (1 << 30));
+  return total_bytes ? std::min(*total_bytes, limit) : limit;
+}
+
 std::string checkers_text(std::optional<std::uint64_t> total_bytes, const CheckerCounts& asked,
                           const CheckerCounts& used) {
   const std::string why =

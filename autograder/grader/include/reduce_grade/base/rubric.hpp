@@ -86,6 +86,11 @@ struct Limits {
   /// submissions go on, each on its own share of the host's CPUs; "host" (true), a benchmark is
   /// alone on the whole host, for a host where the neighbours measurably move a benchmark.
   bool host_wide_timing_lock = false;
+  /// limits.gpu_memory_gib: the GPU memory a grading may use, in GiB (0: all the GPU has). The
+  /// checkers at once, the large-memory slots and the tests that skip for want of memory then
+  /// see at most this much, as on a smaller GPU (for a host that grades beside other work, or to
+  /// try a course on a 15 GB GPU's terms).
+  double gpu_memory_gib = 0;
 };
 
 /// compute-sanitizer settings.

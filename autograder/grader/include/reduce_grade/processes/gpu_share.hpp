@@ -73,6 +73,11 @@ inline constexpr std::uint64_t kGpuBytesPerChecker = std::uint64_t{2} << 30;
 CheckerCounts checkers_for_memory(std::optional<std::uint64_t> total_bytes,
                                   const CheckerCounts& asked);
 
+/// The GPU memory a grading may use: \p total_bytes, or at most \p limit_gib GiB where that is
+/// above 0 (the rubric's limits.gpu_memory_gib; also where the total cannot be read).
+std::optional<std::uint64_t> usable_gpu_memory(std::optional<std::uint64_t> total_bytes,
+                                               double limit_gib);
+
 /// For the terminal: "7 processes at once, 1 of them the sanitizer's (15.0 GiB of GPU memory:
 /// one per 2 GiB, at most the rubric's 8)", or "(the rubric's: the GPU's memory could not be
 /// read)" without \p total_bytes.
