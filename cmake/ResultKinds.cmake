@@ -1,6 +1,6 @@
 # The result kinds of course.json (an operation's `result`) as the build sees them: the C++ side
 # of each kind (its bytes, whether it is per segment, whether it has a workspace) is the table in
-# autograder/runner/include/reduce_runner/result_kind.hpp; this file says what the build writes
+# common/vocabulary/include/reduce_vocabulary/result_kind.hpp; this file says what the build writes
 # for it (course_entries.inc, export_<op>.cu, the lab libraries' version script).
 include_guard(GLOBAL)
 

@@ -32,7 +32,8 @@
 // outside both clocks, and every call's result is checked, the warm-ups' too. So no answer can be
 // known, predicted or cached before the call reads its input. Rows report medians.
 // Each row's verdict is a counter of its JSON (failure, wrong_results, warmup_wrong,
-// clocks_agree: reduce_bench/row_fields.hpp), kept where the row failed; its message is for people.
+// clocks_agree: reduce_vocabulary/row_fields.hpp), kept where the row failed; its message is for
+// people.
 //
 // Files: operations.cu (kOperations: each operation's CUB call, trusted inputs and checks),
 // measurement.cu (the sampling loop of each trust level), labs.cu (the operations' rows),

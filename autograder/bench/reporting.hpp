@@ -1,10 +1,10 @@
 /// \file
 /// \brief What the benchmark reports: each row's verdict as counters of its JSON (the grader
-/// reads them, reduce_bench/row_fields.hpp), and the lines of the tables printed at the end
+/// reads them, reduce_vocabulary/row_fields.hpp), and the lines of the tables printed at the end
 /// (tables.cuh).
 #pragma once
 
-#include <reduce_bench/row_fields.hpp>
+#include <reduce_vocabulary/row_fields.hpp>
 
 #include <benchmark/benchmark.h>
 

@@ -9,7 +9,7 @@
 #include <reduce/device_buffer.cuh>
 #include <reduce/device_info.cuh>
 #include <reduce/lab_entry_points.cuh>
-#include <reduce_runner/result_kind.hpp>
+#include <reduce_vocabulary/result_kind.hpp>
 
 #include <gtest/gtest.h>
 

@@ -327,7 +327,7 @@ class Wording(unittest.TestCase):
         "autograder/tests/checker_main.cpp": ["[ lab      ] %s %d %s %s\\n"],
         "autograder/tests/gpu_test.cpp": ["[ memory   ] waited %.2f s for "],
         "autograder/runner/src/lab_runner_channels.cpp": ["answered its first request %.2f s"],
-        "autograder/runner/include/reduce_runner/channels.hpp": [
+        "common/vocabulary/include/reduce_vocabulary/channels.hpp": [
             "[ startup  ] the checker's CUDA context: "],
         "autograder/bench/measurement.cu": ['"setup_s"', '"allocate_s"', '"fill_s"', '"warmup_s"',
                                             '"sampling_s"', '"regenerate_gpu_ms_per_input"',

@@ -1,6 +1,6 @@
 #include <reduce_grade/base/course.hpp>
 #include <reduce_grade/base/util.hpp>
-#include <reduce_runner/result_kind.hpp>
+#include <reduce_vocabulary/result_kind.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

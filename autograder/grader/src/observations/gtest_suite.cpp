@@ -2,7 +2,7 @@
 #include <reduce_grade/base/parse.hpp>
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/observations/gtest_suite.hpp>
-#include <reduce_runner/channels.hpp>
+#include <reduce_vocabulary/channels.hpp>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

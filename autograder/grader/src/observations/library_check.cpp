@@ -1,7 +1,7 @@
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/observations/library_check.hpp>
 #include <reduce_grade/processes/process.hpp>
-#include <reduce_runner/result_kind.hpp>
+#include <reduce_vocabulary/result_kind.hpp>
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 #include <reduce_grade/observations/gtest_suite.hpp>
 #include <reduce_grade/observations/sanitizer.hpp>
 #include <reduce_grade/processes/process.hpp>
-#include <reduce_runner/channels.hpp>
+#include <reduce_vocabulary/channels.hpp>
 
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/scoring/score.hpp>
-#include <reduce_runner/channels.hpp>
+#include <reduce_vocabulary/channels.hpp>
 
 #include <fmt/format.h>
 

@@ -10,8 +10,8 @@
 /// says what happened.
 #pragma once
 
-#include <reduce_runner/channels.hpp>
-#include <reduce_runner/result_kind.hpp>
+#include <reduce_vocabulary/channels.hpp>
+#include <reduce_vocabulary/result_kind.hpp>
 
 #include <cuda_runtime.h>
 

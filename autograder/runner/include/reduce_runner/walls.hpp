@@ -14,7 +14,7 @@
 ///   `setns`, `chroot` and a few more. clone3 answers ENOSYS, so that threads start by clone.
 #pragma once
 
-#include <reduce_runner/channels.hpp>
+#include <reduce_vocabulary/channels.hpp>
 
 #include <string>
 

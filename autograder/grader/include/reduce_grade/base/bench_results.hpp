@@ -2,7 +2,7 @@
 /// \brief Reads the JSON of the sum benchmark (Google Benchmark 1.7 and 1.8 formats).
 #pragma once
 
-#include <reduce_bench/row_fields.hpp>
+#include <reduce_vocabulary/row_fields.hpp>
 
 #include <cstddef>
 #include <optional>
@@ -11,7 +11,7 @@
 
 namespace reduce::grade {
 
-/// A row's verdict fields (reduce_bench/row_fields.hpp), each unset where the row has none or
+/// A row's verdict fields (reduce_vocabulary/row_fields.hpp), each unset where the row has none or
 /// one of the wrong type: the JSON is the benchmark's, but read as if anyone could have written it.
 struct VerdictFields {
   std::optional<bench::RowFailure> failure;  ///< "failure": a RowFailure's number

@@ -94,7 +94,7 @@ std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run);
 
 /// What a checker's output says it started: its own CUDA context (0 or 1) and the lab
 /// processes it started, counted by the lines the checker prints for them
-/// (reduce_runner/channels.hpp). A diagnostic for the report, never a verdict.
+/// (reduce_vocabulary/channels.hpp). A diagnostic for the report, never a verdict.
 struct CheckerStartups {
   int contexts = 0;       ///< the checker's own CUDA contexts
   int lab_processes = 0;  ///< lab processes (runners) started
