@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Fails when a C++ or CUDA file of autograder/, or a Python or shell tool of the course, is over
-700 lines or one of its functions over 80 (check_scripts.py reads the tools; a stated exception
-there excuses one file or function).
+"""Fails when a C++ or CUDA file of autograder/ or common/vocabulary/, or a Python or shell tool
+of the course, is over 700 lines or one of its functions over 80 (check_scripts.py reads the
+tools; a stated exception there excuses one file or function).
 
   tools/maint/check_house.py [ROOT]            check (default ROOT: the repository of this script)
   tools/maint/check_house.py --top N [ROOT]    also print the N longest functions and largest files
 
-Files: every *.cpp, *.hpp, *.cu, *.cuh and *.h under autograder/ that git tracks (and new files
-git does not ignore), except autograder/planted/: the planted-bug cases are submissions the
-grader is tested on, kept byte for byte as written. The list is check_format.py's (course_files()),
+Files: every *.cpp, *.hpp, *.cu, *.cuh and *.h under autograder/ and common/vocabulary/ (the
+words the autograder's processes share, reduce::vocabulary) that git tracks (and new files git
+does not ignore), except autograder/planted/: the planted-bug cases are submissions the grader
+is tested on, kept byte for byte as written. The list is check_format.py's (course_files()),
 so the two checks read the same files. A file's size is its number of lines.
 
 Functions: a function's length is the number of lines from the first line of its signature (a
@@ -50,7 +51,7 @@ import sys
 import check_format  # beside this script: which files are the course's C++ and CUDA code
 import check_scripts  # beside this script: the Python and shell tools
 
-FOLDERS = ("autograder",)
+FOLDERS = ("autograder", "common/vocabulary")
 MAX_FILE_LINES = 700
 MAX_FUNCTION_LINES = 80
 

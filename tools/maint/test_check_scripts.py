@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Tests of check_scripts.py: Python and shell functions found and measured, exceptions honoured,
-and stale exceptions reported, on files written here (a throwaway git repository)."""
+and stale exceptions reported, on files written here (a throwaway git repository); and the C++
+files check_house.py reads."""
 import pathlib
 import subprocess
 import sys
@@ -8,6 +9,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import check_house  # noqa: E402
 import check_scripts  # noqa: E402
 
 
@@ -78,6 +80,15 @@ class Offenders(unittest.TestCase):
         finally:
             check_scripts.EXCEPTIONS.clear()
             check_scripts.EXCEPTIONS.update(saved)
+
+    def test_house_files_are_the_autograder_and_the_vocabulary(self):
+        for rel in ("autograder/runner/a.cpp", "autograder/planted/case/b.cu",
+                    "common/vocabulary/include/reduce_vocabulary/c.hpp", "common/include/d.cuh",
+                    "common/vocabularies/e.hpp", "labs/01/f.cu"):
+            self.write(rel, "int x;\n")
+        self.assertEqual(check_house.house_files(self.root),
+                         ["autograder/runner/a.cpp",
+                          "common/vocabulary/include/reduce_vocabulary/c.hpp"])
 
     def test_the_course_itself_is_within_its_limits(self):
         root = pathlib.Path(__file__).resolve().parents[2]
