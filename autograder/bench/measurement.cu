@@ -201,7 +201,7 @@ void judge_graded(benchmark::State& state, Row& row, const GradedSamples& sample
   const bool clocks_agree = !(event_us < 0.8 * row.median_us - 20.0);
   state.counters["runner_event_us"] = event_us;
   // The samples' own noise (relative, robust: sampling_rule.hpp), on both clocks.
-  state.counters["noise"] = relative_noise(samples.host_ms);
+  state.counters[kNoise] = relative_noise(samples.host_ms);
   state.counters["event_noise"] = relative_noise(samples.event_ms);
   state.counters["calls_per_sample"] = samples.calls;
   state.counters["samples"] = static_cast<double>(samples.host_ms.size());
