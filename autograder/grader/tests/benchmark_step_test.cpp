@@ -1,6 +1,7 @@
 // The benchmark step against a stand-in benchmark that writes recorded rows: which lab a run's
 // evidence belongs to, which lab may run again, and that the run's key decides its inputs.
 #include <reduce/keyed_hash.hpp>
+#include <reduce_grade/base/course.hpp>
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/grading/grader.hpp>
 
@@ -170,6 +171,49 @@ TEST(BenchmarkStep, ALabOfMeasureCubIsTimedAtItsLaunchBoundSizeToo) {
   EXPECT_TRUE(contains(filter, "/(|r|reference-r)/" + std::to_string(r.n)) ||
               contains(filter, "/(r|reference-r)/" + std::to_string(r.n)))
       << "only r's rows at the launch-bound size: " << filter;
+  remove_all_quietly(dir);
+}
+
+/// A benchmark that writes the recorded run \p recorded as its output, whatever it is asked.
+fs::path replaying_benchmark(const fs::path& dir, const fs::path& recorded) {
+  const fs::path script = dir / "reduce_bench";
+  write_file(script,
+             "#!/bin/sh\n"
+             "for a in \"$@\"; do case \"$a\" in --benchmark_out=*) out=${a#--benchmark_out=};;"
+             " esac; done\n"
+             "cp '" +
+                 recorded.string() + "' \"$out\"\n");
+  ::chmod(script.c_str(), 0755);
+  return script;
+}
+
+// The benchmark step's verdict on a real run: lab 15's rows of a grading on an H200, replayed
+// with that grading's key and the course's own rubric and plans, give the fraction, size and
+// noise its report gave (docs/results/capstone/graded_bench_h200.json says where they came from).
+TEST(BenchmarkStep, ARecordedH200RunGivesTheCapstoneItsRecordedFraction) {
+  const fs::path root = REDUCE_GRADE_TEST_ROOT;
+  const fs::path recorded = root / "docs" / "results" / "capstone" / "graded_bench_h200.json";
+  if (!fs::exists(recorded)) GTEST_SKIP() << "no recorded run in docs/results";
+  const fs::path dir = make_temp_dir("reduce-grade-bench-");
+  const Course course = load_course(root);
+  const Rubric rubric = load_rubric(root / "autograder" / "rubric.toml");
+  BuildManifest build, labs;
+  build.bench = replaying_benchmark(dir, recorded);
+  build.cub_references["sum"] = "/references/libcub_sum.so";
+  build.cub_references["sum_deterministic"] = "/references/libcub_sum_deterministic.so";
+  labs.libraries[{"15_capstone", "sum"}] = {"/lib15_capstone_sum.so", "15_capstone"};
+  labs.libraries[{"15_capstone", "sum_deterministic"}] = {"/lib15_capstone_sum_deterministic.so",
+                                                          "15_capstone_sum_deterministic"};
+  auto perf = run_benchmarks(build, labs, {{"15_capstone", course.plans("15_capstone")}}, rubric,
+                             benchmark_key(4955368835581311u, 0), dir / "a");
+  const PerfFacts& p = perf["15_capstone"];
+  ASSERT_TRUE(p.ran) << p.problem;
+  EXPECT_EQ(p.measure, "cub");
+  EXPECT_EQ(p.n, 3457u) << "the launch-bound row is the slowest";
+  EXPECT_NEAR(p.fraction, 0.9315282903663974, 1e-12);
+  EXPECT_NEAR(p.noise, 0.06384060146788806, 1e-12);
+  EXPECT_NEAR(p.reference_noise, 0.03097495200708417, 1e-12);
+  EXPECT_EQ(p.wrong_results, 0);
   remove_all_quietly(dir);
 }
 
