@@ -171,7 +171,7 @@ BenchResults parse_bench_json(const std::string& text) {
       row.n = parse_size(parts[2]);
       row.median_us = number_of(b, "median_us");
       row.median_gbps = number_of(b, "median_gbps");
-      row.wrong_results = number_of(b, "wrong_results");
+      row.wrong_results = number_of(b, bench::kWrongResults);
       row.noise = number_of(b, bench::kNoise);
       const double starts = std::min(number_of(b, "lab_process_starts"), 1e6);
       results.lab_process_starts = std::max(results.lab_process_starts, static_cast<int>(starts));
