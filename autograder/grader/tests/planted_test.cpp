@@ -1,4 +1,6 @@
 // check_expectation(): how a planted case's expected grade and failing test are checked.
+#include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/util.hpp>
 #include <reduce_grade/grading/planted.hpp>
 
 #include <gtest/gtest.h>
@@ -39,6 +41,16 @@ TEST(PlantedExpectation, APassedTestOrNoMatchIsReported) {
   const std::vector<std::string> problems = check_expectation(e, lab);
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_NE(problems[0].find("no failed test matches"), std::string::npos);
+}
+
+// A case's expected.toml that is not TOML is a clear error that names the file and the line.
+TEST(PlantedExpectation, TextThatIsNotTomlNamesItsFileAndLine) {
+  try {
+    parse_expectation("lab = \"04_sequential\"\nmax_points = = 2\n", "broken");
+    ADD_FAILURE() << "no error for text that is not TOML";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(starts_with(e.what(), "broken/expected.toml:2: TOML syntax error: ")) << e.what();
+  }
 }
 
 TEST(PlantedExpectation, PointBoundsAreChecked) {

@@ -2,6 +2,7 @@
 // the course (course.json) and with its calibration policy.
 #include <reduce_grade/base/course.hpp>
 #include <reduce_grade/base/rubric.hpp>
+#include <reduce_grade/base/util.hpp>
 
 #include <gtest/gtest.h>
 
@@ -128,6 +129,12 @@ TEST(RubricParse, RejectsMistakes) {
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\npoints = { tests = -1 }\n"), ConfigError);
   EXPECT_THROW(parse_rubric("[grader]\npass_mark = 0\n"), ConfigError);   // no labs
   EXPECT_THROW(parse_rubric("[labs.a\nthreshold = 0.2\n"), ConfigError);  // syntax
+  try {
+    parse_rubric("[labs.a]\nthreshold = = 0.2\n", "my.toml");
+    ADD_FAILURE() << "no error for text that is not TOML";
+  } catch (const ConfigError& e) {
+    EXPECT_TRUE(starts_with(e.what(), "my.toml:2: TOML syntax error: ")) << e.what();
+  }
   EXPECT_THROW(parse_rubric("[sanitizer]\ntools = [\"leakcheck\"]\n[labs.a]\nthreshold = 0.2\n"),
                ConfigError);
   EXPECT_THROW(parse_rubric("[limits]\ntiming_lock = \"node\"\n[labs.a]\nthreshold = 0.2\n"),

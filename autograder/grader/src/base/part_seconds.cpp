@@ -1,12 +1,12 @@
 #include <reduce_grade/base/course.hpp>
 #include <reduce_grade/base/part_seconds.hpp>
+#include <reduce_grade/base/toml_text.hpp>
 #include <reduce_grade/base/util.hpp>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <sstream>
 #include <system_error>
 #include <vector>
 
@@ -68,13 +68,7 @@ PartCost read_cost(const std::string& source, const std::string& where, const to
 }  // namespace
 
 PartSeconds parse_part_seconds(std::string_view text, const std::string& source_name) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source_name);
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(fmt::format("{}:{}: TOML syntax error: {}", source_name,
-                                  e.source().begin.line, e.description()));
-  }
+  const toml::table root = parse_toml(text, source_name);
   PartSeconds table;
   for (auto&& [key, value] : root) {
     if (key.str() == "version" && value.is_integer()) {

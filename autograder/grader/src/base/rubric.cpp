@@ -1,6 +1,7 @@
 #include <reduce_grade/base/bench_results.hpp>
 #include <reduce_grade/base/course.hpp>
 #include <reduce_grade/base/rubric.hpp>
+#include <reduce_grade/base/toml_text.hpp>
 #include <reduce_grade/base/util.hpp>
 
 #include <fmt/format.h>
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <set>
-#include <sstream>
 
 namespace reduce::grade {
 namespace {
@@ -230,15 +230,7 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
 }  // namespace
 
 Rubric parse_rubric(std::string_view text, const std::string& source_name) {
-  toml::table root;
-  try {
-    root = toml::parse(text, source_name);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream where;
-    where << e.source().begin;
-    throw ConfigError(
-        fmt::format("{}: TOML syntax error at {}: {}", source_name, where.str(), e.description()));
-  }
+  const toml::table root = parse_toml(text, source_name);
   const Reader r(source_name);
   Rubric rubric;
   r.only_keys(root, "top level",

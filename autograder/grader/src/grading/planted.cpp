@@ -1,4 +1,5 @@
 #include <reduce_grade/base/course.hpp>
+#include <reduce_grade/base/toml_text.hpp>
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/grading/planted.hpp>
 
@@ -13,12 +14,7 @@
 namespace reduce::grade {
 
 PlantedExpectation parse_expectation(const std::string& text, const std::string& name) {
-  toml::table t;
-  try {
-    t = toml::parse(text, name + "/expected.toml");
-  } catch (const toml::parse_error& e) {
-    throw ConfigError(fmt::format("{}/expected.toml: {}", name, e.description()));
-  }
+  const toml::table t = parse_toml(text, name + "/expected.toml");
   PlantedExpectation e;
   e.name = name;
   for (auto&& [key, value] : t) {
