@@ -4,8 +4,8 @@
 // throw std::invalid_argument before anything is queued. Ties placed across warps and blocks catch
 // a tie-break that depends on which block finishes first; the largest element at warp and block
 // boundaries and in the tail catches index bugs; an input longer than 2^31 with its maximum above
-// index 2^31 catches a 32-bit int index, and one longer than 2^32 (mapped memory, on any GPU)
-// with its maximum above 2^32 a 32-bit unsigned index.
+// index 2^31 catches a 32-bit int index, and one longer than 2^32 with its maximum above 2^32 a
+// 32-bit unsigned index (both in mapped memory, on any GPU).
 #include "argmax_checks.hpp"
 #include "gpu_test.hpp"
 #include "mapped_input.hpp"
@@ -262,82 +262,60 @@ TEST_F(ArgmaxTest, EveryCallComputesAfresh) {
   inputs.expect_unmodified();
 }
 
-// ---- beyond 2^31 elements --------------------------------------------------------------------
+// ---- beyond 2^31 and 2^32 elements, in a few hundred MiB -------------------------------------
 
-/// x[i] = -1 - (i mod 1000): all negative, the largest (-1) at every multiple of 1000.
-__global__ void fill_negative_pattern(float* x, std::size_t n) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    x[i] = -1.0f - static_cast<float>(i % 1000);
+/// The body of AboveInt32Range and AboveUint32Range: \p width's input in mapped memory,
+/// -1 - (j mod 1000) over each period: all negative, the largest (-1) at the start of every
+/// period. Every answer but the first lies past the boundary, where a 32-bit index goes wrong:
+/// an int one turns negative past 2^31, an unsigned one wraps at 2^32 and reads the element
+/// 2^32 before it, a periodic value, or stores the answer mod 2^32; a count cut to 32 bits
+/// never comes there.
+void expect_argmax_past(ContractRunner& runner, const ArgmaxLab& lab, const IndexWidth& width) {
+  REDUCE_REQUIRE_MAPPED_INPUT();
+  const std::size_t two31 = kPastInt32.boundary;
+  const std::size_t n = width.n, boundary = width.boundary;
+  MappedInput in(n, [](std::size_t j) { return -1.0f - static_cast<float>(j % 1000); },
+                 {two31, boundary + 3, boundary + 7, n - 1});
+  const auto value_at = [&in](std::size_t i) { return in.at(i); };
+  const std::string past = std::string(width.boundary_name) + " + ";
+  SCOPED_TRACE("n = " + std::string(width.n_name) + ": " + width.why);
+  {
+    SCOPED_TRACE("-1 at every multiple of 1000 in each period: the first is index 0");
+    expect_index(runner.run(lab, in.data(), n), 0, value_at, n);
+  }
+  // An answer past the boundary, where the element an index that wraps there reads holds
+  // another value.
+  const auto expect_past = [&](std::size_t want) {
+    ASSERT_GE(want, boundary);
+    ASSERT_NE(bits(in.at(want % boundary)), bits(in.at(want)));
+    expect_index(runner.run(lab, in.data(), n), static_cast<std::int64_t>(want), value_at, n);
+  };
+  {
+    SCOPED_TRACE("4 at index 2^31 and the largest element, 5, at " + past + "7");
+    in.set(two31, 4.0f);
+    in.set(boundary + 7, 5.0f);
+    expect_past(boundary + 7);
+  }
+  {
+    SCOPED_TRACE("a tie at the last index: still " + past + "7");
+    in.set(n - 1, 5.0f);
+    expect_past(boundary + 7);
+  }
+  {
+    SCOPED_TRACE("a NaN at the last index, then one at " + past + "3");
+    in.set(n - 1, kNaN);
+    expect_past(n - 1);
+    in.set(boundary + 3, kNaN);
+    expect_past(boundary + 3);
   }
 }
 
 TEST_F(ArgmaxTest, AboveInt32Range) {
-  const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
-  REDUCE_REQUIRE_DEVICE_MEMORY(n * sizeof(float));
-  DeviceBuffer<float> in(n);
-  fill_negative_pattern<<<4096, 256>>>(in.data(), n);
-  REDUCE_CUDA_CHECK_LAUNCH();
-  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
-  const std::size_t two31 = std::size_t{1} << 31;
-  {
-    SCOPED_TRACE("-1 at every multiple of 1000: the first is index 0");
-    expect_index(run(in.data(), n), 0, in.data(), n);
-  }
-  {
-    SCOPED_TRACE("the largest element at index 2^31 + 7: a 32-bit index wraps there");
-    set_element(in.data(), two31 + 7, 5.0f);
-    expect_index(run(in.data(), n), static_cast<std::int64_t>(two31 + 7), in.data(), n);
-  }
-  {
-    SCOPED_TRACE("a tie at the last index: still 2^31 + 7");
-    set_element(in.data(), n - 1, 5.0f);
-    expect_index(run(in.data(), n), static_cast<std::int64_t>(two31 + 7), in.data(), n);
-  }
-  {
-    SCOPED_TRACE("a NaN at the last index, then one at 2^31 + 3");
-    set_element(in.data(), n - 1, kNaN);
-    expect_index(run(in.data(), n), static_cast<std::int64_t>(n - 1), in.data(), n);
-    set_element(in.data(), two31 + 3, kNaN);
-    expect_index(run(in.data(), n), static_cast<std::int64_t>(two31 + 3), in.data(), n);
-  }
+  expect_argmax_past(runner(), lab(), kPastInt32);
 }
 
-// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
-
 TEST_F(ArgmaxTest, AboveUint32Range) {
-  REDUCE_REQUIRE_MAPPED_INPUT();
-  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
-  const std::size_t n = two32 + (1u << 21) + 5;
-  // The pattern of AboveInt32Range, -1 - (j mod 1000), over each period. Every answer below
-  // lies past 2^32: an index that wraps there (unsigned int) reads the element 2^32 before it,
-  // a periodic value, or stores the answer mod 2^32; a count cut to 32 bits never comes there.
-  MappedInput in(n, [](std::size_t j) { return -1.0f - static_cast<float>(j % 1000); },
-                 {two31, two32 + 3, two32 + 7, n - 1});
-  const auto value_at = [&in](std::size_t i) { return in.at(i); };
-  {
-    SCOPED_TRACE("-1 at every multiple of 1000 in each period: the first is index 0");
-    expect_index(run(in.data(), n), 0, value_at, n);
-  }
-  {
-    SCOPED_TRACE("4 at index 2^31 and the largest element, 5, at 2^32 + 7");
-    in.set(two31, 4.0f);
-    in.set(two32 + 7, 5.0f);
-    expect_index(run(in.data(), n), static_cast<std::int64_t>(two32 + 7), value_at, n);
-  }
-  {
-    SCOPED_TRACE("a tie at the last index: still 2^32 + 7");
-    in.set(n - 1, 5.0f);
-    expect_index(run(in.data(), n), static_cast<std::int64_t>(two32 + 7), value_at, n);
-  }
-  {
-    SCOPED_TRACE("a NaN at the last index, then one at 2^32 + 3");
-    in.set(n - 1, kNaN);
-    expect_index(run(in.data(), n), static_cast<std::int64_t>(n - 1), value_at, n);
-    in.set(two32 + 3, kNaN);
-    expect_index(run(in.data(), n), static_cast<std::int64_t>(two32 + 3), value_at, n);
-  }
+  expect_argmax_past(runner(), lab(), kPastUint32);
 }
 
 }  // namespace

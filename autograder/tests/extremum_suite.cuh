@@ -273,80 +273,58 @@ TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), EveryCallComputesAfresh) 
   inputs.expect_unmodified();
 }
 
-// ---- beyond 2^31 elements --------------------------------------------------------------------
+// ---- beyond 2^31 and 2^32 elements, in a few hundred MiB -------------------------------------
 
-/// x[i] = sign * (1 + (i mod 1000)). For the maximum sign is -1: all negative, the largest (-1)
-/// at every multiple of 1000; the minimum's mirror image has sign +1.
-__global__ void fill_pattern(float* x, std::size_t n, float sign) {
-  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += stride) {
-    x[i] = sign * (1.0f + static_cast<float>(i % 1000));
-  }
-}
-
-TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), AboveInt32Range) {
-  const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
-  REDUCE_REQUIRE_DEVICE_MEMORY(n * sizeof(float));
-  DeviceBuffer<float> in(n);
-  fill_pattern<<<4096, 256>>>(in.data(), n, mirror(-1.0f));
-  REDUCE_CUDA_CHECK_LAUNCH();
-  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
-  {
-    SCOPED_TRACE("all " + std::string(Traits::kNegative) + ", n = 2^31 + 2^20 + 3");
-    expect_result(run(in.data(), n), mirror(-1.0f), n);
-  }
-  const std::size_t high = (std::size_t{1} << 31) + 7;
-  {
-    SCOPED_TRACE(std::string(Traits::kLargest) +
-                 " element at index 2^31 + 7: a 32-bit index never reaches it");
-    set_element(in.data(), high, mirror(5.0f));
-    expect_result(run(in.data(), n), mirror(5.0f), n);
-  }
-  {
-    SCOPED_TRACE(std::string(Traits::kLarger) + " still at the last index");
-    set_element(in.data(), n - 1, mirror(6.0f));
-    expect_result(run(in.data(), n), mirror(6.0f), n);
-  }
-  {
-    SCOPED_TRACE("a NaN at index 2^31 + 1000");
-    set_element(in.data(), (std::size_t{1} << 31) + 1000, kNaN);
-    expect_result(run(in.data(), n), kNaN, n);
-  }
-}
-
-// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
-
-TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), AboveUint32Range) {
+/// The body of AboveInt32Range and AboveUint32Range: \p width's input in mapped memory,
+/// -(1 + (j mod 1000)) over each period for the maximum (its mirror image for the minimum): the
+/// largest (-1) at the start of every period. Every later answer lies past the boundary, where an
+/// index that wraps there reads the periodic value of the element boundary before it instead, and
+/// a count cut to 32 bits never comes: neither sees it.
+void expect_extremum_past(ContractRunner& runner, const FloatLab& lab, const IndexWidth& width) {
   REDUCE_REQUIRE_MAPPED_INPUT();
-  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
-  const std::size_t n = two32 + (1u << 21) + 5;
-  // The pattern of AboveInt32Range, -(1 + (j mod 1000)), over each period; every answer below
-  // lies past 2^32, where an index that wraps (unsigned int) reads the periodic values of
-  // [0, n - 2^32) instead and a count cut to 32 bits never comes: neither sees it.
+  const std::size_t two31 = kPastInt32.boundary;
+  const std::size_t n = width.n, boundary = width.boundary;
   MappedInput in(n, [](std::size_t j) { return mirror(-(1.0f + static_cast<float>(j % 1000))); },
-                 {two31, two32 + 7, two32 + 1000, n - 1});
+                 {two31, boundary + 7, boundary + 1000, n - 1});
+  const std::string past = std::string(width.boundary_name) + " + ";
+  SCOPED_TRACE("n = " + std::string(width.n_name) + ": " + width.why);
   {
-    SCOPED_TRACE("all " + std::string(Traits::kNegative) + ", n = 2^32 + 2^21 + 5");
-    expect_result(run(in.data(), n), mirror(-1.0f), n);
+    SCOPED_TRACE("all " + std::string(Traits::kNegative));
+    expect_result(runner.run(lab, in.data(), n), mirror(-1.0f), n);
   }
+  // The answer, at index \p at past the boundary, where an index that wraps there reads
+  // another value.
+  const auto expect_past = [&](std::size_t at, float want) {
+    ASSERT_GE(at, boundary);
+    ASSERT_NE(bits(in.at(at % boundary)), bits(in.at(at)));
+    expect_result(runner.run(lab, in.data(), n), want, n);
+  };
   {
-    SCOPED_TRACE(std::string(Traits::kLargest) +
-                 " element at index 2^32 + 7: an index that wraps at 2^32 reads index 7 instead");
+    SCOPED_TRACE(std::string(Traits::kLargest) + " element at index " + past + "7, " +
+                 spell(mirror(4.0f)) + " at 2^31: an index that wraps at " + width.boundary_name +
+                 " reads index 7 instead");
     in.set(two31, mirror(4.0f));
-    in.set(two32 + 7, mirror(5.0f));
-    expect_result(run(in.data(), n), mirror(5.0f), n);
+    in.set(boundary + 7, mirror(5.0f));
+    expect_past(boundary + 7, mirror(5.0f));
   }
   {
     SCOPED_TRACE(std::string(Traits::kLarger) + " still at the last index");
     in.set(n - 1, mirror(6.0f));
-    expect_result(run(in.data(), n), mirror(6.0f), n);
+    expect_past(n - 1, mirror(6.0f));
   }
   {
-    SCOPED_TRACE("a NaN at index 2^32 + 1000");
-    in.set(two32 + 1000, kNaN);
-    expect_result(run(in.data(), n), kNaN, n);
+    SCOPED_TRACE("a NaN at index " + past + "1000");
+    in.set(boundary + 1000, kNaN);
+    expect_past(boundary + 1000, kNaN);
   }
+}
+
+TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), AboveInt32Range) {
+  expect_extremum_past(runner(), lab(), kPastInt32);
+}
+
+TEST_F(REDUCE_EXTREMUM_PICK(MaximumTest, MinimumTest), AboveUint32Range) {
+  expect_extremum_past(runner(), lab(), kPastUint32);
 }
 
 }  // namespace

@@ -12,7 +12,7 @@ std::string MappedInput::unsupported() {
   std::string why = runner::tiling_unsupported();
   if (why.empty()) return {};
   return std::string(kSkipPrefix) + "no mapped memory on this GPU (" + why +
-         "): an input past 2^32 elements is not built, so this test is not verified here";
+         "): an input past 2^31 or 2^32 elements is not built, so this test is not verified here";
 }
 
 MappedInput::MappedInput(std::size_t n, const std::function<float(std::size_t)>& period_at,

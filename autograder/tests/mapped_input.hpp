@@ -1,7 +1,7 @@
 /// \file
-/// \brief Inputs of more than 2^32 floats on any GPU: one tile of device memory mapped again and
-/// again into one address range (runner::TiledRange), so that 16 GiB of input need a few hundred
-/// MiB.
+/// \brief Inputs of more than 2^31 or 2^32 floats on any GPU: one tile of device memory mapped
+/// again and again into one address range (runner::TiledRange), so that 8 or 16 GiB of input
+/// need a few hundred MiB.
 ///
 /// Every element is known on the host (at()), and sums over any range are found from one period
 /// (sum()), so a test knows its exact answer without a host copy of the input. The lab reads the
@@ -37,9 +37,9 @@ namespace reduce::testing {
 /// unless set() changed it, which it may only in one of the tiles of its own (those of the
 /// indices given at construction). period() is the driver's granularity in floats (2^19 for its
 /// usual 2 MiB), and each tile holds a whole number of periods (MappedLayout). Where the period
-/// divides 2^32, an index that wraps at 2^32 reads the same periodic value as the right one, and
-/// only the elements set() changed tell them apart: each test checks on the host that a wrapped
-/// index or a 32-bit count would get a wrong answer from its input.
+/// divides 2^31 (and so 2^32), an index that wraps there reads the same periodic value as the
+/// right one, and only the elements set() changed tell them apart: each test checks on the host
+/// that a wrapped index or a 32-bit count would get a wrong answer from its input.
 class MappedInput {
  public:
   /// Empty when the GPU can hold a MappedInput; otherwise a skip message starting with
@@ -82,6 +82,9 @@ class MappedInput {
   double magnitude_sum(std::size_t begin, std::size_t end) const {
     return layout_.magnitude_sum(begin, end);
   }
+
+  /// What a sum whose index wraps at \p boundary reads (MappedLayout::wrapped_sum()).
+  double wrapped_sum(std::size_t boundary) const { return layout_.wrapped_sum(boundary); }
 
  private:
   /// Fills the repeated tile with copies of the period and each own tile with a copy of it.

@@ -84,4 +84,11 @@ double MappedLayout::magnitude_sum(std::size_t begin, std::size_t end) const {
   return prefix(end, true) - prefix(begin, true);
 }
 
+double MappedLayout::wrapped_sum(std::size_t boundary) const {
+  if (boundary == 0) throw std::invalid_argument("MappedInput::wrapped_sum: a boundary of 0");
+  if (boundary >= n_) return sum(0, n_);
+  // n / boundary whole rounds of [0, boundary), then the first n mod boundary elements again.
+  return static_cast<double>(n_ / boundary) * sum(0, boundary) + sum(0, n_ % boundary);
+}
+
 }  // namespace reduce::testing

@@ -13,6 +13,7 @@
 #include <reduce_runner/tiled_range.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <vector>
@@ -29,6 +30,43 @@ inline constexpr std::size_t kMappedTileBytes = std::size_t{64} << 20;
 /// A MappedInput's tile size for the driver's \p granularity: the largest multiple of it up to
 /// kMappedTileBytes, and at least one granularity.
 std::size_t mapped_tile_bytes(std::size_t granularity);
+
+/// The input of the tests named after an index width, AboveInt32Range and AboveUint32Range: a
+/// little past the first index that a 32-bit type cannot hold, 2^31 for a signed one (int),
+/// 2^32 for an unsigned one too. Each operation writes the two tests' body once, for a width.
+struct IndexWidth {
+  std::size_t boundary;       ///< 2^31 or 2^32: the first index the 32-bit type cannot hold
+  std::size_t n;              ///< the input's elements: a little past boundary, below 2 boundary
+  const char* boundary_name;  ///< "2^31" or "2^32", for messages
+  const char* n_name;         ///< n as messages spell it: "2^31 + 2^20 + 3"
+  const char* index_type;     ///< the 32-bit index that wraps there: "int" or "unsigned int"
+  const char* why;            ///< what goes wrong past the boundary, for messages
+  std::uint64_t seed_number;  ///< the test's number for input_seed(): 0x31 or 0x32
+
+  /// Whether n passes 2^32 too, where even an unsigned 32-bit index or count wraps.
+  constexpr bool past_unsigned() const noexcept { return n > (std::size_t{1} << 32); }
+};
+
+/// AboveInt32Range's input: past 2^31, where a signed 32-bit index or count wraps.
+inline constexpr IndexWidth kPastInt32 = {
+    std::size_t{1} << 31,
+    (std::size_t{1} << 31) + (std::size_t{1} << 20) + 3,
+    "2^31",
+    "2^31 + 2^20 + 3",
+    "int",
+    "past 2^31 a signed 32-bit index or count (int) wraps: use size_t",
+    0x31};
+
+/// AboveUint32Range's input: past 2^32, where a 32-bit index or count wraps, even an unsigned
+/// one.
+inline constexpr IndexWidth kPastUint32 = {
+    std::size_t{1} << 32,
+    (std::size_t{1} << 32) + (std::size_t{1} << 21) + 5,
+    "2^32",
+    "2^32 + 2^21 + 5",
+    "unsigned int",
+    "past 2^32 a 32-bit index or count wraps, even an unsigned one: use size_t",
+    0x32};
 
 /// A MappedInput's layout and values. Element i holds period_at(i % period()) unless set()
 /// changed it; set() may change only elements in tiles of their own (those of the indices given
@@ -73,6 +111,11 @@ class MappedLayout {
 
   /// Sum of the magnitudes of elements [begin, end), exact as sum() is.
   double magnitude_sum(std::size_t begin, std::size_t end) const;
+
+  /// What a sum whose index wraps at \p boundary reads: element i mod boundary for every i < n,
+  /// added as sum() adds.
+  /// \throws std::invalid_argument for a boundary of 0
+  double wrapped_sum(std::size_t boundary) const;
 
  private:
   /// Sum of f(element) over [0, end) for f = identity (\p magnitudes false) or fabs.

@@ -7,8 +7,8 @@
 // below; a single float accumulator stops growing at 2^24 and gives 2^24 / n (1/64 for 2^30).
 // Realistic data is compared with a double reference within mean_error_bound(tree_depth(n), ...)
 // (reference.hpp): the tree sum's bound divided by n, plus 2u |mean| for the division and the final
-// rounding. n == 0 must write NaN (as numpy). Inputs past 2^31 and 2^32 elements (the latter in
-// mapped memory, on any GPU) catch 32-bit indices and counts.
+// rounding. n == 0 must write NaN (as numpy). Inputs past 2^31 and 2^32 elements (in mapped
+// memory, on any GPU) catch 32-bit indices and counts.
 #include "gpu_test.hpp"
 #include "mapped_input.hpp"
 
@@ -18,8 +18,10 @@
 #include <reduce/reference.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace reduce::testing {
@@ -177,42 +179,24 @@ TEST_F(MeanTest, EveryCallComputesAfresh) {
   inputs.expect_unmodified();
 }
 
-// ---- beyond 2^31 elements --------------------------------------------------------------------
+// ---- beyond 2^31 and 2^32 elements, in a few hundred MiB -------------------------------------
 
-TEST_F(MeanTest, AboveInt32Range) {
-  const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
-  REDUCE_REQUIRE_DEVICE_MEMORY(n * sizeof(float));
-  // Zeros with a few small integers on both sides of index 2^31 and at the end: the sum (16)
-  // is exact in any order, so the mean, 16 / n rounded once, is compared bitwise. A 32-bit
-  // index misses or misplaces the elements beyond 2^31.
-  DeviceBuffer<float> in(n);
-  in.fill_bytes(0);
-  const std::size_t two31 = std::size_t{1} << 31;
-  set_element(in.data(), 0, 1.0f);
-  set_element(in.data(), two31 - 1, 3.0f);
-  set_element(in.data(), two31 + 9, 5.0f);
-  set_element(in.data(), n - 1, 7.0f);
-  const float want = static_cast<float>(16.0 / static_cast<double>(n));
-  expect_exact(run(in.data(), n), want, n,
-               "zeros, with 1, 3, 5, 7 at indices 0, 2^31 - 1, 2^31 + 9 and n - 1");
-}
-
-// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
-
-TEST_F(MeanTest, AboveUint32Range) {
+/// The body of AboveInt32Range and AboveUint32Range: \p width's input in mapped memory, the
+/// period of exact_integers(n, seed)'s start (a +1 in each run of ceil(n / 2^23) elements) with
+/// integers in the hundreds and thousands at index 0, on both sides of 2^31 (and of 2^32 where n
+/// passes it), at 2^31 + 9 and at the end, in tiles of their own: the sum is exact in any
+/// order, so the mean is compared bitwise, and each sentinel moves it by far more than a float's
+/// last place.
+void expect_mean_past(ContractRunner& runner, const FloatLab& lab, const IndexWidth& width) {
   REDUCE_REQUIRE_MAPPED_INPUT();
-  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
-  const std::size_t n = two32 + (1u << 21) + 5;
-  const std::uint64_t seed = input_seed(0x32);
-  // The period is exact_integers(n, seed)'s start (a +1 in each run of ceil(n / 2^23)
-  // elements), with integers in the thousands on both sides of 2^31 and 2^32 and at the end:
-  // the sum is exact in any order, so the mean is compared bitwise, and each sentinel moves it
-  // by far more than a float's last place.
-  const std::pair<std::size_t, float> sentinels[] = {{two31 - 1, 1000.0f},
-                                                     {two31, 2000.0f},
-                                                     {two32 - 1, 3000.0f},
-                                                     {two32, 4000.0f},
-                                                     {n - 1, 5000.0f}};
+  const std::size_t two31 = kPastInt32.boundary, two32 = kPastUint32.boundary;
+  const std::size_t n = width.n, boundary = width.boundary;
+  const std::uint64_t seed = input_seed(width.seed_number);
+  std::vector<std::pair<std::size_t, float>> sentinels = {
+      {0, 500.0f}, {two31 - 1, 1000.0f}, {two31, 2000.0f}, {two31 + 9, 2500.0f}};
+  if (width.past_unsigned())
+    sentinels.insert(sentinels.end(), {{two32 - 1, 3000.0f}, {two32, 4000.0f}});
+  sentinels.emplace_back(n - 1, 5000.0f);
   std::vector<std::size_t> own;
   for (const auto& [at, value] : sentinels) own.push_back(at);
   MappedInput in(n, [n, seed](std::size_t j) { return exact_integer_at(n, seed, j); }, own);
@@ -222,15 +206,25 @@ TEST_F(MeanTest, AboveUint32Range) {
     return static_cast<float>(sum / static_cast<double>(count));
   };
   const float want = mean_of(in.sum(0, n), n);
-  // What 32 bits get: an unsigned index reads element i mod 2^32 for i (the sentinels past 2^32
-  // become periodic values); an unsigned count sums n mod 2^32 elements and may divide by that.
-  const double wrapped = in.sum(0, two32) + in.sum(0, n - two32), counted = in.sum(0, n - two32);
+  // What 32 bits get: an index that wraps at the boundary reads element i mod boundary for i
+  // (the sentinels past it become periodic values); a count cut there sums n mod boundary
+  // elements and may divide by that.
+  const double wrapped = in.wrapped_sum(boundary), counted = in.sum(0, n % boundary);
   ASSERT_NE(bits(mean_of(wrapped, n)), bits(want));
-  ASSERT_NE(bits(mean_of(counted, n - two32)), bits(want));
+  ASSERT_NE(bits(mean_of(counted, n % boundary)), bits(want));
   ASSERT_NE(bits(mean_of(counted, n)), bits(want));
-  expect_exact(run(in.data(), n), want, n,
-               "n = 2^32 + 2^21 + 5: past 2^32 a 32-bit index or count wraps, even an unsigned "
-               "one; integers in the thousands at 2^31 - 1, 2^31, 2^32 - 1, 2^32 and n - 1");
+  expect_exact(runner.run(lab, in.data(), n), want, n,
+               "n = " + std::string(width.n_name) + ": " + width.why +
+                   "; integers in the hundreds and thousands at 0, 2^31 - 1, 2^31, 2^31 + 9" +
+                   (width.past_unsigned() ? ", 2^32 - 1, 2^32" : "") + " and n - 1");
+}
+
+TEST_F(MeanTest, AboveInt32Range) {
+  expect_mean_past(runner(), lab(), kPastInt32);
+}
+
+TEST_F(MeanTest, AboveUint32Range) {
+  expect_mean_past(runner(), lab(), kPastUint32);
 }
 
 }  // namespace

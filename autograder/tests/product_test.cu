@@ -10,8 +10,8 @@
 // an H200 gave 3.3e-3 for 2^24 factors, above the lambda = 8 bound of 2e-3), so realistic
 // inputs stop at 2^20; the exact tests cover every size. Overflow to inf and underflow to 0 are
 // checked with inputs that overflow (or underflow) in every order, so the tree's own order does not
-// matter. Inputs past 2^31 and 2^32 elements (the latter in mapped memory, on any GPU) catch
-// 32-bit indices and counts.
+// matter. Inputs past 2^31 and 2^32 elements (in mapped memory, on any GPU) catch 32-bit indices
+// and counts.
 #include "gpu_test.hpp"
 #include "mapped_input.hpp"
 
@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace reduce::testing {
@@ -231,42 +232,57 @@ TEST_F(ProductTest, EveryCallComputesAfresh) {
   inputs.expect_unmodified();
 }
 
-// ---- beyond 2^31 elements --------------------------------------------------------------------
+// ---- beyond 2^31 and 2^32 elements, in a few hundred MiB -------------------------------------
 
-TEST_F(ProductTest, AboveInt32Range) {
-  const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
-  REDUCE_REQUIRE_DEVICE_MEMORY(n * sizeof(float));
-  DeviceBuffer<float> in = constant(n, 1.0f);
+/// The body of AboveInt32Range and AboveUint32Range: \p width's input in mapped memory, ones
+/// (the product 1), then powers of two around 2^31 (0.5 at 2^31 - 1, 2 at 2^31, -2 at 2^31 + 5),
+/// 2 and -2 on both sides of 2^32 where n passes it, and 0.25 at the end, in tiles of their own:
+/// the product is exact in any order, and compared bitwise.
+void expect_product_past(ContractRunner& runner, const FloatLab& lab, const IndexWidth& width) {
+  REDUCE_REQUIRE_MAPPED_INPUT();
+  const std::size_t two31 = kPastInt32.boundary, two32 = kPastUint32.boundary;
+  const std::size_t n = width.n, boundary = width.boundary;
+  std::vector<std::pair<std::size_t, float>> factors = {
+      {two31 - 1, 0.5f}, {two31, 2.0f}, {two31 + 5, -2.0f}};
+  if (width.past_unsigned()) factors.insert(factors.end(), {{two32 - 1, 2.0f}, {two32, -2.0f}});
+  factors.emplace_back(n - 1, 0.25f);
+  std::vector<std::size_t> own;
+  for (const auto& [at, value] : factors) own.push_back(at);
+  MappedInput in(n, [](std::size_t) { return 1.0f; }, own);
+  const std::string about = "n = " + std::string(width.n_name) + ": " + width.why;
   {
-    SCOPED_TRACE("ones only");
-    expect_exact(run(in.data(), n), 1.0f, n);
+    SCOPED_TRACE("ones only, " + about);
+    expect_exact(runner.run(lab, in.data(), n), 1.0f, n);
   }
-  {
-    SCOPED_TRACE("-2 at index 2^31 + 5 and 0.25 at the last index: -0.5");
-    set_element(in.data(), (std::size_t{1} << 31) + 5, -2.0f);
-    set_element(in.data(), n - 1, 0.25f);
-    expect_exact(run(in.data(), n), -0.5f, n);
-  }
+  for (const auto& [at, value] : factors) in.set(at, value);
+  // The product of the factors below \p end: of elements [0, end), all others being ones.
+  const auto product_below = [&factors](std::size_t end) {
+    double product = 1.0;
+    for (const auto& [at, value] : factors) product *= at < end ? value : 1.0;
+    return static_cast<float>(product);
+  };
+  const float want = product_below(n);
+  // What 32 bits get (n < 2 boundary): an index that wraps at the boundary reads element
+  // i mod boundary for i, ones where the factors past it are; a count cut there multiplies the
+  // first n mod boundary elements. Neither may equal the answer.
+  const float wrapped = product_below(boundary) * product_below(n % boundary);
+  const float counted = product_below(n % boundary);
+  ASSERT_NE(bits(wrapped), bits(want));
+  ASSERT_NE(bits(counted), bits(want));
+  SCOPED_TRACE("ones with powers of two around 2^31" +
+               std::string(width.past_unsigned() ? " and 2^32" : "") + " and 0.25 at n - 1, " +
+               about + ". " + describe(wrapped) + " means an index that wraps at " +
+               width.boundary_name + " (" + width.index_type + "), " + describe(counted) +
+               " a count cut to 32 bits");
+  expect_exact(runner.run(lab, in.data(), n), want, n);
 }
 
-// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
+TEST_F(ProductTest, AboveInt32Range) {
+  expect_product_past(runner(), lab(), kPastInt32);
+}
 
 TEST_F(ProductTest, AboveUint32Range) {
-  REDUCE_REQUIRE_MAPPED_INPUT();
-  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
-  const std::size_t n = two32 + (1u << 21) + 5;
-  // Ones, with 2 at 2^31, -2 at 2^32 and 0.25 at the last index: -1 in any order. An index that
-  // wraps at 2^32 (unsigned int) reads ones where -2 and 0.25 are and gets 2; a count cut to 32
-  // bits multiplies the first n mod 2^32 elements, all ones, and gets 1; an int index never
-  // reaches 2^31.
-  MappedInput in(n, [](std::size_t) { return 1.0f; }, {two31, two32, n - 1});
-  in.set(two31, 2.0f);
-  in.set(two32, -2.0f);
-  in.set(n - 1, 0.25f);
-  SCOPED_TRACE(
-      "ones, with 2 at index 2^31, -2 at 2^32 and 0.25 at n - 1, n = 2^32 + 2^21 + 5: 2 means "
-      "an index that wraps at 2^32, 1 a count cut to 32 bits");
-  expect_exact(run(in.data(), n), -1.0f, n);
+  expect_product_past(runner(), lab(), kPastUint32);
 }
 
 }  // namespace

@@ -2,7 +2,7 @@
 // it on its own entry point (SumTest, sum_suite.hpp). Inputs are built so that a wrong kernel
 // cannot pass: exact integers compared bitwise, single sentinels at block and warp boundaries,
 // realistic data within a derived error bound, rotating inputs, poisoned outputs and workspaces,
-// one input longer than 2^31 elements, and one longer than 2^32 that any GPU can hold (mapped
+// one input longer than 2^31 elements and one longer than 2^32, which any GPU can hold (mapped
 // memory, mapped_input.hpp). Every input here is exact or within the float tree's
 // bound, which a more accurate sum (lab 18) meets too; subnormal input within that bound plus what
 // flushing subnormals to zero may lose (lab.cuh, sum()), which a sum that keeps them meets too.
@@ -15,8 +15,10 @@
 #include <reduce/reference.hpp>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace reduce::testing {
@@ -222,55 +224,55 @@ TEST_F(SumTest, OnlySubnormalsKeepTheirSign) {
   }
 }
 
-// ---- beyond 2^31 elements --------------------------------------------------------------------
+// ---- beyond 2^31 and 2^32 elements, in a few hundred MiB -------------------------------------
 
-TEST_F(SumTest, AboveInt32Range) {
-  const std::size_t n = (std::size_t{1} << 31) + (1u << 20) + 3;
-  REDUCE_REQUIRE_DEVICE_MEMORY(n * sizeof(float));
-  const std::uint64_t seed = input_seed(0x31);
-  // Written on the GPU: generating and copying 8 GiB on the host would cost seconds.
-  DeviceBuffer<float> in = exact_integers_on_device(n, seed);
-  double want = exact_integers_sum(n, seed);
-  // Ones on both sides of index 2^31 and at the very end: an int index misses or misplaces them.
-  for (std::size_t at : {(std::size_t{1} << 31) - 1, std::size_t{1} << 31, n - 1}) {
-    want += 1.0 - exact_integer_at(n, seed, at);
-    set_element(in.data(), at, 1.0f);
-  }
-  expect_exact(run(in.data(), n), want, n);
-}
-
-// ---- beyond 2^32 elements, in a few hundred MiB ----------------------------------------------
-
-TEST_F(SumTest, AboveUint32Range) {
+/// The body of AboveInt32Range and AboveUint32Range: \p width's input in mapped memory, the
+/// period of exact_integers(n, seed)'s start (a +1 in each run of ceil(n / 2^23) elements) with
+/// small integers on both sides of 2^31 (and of 2^32 where n passes it) and at the end, in tiles
+/// of their own. Every partial sum is exact, so the sum is compared bitwise.
+void expect_exact_past(ContractRunner& runner, const FloatLab& lab, const IndexWidth& width) {
   REDUCE_REQUIRE_MAPPED_INPUT();
-  const std::size_t two31 = std::size_t{1} << 31, two32 = std::size_t{1} << 32;
-  const std::size_t n = two32 + (1u << 21) + 5;
-  const std::uint64_t seed = input_seed(0x32);
-  // The period is exact_integers(n, seed)'s start: a +1 in each run of ceil(n / 2^23) elements.
-  // Small integers on both sides of 2^31 and 2^32 and at the end, in tiles of their own.
-  const std::pair<std::size_t, float> sentinels[] = {
-      {two31 - 1, 2.0f}, {two31, 3.0f}, {two32 - 1, 5.0f}, {two32, 7.0f}, {n - 1, 11.0f}};
+  const std::size_t two31 = kPastInt32.boundary, two32 = kPastUint32.boundary;
+  const std::size_t n = width.n, boundary = width.boundary;
+  const std::uint64_t seed = input_seed(width.seed_number);
+  std::vector<std::pair<std::size_t, float>> sentinels = {{two31 - 1, 2.0f}, {two31, 3.0f}};
+  if (width.past_unsigned()) sentinels.insert(sentinels.end(), {{two32 - 1, 5.0f}, {two32, 7.0f}});
+  sentinels.emplace_back(n - 1, 11.0f);
   std::vector<std::size_t> own;
   for (const auto& [at, value] : sentinels) own.push_back(at);
   MappedInput in(n, [n, seed](std::size_t j) { return exact_integer_at(n, seed, j); }, own);
   for (const auto& [at, value] : sentinels) in.set(at, value);
   const double want = in.sum(0, n);
   ASSERT_LE(in.magnitude_sum(0, n), kExactBudget) << "not every partial sum would be exact";
-  // What 32 bits get: an unsigned index reads element i mod 2^32 for i (the period repeats, but
-  // the sentinels past 2^32 are read as periodic values); an unsigned count sums n mod 2^32
-  // elements. Neither may equal the answer, or the test could not tell them from it.
-  const double wrapped = in.sum(0, two32) + in.sum(0, n - two32);
-  const double counted = in.sum(0, n - two32);
+  // What 32 bits get: an index that wraps at the boundary reads element i mod boundary for i
+  // (the period repeats, but the sentinels past the boundary are read as periodic values); a
+  // count cut there sums n mod boundary elements; an int index that turns negative at 2^31 ends
+  // the loop there. None may equal the answer, or the test could not tell them from it.
+  const double wrapped = in.wrapped_sum(boundary), counted = in.sum(0, n % boundary);
+  const double stopped = in.sum(0, two31);
   ASSERT_NE(wrapped, want);
   ASSERT_NE(counted, want);
-  SCOPED_TRACE("n = 2^32 + 2^21 + 5 (" + std::to_string(n) +
-               "): past 2^32 a 32-bit index or count wraps, even an unsigned one");
-  const float got = run(in.data(), n);
+  ASSERT_NE(stopped, want);
+  SCOPED_TRACE("n = " + std::string(width.n_name) + " (" + std::to_string(n) + "): " + width.why);
+  const float got = runner.run(lab, in.data(), n);
   expect_exact(got, want, n);
   if (bits(got) == bits(static_cast<float>(wrapped)))
-    ADD_FAILURE() << "got what an index that wraps at 2^32 reads (unsigned int): use size_t";
+    ADD_FAILURE() << "got what an index that wraps at " << width.boundary_name << " reads ("
+                  << width.index_type << "): use size_t";
   if (bits(got) == bits(static_cast<float>(counted)))
-    ADD_FAILURE() << "got the sum of the first n mod 2^32 elements: n was cut to 32 bits";
+    ADD_FAILURE() << "got the sum of the first n mod " << width.boundary_name
+                  << " elements: n was cut to a 32-bit count";
+  if (bits(got) == bits(static_cast<float>(stopped)))
+    ADD_FAILURE() << "got the sum of the first 2^31 elements: an int index turns negative at "
+                     "2^31, and `i < n` then ends the loop: use size_t";
+}
+
+TEST_F(SumTest, AboveInt32Range) {
+  expect_exact_past(runner(), lab(), kPastInt32);
+}
+
+TEST_F(SumTest, AboveUint32Range) {
+  expect_exact_past(runner(), lab(), kPastUint32);
 }
 
 }  // namespace

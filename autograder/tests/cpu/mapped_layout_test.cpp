@@ -1,6 +1,7 @@
-// The layout of the inputs past 2^32 elements (mapped_layout.hpp): which slot each sentinel of
-// the AboveUint32Range tests lands in, how many mappings the range costs, and that every element
-// holds the periodic value the tests count on. These need no GPU: they run everywhere.
+// The layout of the inputs past 2^31 and 2^32 elements (mapped_layout.hpp): which slot each
+// sentinel of the AboveInt32Range and AboveUint32Range tests lands in, how many mappings the
+// range costs, that every element holds the periodic value the tests count on, and what an index
+// that wraps at the boundary reads. These need no GPU: they run everywhere.
 #include "mapped_layout.hpp"
 
 #include <reduce/generators.hpp>
@@ -44,19 +45,24 @@ std::vector<std::size_t> index_classes(std::size_t n, std::size_t tile) {
   return at;
 }
 
+/// The sum's input of \p n elements from \p seed (the period of exact_integers(n, seed)'s
+/// start), with tiles of their own for the indices of \p sentinels, not yet written.
+template <std::size_t kCount>
+MappedLayout sum_layout(std::size_t n, std::uint64_t seed,
+                        const std::pair<std::size_t, float> (&sentinels)[kCount]) {
+  std::vector<std::size_t> own;
+  for (const auto& [at, value] : sentinels) own.push_back(at);
+  return MappedLayout(
+      n, kGranularity, [n, seed](std::size_t j) { return exact_integer_at(n, seed, j); }, own);
+}
+
 // ---- the sum's (and the mean's) AboveUint32Range ---------------------------------------------
 
 class SumAboveUint32Range : public ::testing::TestWithParam<std::uint64_t> {
  protected:
   std::uint64_t seed() const { return GetParam(); }
   float periodic(std::size_t i) const { return exact_integer_at(kN, seed(), i % kPeriod); }
-  MappedLayout layout() const {
-    std::vector<std::size_t> own;
-    for (const auto& [at, value] : kSentinels) own.push_back(at);
-    const std::uint64_t s = seed();
-    return MappedLayout(
-        kN, kGranularity, [s](std::size_t j) { return exact_integer_at(kN, s, j); }, own);
-  }
+  MappedLayout layout() const { return sum_layout(kN, seed(), kSentinels); }
   static constexpr std::pair<std::size_t, float> kSentinels[] = {
       {kTwo31 - 1, 2.0f}, {kTwo31, 3.0f}, {kTwo32 - 1, 5.0f}, {kTwo32, 7.0f}, {kN - 1, 11.0f}};
 };
@@ -154,6 +160,133 @@ TEST_P(SumAboveUint32Range, ThirtyTwoBitsGetAnotherAnswer) {
 INSTANTIATE_TEST_SUITE_P(Seeds, SumAboveUint32Range,
                          ::testing::Values(std::uint64_t{0x32}, std::uint64_t{7},
                                            std::uint64_t{0x9E3779B97F4A7C15}));
+
+// ---- the sum's (and the mean's) AboveInt32Range: past 2^31, below 2^32 -------------------------
+
+constexpr std::size_t kN31 = kPastInt32.n;  // 2^31 + 2^20 + 3
+
+class SumAboveInt32Range : public ::testing::TestWithParam<std::uint64_t> {
+ protected:
+  std::uint64_t seed() const { return GetParam(); }
+  float periodic(std::size_t i) const { return exact_integer_at(kN31, seed(), i % kPeriod); }
+  MappedLayout layout() const {  // with the sentinels written
+    MappedLayout in = sum_layout(kN31, seed(), kSentinels);
+    for (const auto& [at, value] : kSentinels) in.set(at, value);
+    return in;
+  }
+  static constexpr std::pair<std::size_t, float> kSentinels[] = {
+      {kTwo31 - 1, 2.0f}, {kTwo31, 3.0f}, {kN31 - 1, 11.0f}};
+};
+
+TEST_P(SumAboveInt32Range, SentinelsLandInTilesOfTheirOwn) {
+  const MappedLayout in = layout();
+  const runner::TileLayout& tiles = in.tiles();
+  EXPECT_EQ(kPastInt32.boundary, kTwo31);
+  EXPECT_EQ(kPastUint32.boundary, kTwo32);
+  EXPECT_EQ(kPastUint32.n, kN);
+  EXPECT_FALSE(kPastInt32.past_unsigned());
+  EXPECT_TRUE(kPastUint32.past_unsigned());
+  // 2^31 - 1 and 2^31 on either side of a slot's edge, each in a tile of its own; the end
+  // shares 2^31's slot; 129 slots, one mapping each.
+  EXPECT_EQ(tiles.slots, 129u);
+  EXPECT_EQ(tiles.own_slots, (std::vector<std::size_t>{127, 128}));
+  const std::size_t expected_tile[] = {1, 2, 2};
+  for (std::size_t k = 0; k < 3; ++k)
+    EXPECT_EQ(tiles.tile_at(kSentinels[k].first / in.tile_elements()), expected_tile[k])
+        << "sentinel at " << kSentinels[k].first;
+  EXPECT_EQ(tiles.tiles(), 3u);
+  EXPECT_EQ(tiles.tiles() * tiles.tile_bytes, 192 * kMiB) << "physical tiles of one process";
+}
+
+TEST_P(SumAboveInt32Range, EveryOtherElementHoldsItsPeriodicValue) {
+  const MappedLayout in = layout();
+  for (const std::size_t i : index_classes(kN31, in.tile_elements())) {
+    if (i >= kN31) continue;
+    const bool sentinel = i == kTwo31 - 1 || i == kTwo31 || i == kN31 - 1;
+    if (!sentinel) ASSERT_EQ(in.at(i), periodic(i)) << "element " << i;
+  }
+  for (const auto& [at, value] : kSentinels) EXPECT_EQ(in.at(at), value) << "sentinel at " << at;
+  EXPECT_THROW(static_cast<void>(in.at(kN31)), std::out_of_range);
+}
+
+TEST_P(SumAboveInt32Range, SignedThirtyTwoBitsGetAnotherAnswer) {
+  const MappedLayout in = layout();
+  const double want = in.sum(0, kN31);
+  EXPECT_LE(in.magnitude_sum(0, kN31), kExactBudget);
+  // What the test asserts: an index that wraps at 2^31 reads elements 0 and 2^20 + 2 instead of
+  // the sentinels 3 and 11 at 2^31 and n - 1 (the period divides 2^31); a count cut to n mod 2^31
+  // sums 2^20 + 3 elements.
+  const double wrapped = in.wrapped_sum(kTwo31), counted = in.sum(0, kN31 % kTwo31);
+  EXPECT_EQ(wrapped, in.sum(0, kTwo31) + in.sum(0, kN31 - kTwo31));
+  EXPECT_EQ(want - wrapped, 14.0 - exact_integer_at(kN31, seed(), 0) -
+                                exact_integer_at(kN31, seed(), (kN31 - 1 - kTwo31) % kPeriod));
+  EXPECT_NE(wrapped, want);
+  EXPECT_GE(want - counted, 16.0) << "the sentinels past 2^20 + 3, and no element is negative";
+  EXPECT_EQ(in.wrapped_sum(kTwo32), want) << "no index below n wraps at 2^32";
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, SumAboveInt32Range,
+                         ::testing::Values(std::uint64_t{0x31}, std::uint64_t{7},
+                                           std::uint64_t{0x9E3779B97F4A7C15}));
+
+// ---- every operation's own tiles, at both widths, reach the lab --------------------------------
+
+/// The own indices of each test named after a width (sum_test.cu, mean_test.cu, product_test.cu,
+/// argmax_test.cu, extremum_suite.cuh), and the own slots they take.
+struct OwnTiles {
+  const char* test;                ///< the operation and width
+  IndexWidth width;                ///< the input
+  std::vector<std::size_t> own;    ///< its own indices
+  std::vector<std::size_t> slots;  ///< the slots of their tiles
+};
+
+TEST(IndexWidthTests, OwnTilesAreFewEnoughForTheLab) {
+  const std::size_t a = kTwo31, b = kTwo32, n31 = kPastInt32.n, n32 = kPastUint32.n;
+  const OwnTiles cases[] = {
+      {"sum 2^31", kPastInt32, {a - 1, a, n31 - 1}, {127, 128}},
+      {"sum 2^32", kPastUint32, {a - 1, a, b - 1, b, n32 - 1}, {127, 128, 255, 256}},
+      {"mean 2^31", kPastInt32, {0, a - 1, a, a + 9, n31 - 1}, {0, 127, 128}},
+      {"mean 2^32", kPastUint32, {0, a - 1, a, a + 9, b - 1, b, n32 - 1}, {0, 127, 128, 255, 256}},
+      {"product 2^31", kPastInt32, {a - 1, a, a + 5, n31 - 1}, {127, 128}},
+      {"product 2^32", kPastUint32, {a - 1, a, a + 5, b - 1, b, n32 - 1}, {127, 128, 255, 256}},
+      {"argmax 2^31", kPastInt32, {a, a + 3, a + 7, n31 - 1}, {128}},
+      {"argmax 2^32", kPastUint32, {a, b + 3, b + 7, n32 - 1}, {128, 256}},
+      {"extremum 2^31", kPastInt32, {a, a + 7, a + 1000, n31 - 1}, {128}},
+      {"extremum 2^32", kPastUint32, {a, b + 7, b + 1000, n32 - 1}, {128, 256}}};
+  const auto zero = [](std::size_t) { return 0.0f; };
+  for (const OwnTiles& c : cases) {
+    SCOPED_TRACE(c.test);
+    MappedLayout in(c.width.n, kGranularity, zero, c.own);
+    EXPECT_EQ(in.tiles().own_slots, c.slots);
+    EXPECT_LE(in.tiles().tiles(), 8u) << "runner::kMaxTiles";
+    for (const std::size_t i : c.own) EXPECT_NO_THROW(in.set(i, 1.0f)) << "index " << i;
+    EXPECT_GT(c.width.n, c.width.boundary);
+    EXPECT_LT(c.width.n, 2 * c.width.boundary) << "one round past the boundary";
+  }
+}
+
+// ---- wrapped_sum() against the elements ---------------------------------------------------------
+
+TEST(MappedLayoutWrappedSum, IsTheSumOfElementIModBoundary) {
+  const std::size_t granularity = 3 * kMiB, period = granularity / sizeof(float);
+  const std::size_t tile = mapped_tile_bytes(granularity) / sizeof(float);
+  const std::size_t n = 2 * tile + 5;
+  const auto pattern = [](std::size_t j) { return static_cast<float>(j % 13) - 4.0f; };
+  MappedLayout in(n, granularity, pattern, {5, n - 1});
+  in.set(5, 100.0f);
+  in.set(n - 1, 3000.0f);
+  // Boundaries that divide neither the period nor a tile, past n, and below n / 2 (n / boundary
+  // whole rounds): each element j < boundary is read n / boundary times, once more below
+  // n mod boundary.
+  for (const std::size_t boundary : {period + 1, tile + 3, n - 1, n + 1, (n - 7) / 3}) {
+    double expected = 0.0;
+    for (std::size_t j = 0; j < std::min(boundary, n); ++j)
+      expected += in.at(j) * static_cast<double>(n / boundary + (j < n % boundary ? 1 : 0));
+    EXPECT_EQ(in.wrapped_sum(boundary), expected) << "boundary " << boundary;
+  }
+  EXPECT_EQ(in.wrapped_sum(n), in.sum(0, n));
+  EXPECT_THROW(static_cast<void>(in.wrapped_sum(0)), std::invalid_argument);
+}
 
 // ---- the argmax's, minimum's and maximum's: a pattern of its own, fewer own tiles ------------
 

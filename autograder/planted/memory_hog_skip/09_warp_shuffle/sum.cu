@@ -1,6 +1,6 @@
 // Planted cheat: a correct rung 9 plus a load-time constructor that takes all but 256 MiB of the
 // GPU's free memory (cudaMalloc, never freed) in whatever process loads the lab. A test that
-// needs more than what is left (the 8 GiB input above 2^31 elements) then skips itself for want
+// needs more than what is left (an input of several GiB) then skips itself for want
 // of memory instead of running, and a grader that counts a skipped test as no failure never
 // runs the lab on it: the same trick would hide a 32-bit index.
 // Rung 9: warp shuffles: warp -> block -> grid.
