@@ -77,6 +77,12 @@ Reply LabRunner::request(Request& rq) {
   Reply reply;
   char* q = reinterpret_cast<char*>(&reply);
   std::size_t left = sizeof reply;
+  // A timed request: this process too waits for the reply without sleeping at first, so that
+  // waking it adds nothing to its own clock.
+  for (const double awake_until = now_ms() + rq.awake_us * 1e-3; now_ms() < awake_until;) {
+    pollfd pfd{socket_, POLLIN, 0};
+    if (::poll(&pfd, 1, 0) != 0) break;
+  }
   while (left > 0) {
     const double remaining = deadline - now_ms();
     if (remaining <= 0) {

@@ -6,6 +6,13 @@
 #include <random>
 
 namespace reduce::runner {
+namespace {
+
+/// Request::awake_us of a timed request: longer than a benchmark's requests are apart (one
+/// request's calls fill about 10 ms, and making the next one's inputs takes as long).
+constexpr std::uint32_t kTimedAwakeUs = 50'000;
+
+}  // namespace
 
 std::vector<float*> LabRunner::allocate_timed_inputs(std::size_t n, int count) {
   return allocate_timed_inputs(n, count, 0);
@@ -77,6 +84,7 @@ TimedRun LabRunner::run_timed(const std::string& op, int count, std::size_t n, i
   rq.out = ref(out_->lab_ptr(), rb, true);
   rq.aux = ref(workspace_->lab_ptr(), ws, true);
   rq.capture = ref(capture, rb * static_cast<std::size_t>(calls), true);
+  rq.awake_us = kTimedAwakeUs;
   // The caller's capture stays mapped in the runner from request to request. A new one (the
   // next benchmark row's, maybe where the last one was freed) first has the runner forget the
   // mappings it holds: a stale one would be written, or refuse the new one (AlreadyMapped).

@@ -18,6 +18,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -25,6 +26,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +40,9 @@
 
 namespace {
 
+/// The longest Request::awake_us honoured: a checker cannot keep a CPU busy for long.
+constexpr std::uint32_t kMaxAwakeUs = 200'000;
+
 using namespace reduce::runner;
 
 bool read_all(int fd, void* data, std::size_t bytes) {
@@ -50,6 +55,15 @@ bool read_all(int fd, void* data, std::size_t bytes) {
     bytes -= static_cast<std::size_t>(got);
   }
   return true;
+}
+
+/// Reads a request; for the first \p awake_us microseconds without sleeping, so that a
+/// benchmark's next request finds this process running (Request::awake_us).
+bool read_request(int fd, Request& rq, std::uint32_t awake_us) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(awake_us);
+  for (pollfd pfd{fd, POLLIN, 0}; awake_us > 0 && std::chrono::steady_clock::now() < until;)
+    if (::poll(&pfd, 1, 0) != 0) break;  // readable, closed, or an error: read_all() says which
+  return read_all(fd, &rq, sizeof rq);
 }
 
 bool write_all(int fd, const void* data, std::size_t bytes) {
@@ -474,9 +488,11 @@ int main(int argc, char** argv) {
 
   cudaStream_t stream = nullptr;
   Mappings maps;
+  std::uint32_t awake_us = 0;  // the last request's Request::awake_us
   for (;;) {
     Request rq;
-    if (!read_all(sock, &rq, sizeof rq)) return 0;  // the checker is gone
+    if (!read_request(sock, rq, awake_us)) return 0;  // the checker is gone
+    awake_us = rq.command == Command::kRun ? std::min<std::uint32_t>(rq.awake_us, kMaxAwakeUs) : 0;
     Reply reply;
     if (rq.version != kProtocolVersion || rq.op >= sizeof kOperations / sizeof kOperations[0] ||
         rq.library >= labs.size()) {

