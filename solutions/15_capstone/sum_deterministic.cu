@@ -6,19 +6,27 @@
 
 namespace reduce {
 
-std::size_t sum_workspace_bytes(std::size_t n) {
-  return capstone::workspace_bytes(n);
-}
+namespace {
 
-void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
+/// One block up to 2^16 floats, then one launch that ends in a last-block combine.
+capstone::Strategy strategy_for(std::size_t n) {
   using capstone::Strategy;
-  // One block up to 2^16 floats, then one launch that ends in a last-block combine.
   Strategy strategy =
       n <= capstone::kSingleBlockMaxDeterministic ? Strategy::kSingleBlock : Strategy::kLastBlock;
   if (capstone::forced_strategy(strategy) && strategy == Strategy::kAtomic) {
     strategy = Strategy::kLastBlock;  // the atomic strategy is not deterministic
   }
-  capstone::run(in, n, out, workspace, stream, strategy);
+  return strategy;
+}
+
+}  // namespace
+
+std::size_t sum_workspace_bytes(std::size_t n) {
+  return capstone::workspace_bytes(n, strategy_for(n));
+}
+
+void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
+  capstone::run(in, n, out, workspace, stream, strategy_for(n));
 }
 
 }  // namespace reduce

@@ -5,15 +5,21 @@
 
 namespace reduce {
 
+namespace {
+
+capstone::Strategy strategy_for(std::size_t n) {
+  using capstone::Strategy;
+  return n <= capstone::kSingleBlockMaxDeterministic ? Strategy::kSingleBlock : Strategy::kAtomic;
+}
+
+}  // namespace
+
 std::size_t sum_workspace_bytes(std::size_t n) {
-  return capstone::workspace_bytes(n);
+  return capstone::workspace_bytes(n, strategy_for(n));
 }
 
 void sum(const float* in, std::size_t n, float* out, Workspace workspace, cudaStream_t stream) {
-  using capstone::Strategy;
-  const Strategy strategy =
-      n <= capstone::kSingleBlockMaxDeterministic ? Strategy::kSingleBlock : Strategy::kAtomic;
-  capstone::run(in, n, out, workspace, stream, strategy);
+  capstone::run(in, n, out, workspace, stream, strategy_for(n));
 }
 
 }  // namespace reduce
