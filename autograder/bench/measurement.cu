@@ -199,7 +199,7 @@ void judge_graded(benchmark::State& state, Row& row, const GradedSamples& sample
   // The runner's events say the calls took far less than this process saw: they were
   // rewritten, or the work ran outside the stream they time.
   const bool clocks_agree = !(event_us < 0.8 * row.median_us - 20.0);
-  state.counters["runner_event_us"] = event_us;
+  state.counters[kEventUs] = event_us;
   // The samples' own noise (relative, robust: sampling_rule.hpp), on both clocks.
   state.counters[kNoise] = relative_noise(samples.host_ms);
   state.counters["event_noise"] = relative_noise(samples.event_ms);

@@ -173,6 +173,7 @@ BenchResults parse_bench_json(const std::string& text) {
       row.median_gbps = number_of(b, "median_gbps");
       row.wrong_results = number_of(b, bench::kWrongResults);
       row.noise = number_of(b, bench::kNoise);
+      row.event_us = number_of(b, bench::kEventUs);
       const double starts = std::min(number_of(b, "lab_process_starts"), 1e6);
       results.lab_process_starts = std::max(results.lab_process_starts, static_cast<int>(starts));
       // 1.7: error_occurred/error_message; 1.8: the same for SkipWithError, or

@@ -36,6 +36,11 @@ inline constexpr const char* kClocksAgree = "clocks_agree";
 /// fraction can be trusted to, written into the report beside it.
 inline constexpr const char* kNoise = "noise";
 
+/// Counter, graded rows: the median time of one call on the CUDA events of the process that ran
+/// it, in microseconds. A lab's own is a check only (its process could forge it); a course
+/// reference's, beside its time on the benchmark's clock, is the request's own cost.
+inline constexpr const char* kEventUs = "runner_event_us";
+
 /// reduce_bench's exit status when the machine has no CUDA device: nothing was measured.
 inline constexpr int kNoGpuExitCode = 3;
 

@@ -29,6 +29,7 @@ struct BenchRow {
   double median_gbps = 0;     ///< bandwidth from the median time
   double wrong_results = 0;   ///< timed runs whose result was wrong (0 when not a number)
   double noise = 0;           ///< a graded row's samples' relative noise (0 when not given)
+  double event_us = 0;        ///< a graded row's call on its process's CUDA events (0: none)
   bool error = false;         ///< the row was skipped with an error (threw or wrong results)
   std::string error_message;  ///< its message: for people, never read for a verdict
   VerdictFields verdict;      ///< what the row says of itself
