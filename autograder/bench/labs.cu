@@ -3,6 +3,7 @@
 #include "labs.cuh"
 
 #include "measurement.cuh"
+#include "session.cuh"
 #include "text.hpp"
 
 #include <reduce/ceiling.cuh>
@@ -62,9 +63,10 @@ void report_rate(benchmark::State& state, Row& row, const std::vector<double>& s
   state.counters["median_gbps"] = row.gbps;
 }
 
-void bench_host(benchmark::State& state, Rows& rows, const Operation& op, std::size_t n) {
+void bench_host(benchmark::State& state, const BenchSession& session, Rows& rows,
+                const Operation& op, std::size_t n) {
   Row& row = rows.open(RowId::of(op.name, "cpu", n));
-  Inputs& in = inputs_for(op, n, run_seed());
+  Inputs& in = inputs_for(op, n, session.seed());
   const std::vector<float> host = in.device[0].to_host();  // outside the clock
   std::vector<double> samples;
   double got = 0;
@@ -90,9 +92,10 @@ void bench_host(benchmark::State& state, Rows& rows, const Operation& op, std::s
 /// after it. Before every request, warm-ups included, the inputs it reads are made anew, whole,
 /// from fresh seeds (RegeneratedInputs, outside both clocks), and every call's result is
 /// checked: a wrong warm-up is a wrong call like any other. One benchmark iteration holds all
-/// samples; the runner (graded_runner()) serves every graded row.
-void bench_graded(benchmark::State& state, Rows& rows, const RowId& id, const Impl& impl) {
-  if (impl.runner != reference_runner()) end_references();
+/// samples; the runner (BenchSession::graded_runner()) serves every graded row.
+void bench_graded(benchmark::State& state, BenchSession& session, Rows& rows, const RowId& id,
+                  const Impl& impl) {
+  if (impl.runner != session.reference_runner()) session.end_references();
   Row& row = rows.open(id);
   const Operation& op = *impl.op;
   const std::size_t n = id.n;
@@ -101,9 +104,9 @@ void bench_graded(benchmark::State& state, Rows& rows, const RowId& id, const Im
     Runner& runner = *impl.runner;
     runner.use_library(impl.library);
     // The lab reads arrays its own process allocated; this process makes their contents.
-    const std::vector<float*> arrays = timed_arrays(runner, n).inputs;
+    const std::vector<float*> arrays = session.timed_arrays(runner, n).inputs;
     const int count = static_cast<int>(arrays.size());
-    RegeneratedInputs inputs(op, n, arrays);
+    RegeneratedInputs inputs(op, n, arrays, session.graded_rng());
     const double allocated_s = seconds_since(started);
     DeviceBuffer<std::int64_t> capture(count);
     const std::size_t rb = result_bytes(op.kind());
@@ -189,15 +192,6 @@ std::vector<Impl> trusted_labs() {
   return labs;
 }
 
-/// The libraries of \p entries, each once, in order.
-std::vector<std::string> library_paths(const std::vector<GradedEntry>& entries) {
-  std::vector<std::string> paths;
-  for (const GradedEntry& entry : entries)
-    if (std::find(paths.begin(), paths.end(), entry.path) == paths.end())
-      paths.push_back(entry.path);
-  return paths;
-}
-
 /// Rows of \p entries (of the variable \p variable) on an operation of kOperations: never
 /// loaded here; their calls go to \p runner. (Segmented operations have rows of their own.)
 std::vector<Impl> runner_labs(const std::vector<GradedEntry>& entries, const char* variable,
@@ -222,9 +216,9 @@ std::vector<Impl> runner_labs(const std::vector<GradedEntry>& entries, const cha
   return labs;
 }
 
-/// Labs being graded: their calls go to graded_runner().
-std::vector<Impl> graded_labs() {
-  return runner_labs(graded_entries(), "REDUCE_RUNNER_LABS", graded_runner());
+/// Labs being graded: their calls go to \p session's graded runner.
+std::vector<Impl> graded_labs(BenchSession& session) {
+  return runner_labs(graded_entries(), "REDUCE_RUNNER_LABS", session.graded_runner());
 }
 
 Impl probe_impl(const Operation& op) {
@@ -236,20 +230,23 @@ Impl probe_impl(const Operation& op) {
 }
 
 /// Registers the row of \p impl at \p n.
-void register_row(Rows& rows, const Impl& impl, std::size_t n) {
+void register_row(Rows& rows, BenchSession& session, const Impl& impl, std::size_t n) {
   const RowId id = RowId::of(impl.op->name, impl.name, n);
   Rows* table = &rows;
+  BenchSession* run = &session;  // main()'s, alive until every row has run
   benchmark::internal::Benchmark* b =
       impl.on_host
-          ? benchmark::RegisterBenchmark(
-                id.name.c_str(),
-                [table, op = impl.op, n](benchmark::State& s) { bench_host(s, *table, *op, n); })
-          : benchmark::RegisterBenchmark(id.name.c_str(), [table, impl, id](benchmark::State& s) {
-              if (impl.runner)
-                bench_graded(s, *table, id, impl);
-              else
-                bench_trusted(s, *table, id, impl);
-            });
+          ? benchmark::RegisterBenchmark(id.name.c_str(),
+                                         [table, run, op = impl.op, n](benchmark::State& s) {
+                                           bench_host(s, *run, *table, *op, n);
+                                         })
+          : benchmark::RegisterBenchmark(id.name.c_str(),
+                                         [table, run, impl, id](benchmark::State& s) {
+                                           if (impl.runner)
+                                             bench_graded(s, *run, *table, id, impl);
+                                           else
+                                             bench_trusted(s, *run, *table, id, impl);
+                                         });
   b->UseManualTime()->Unit(benchmark::kMicrosecond);
   if (impl.runner)
     b->Iterations(1);  // bench_graded takes its own samples
@@ -320,36 +317,12 @@ const std::vector<GradedEntry>& reference_entries() {
   return entries;
 }
 
-std::shared_ptr<Runner> graded_runner() {
-  static const std::shared_ptr<Runner> runner = [] {
-    RunnerOptions options = RunnerOptions::from_environment();
-    options.libraries = library_paths(graded_entries());
-    return std::make_shared<Runner>(std::move(options));
-  }();
-  return runner;
-}
-
-namespace {
-bool references_started = false;  // reference_runner() was made
-bool references_ended = false;    // and stopped for good
-}  // namespace
-
-std::shared_ptr<Runner> reference_runner() {
-  if (reference_entries().empty()) return nullptr;
-  static const std::shared_ptr<Runner> runner = [] {
-    references_started = true;
-    RunnerOptions options = RunnerOptions::from_environment();
-    options.libraries = library_paths(reference_entries());
-    options.prefix.clear();  // the course's own code: the sandbox is for the labs graded
-    return std::make_shared<Runner>(std::move(options));
-  }();
-  return runner;
-}
-
-void end_references() {
-  if (!references_started || references_ended) return;
-  references_ended = true;
-  reference_runner()->stop();
+std::vector<std::string> library_paths(const std::vector<GradedEntry>& entries) {
+  std::vector<std::string> paths;
+  for (const GradedEntry& entry : entries)
+    if (std::find(paths.begin(), paths.end(), entry.path) == paths.end())
+      paths.push_back(entry.path);
+  return paths;
 }
 
 std::size_t graded_library(const std::string& path) {
@@ -378,13 +351,14 @@ Impl cub_impl(const Operation& op) {
           }};
 }
 
-void bench_trusted(benchmark::State& state, Rows& rows, const RowId& id, const Impl& impl) {
-  end_references();
+void bench_trusted(benchmark::State& state, BenchSession& session, Rows& rows, const RowId& id,
+                   const Impl& impl) {
+  session.end_references();
   Row& row = rows.open(id);
   const Operation& op = *impl.op;
   const std::size_t n = id.n;
   try {
-    Inputs& in = inputs_for(op, n, run_seed());
+    Inputs& in = inputs_for(op, n, session.seed());
     reduce::Stream stream;
     DeviceBuffer<unsigned char> workspace(impl.workspace_bytes(n));
     DeviceBuffer<std::int64_t> out(1);
@@ -424,9 +398,9 @@ void bench_trusted(benchmark::State& state, Rows& rows, const RowId& id, const I
 }
 
 std::vector<std::pair<const Operation*, std::string>> register_operation_rows(
-    Rows& rows, const std::vector<std::size_t>& sizes) {
+    Rows& rows, const std::vector<std::size_t>& sizes, BenchSession& session) {
   std::vector<Impl> labs = trusted_labs();
-  for (Impl& graded : graded_labs()) labs.push_back(graded);
+  for (Impl& graded : graded_labs(session)) labs.push_back(graded);
   std::vector<Impl> impls;
   for (const Operation& op : operations()) {
     const bool present =
@@ -441,13 +415,13 @@ std::vector<std::pair<const Operation*, std::string>> register_operation_rows(
   // The course's references first, all of them, in a process of their own that ends before any
   // graded lab's code starts: nothing of a lab can run beside them.
   std::vector<Impl> references =
-      runner_labs(reference_entries(), "REDUCE_REFERENCE_LABS", reference_runner());
+      runner_labs(reference_entries(), "REDUCE_REFERENCE_LABS", session.reference_runner());
   for (const Impl& reference : references)
-    for (const std::size_t n : sizes) register_row(rows, reference, n);
+    for (const std::size_t n : sizes) register_row(rows, session, reference, n);
   for (const Operation& op : operations())
     for (std::size_t n : sizes)
       for (const Impl& impl : impls)
-        if (impl.op == &op) register_row(rows, impl, n);
+        if (impl.op == &op) register_row(rows, session, impl, n);
   std::vector<std::pair<const Operation*, std::string>> names;
   for (const Impl& impl : impls) names.emplace_back(impl.op, impl.name);
   for (const Impl& impl : references) names.emplace_back(impl.op, impl.name);

@@ -21,6 +21,8 @@
 
 namespace reduce::bench {
 
+class BenchSession;  // session.cuh
+
 /// Type-erased call of one implementation: the output is a float or an int64 index.
 using RunFn =
     std::function<void(const float*, std::size_t, void*, reduce::Workspace, cudaStream_t)>;
@@ -34,7 +36,7 @@ struct Impl {
   RunFn run;                                                ///< one call (trusted rows)
   bool checks_result = true;       ///< false for the probe, whose output is no result
   bool on_host = false;            ///< the CPU loop
-  std::shared_ptr<Runner> runner;  ///< a graded lab: calls go to its runner (graded_runner())
+  std::shared_ptr<Runner> runner;  ///< a graded lab: calls go to its runner
   std::size_t library = 0;         ///< a graded lab: its library among the runner's
 };
 
@@ -63,26 +65,14 @@ const std::vector<GradedEntry>& graded_entries();
 /// The course's references (REDUCE_REFERENCE_LABS, "name=op:path,..."): the reference solutions
 /// of the labs judged against them, in rows named <op>/reference-<lab row>/<n>. Timed as a graded
 /// lab is (bench_graded), in the same run, so that the ratio of the two is that lab's speed on
-/// this GPU relative to the course's; in a runner of their own (reference_runner()).
+/// this GPU relative to the course's; in a runner of their own
+/// (BenchSession::reference_runner()).
 const std::vector<GradedEntry>& reference_entries();
 
-/// The references' lab process: outside the sandbox (the course's own code), holding every
-/// library of REDUCE_REFERENCE_LABS (null without any). Its rows run first, before any graded
-/// lab's process starts, and end_references() ends it.
-std::shared_ptr<Runner> reference_runner();
+/// The libraries of \p entries, each once, in order: what a runner of those entries holds.
+std::vector<std::string> library_paths(const std::vector<GradedEntry>& entries);
 
-/// Stops the references' process for good, where it was started: the first row that is not a
-/// reference's calls this, so that it holds no GPU memory and runs nothing beside a lab.
-void end_references();
-
-/// The one lab process of every graded row: it holds every library of REDUCE_RUNNER_LABS, each
-/// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,
-/// hung or poisoned its context (the row's exception stops it). So no other lab process is
-/// alive while a row is timed, and a submission's benchmark makes one lab process, not one per
-/// row. It starts with the first graded row, after the probe and the first CUB rows.
-std::shared_ptr<Runner> graded_runner();
-
-/// The index of the library \p path among graded_runner()'s.
+/// The index of the library \p path among BenchSession::graded_runner()'s.
 std::size_t graded_library(const std::string& path);
 
 /// Samples of a trusted device row (CUB, the stream read) in a run that grades labs: there it is
@@ -99,13 +89,16 @@ Impl cub_impl(const Operation& op);
 
 /// A trusted row (CUB, the probe, a trusted lab): each sample poisons the output and the
 /// workspace and flushes L2 outside the timed region, times one call with CUDA events, and
-/// checks the result, on kRotation rotating inputs.
-void bench_trusted(benchmark::State& state, Rows& rows, const RowId& id, const Impl& impl);
+/// checks the result, on kRotation rotating inputs made from \p session's key. It ends the
+/// references' process first (BenchSession::end_references()).
+void bench_trusted(benchmark::State& state, BenchSession& session, Rows& rows, const RowId& id,
+                   const Impl& impl);
 
 /// Registers every operation's rows at every size, in order: per operation with a lab, the
-/// probe, CUB, its labs and the CPU loop. Returns the (operation, implementation) pairs, for
+/// probe, CUB, its labs and the CPU loop (the course's references before all of them). The rows
+/// reach \p session, which must outlive them. Returns the (operation, implementation) pairs, for
 /// print_tables().
 std::vector<std::pair<const Operation*, std::string>> register_operation_rows(
-    Rows& rows, const std::vector<std::size_t>& sizes);
+    Rows& rows, const std::vector<std::size_t>& sizes, BenchSession& session);
 
 }  // namespace reduce::bench

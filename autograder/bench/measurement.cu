@@ -12,8 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
-#include <random>
 
 namespace reduce::bench {
 namespace {
@@ -27,21 +25,6 @@ namespace {
 constexpr double kRequestMs = 10.0;
 
 }  // namespace
-
-std::uint64_t run_seed() {
-  static const std::uint64_t seed = []() -> std::uint64_t {
-    const char* env = std::getenv("REDUCE_SEED");
-    if (env != nullptr) return std::stoull(env, nullptr, 0);
-    std::random_device device;  // not the clock: a fresh run's key is not to be guessed either
-    return std::uint64_t{device()} << 32 ^ device();
-  }();
-  return seed;
-}
-
-reduce::KeyedStream& graded_rng() {
-  static reduce::KeyedStream rng = reduce::benchmark_stream(run_seed(), "graded");
-  return rng;
-}
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -92,10 +75,12 @@ void RegenerationCost::add(std::chrono::steady_clock::time_point started, double
   inputs += count;
 }
 
-RegeneratedInputs::RegeneratedInputs(const Operation& op, std::size_t n, std::vector<float*> arrays)
+RegeneratedInputs::RegeneratedInputs(const Operation& op, std::size_t n, std::vector<float*> arrays,
+                                     reduce::KeyedStream& rng)
     : op_(op),
       n_(n),
       arrays_(std::move(arrays)),
+      rng_(rng),
       recipes_(arrays_.size()),
       expected_(arrays_.size()),
       tallies_(std::max<std::size_t>(arrays_.size(), 1)) {}
@@ -105,7 +90,7 @@ void RegeneratedInputs::regenerate(int count) {
   tallies_.fill_bytes(0);
   timer_.start(nullptr);
   for (int b = 0; b < count; ++b) {
-    recipes_[b] = reduce::timed::draw_recipe(op_.answer(), n_, graded_rng());
+    recipes_[b] = reduce::timed::draw_recipe(op_.answer(), n_, rng_);
     reduce::timed::regenerate(arrays_[b], recipes_[b], tallies_.data() + b, nullptr);
   }
   timer_.stop(nullptr);
@@ -127,33 +112,6 @@ int timed_input_count(const Runner& runner, std::size_t n) {
   free += runner.timed_input_bytes();
   const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(float);
   return static_cast<int>(std::clamp<std::size_t>(free / 2 / bytes, 1, kMaxRunnerInputs));
-}
-
-TimedArrays timed_arrays(Runner& runner, std::size_t n, std::size_t segments) {
-  struct Held {
-    const Runner* runner = nullptr;
-    int starts = 0;         // the runner's start that allocated them
-    std::size_t bytes = 0;  // its timed_input_bytes() then: 0 once it stopped
-    std::size_t n = 0, segments = 0;
-    TimedArrays arrays;
-  };
-  static Held held;
-  const int count = timed_input_count(runner, n);
-  const bool reusable = held.runner == &runner && held.starts == runner.starts() &&
-                        held.bytes != 0 && runner.timed_input_bytes() == held.bytes &&
-                        static_cast<int>(held.arrays.inputs.size()) == count && held.n >= n &&
-                        held.segments >= segments;
-  if (!reusable) {
-    held = Held{};
-    held.arrays.inputs = runner.allocate_timed_inputs(n, count, segments);
-    held.arrays.offsets = runner.timed_offsets();
-    held.runner = &runner;
-    held.starts = runner.starts();
-    held.bytes = runner.timed_input_bytes();
-    held.n = n;
-    held.segments = segments;
-  }
-  return held.arrays;
 }
 
 int calls_per_request(double one_ms, int count) {

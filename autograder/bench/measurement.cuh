@@ -26,18 +26,6 @@
 
 namespace reduce::bench {
 
-/// The run's key: REDUCE_SEED (the grader gives reduce::benchmark_key() of its secret, so that a
-/// run is repeatable and independent of every test's inputs), else a fresh one from
-/// std::random_device. No runner sees it.
-std::uint64_t run_seed();
-
-/// The stream of every graded row's input seeds and random choices: reduce::benchmark_stream()
-/// of the run's key, "graded" (SipHash in counter mode, reduce/keyed_hash.hpp), so that no input,
-/// however much of it a lab reads, tells the key or another input. One for the whole run: no two
-/// rows, of one lab or of two, read the same inputs, and a run with the same key makes the same
-/// ones.
-reduce::KeyedStream& graded_rng();
-
 /// Seconds since \p t on the steady clock.
 double seconds_since(std::chrono::steady_clock::time_point t);
 
@@ -76,13 +64,15 @@ struct RegenerationCost {
 };
 
 /// A graded row's inputs (the runner's arrays, mapped into this process). regenerate() makes the
-/// first `count` of them anew, whole, each from a fresh seed (reduce::timed::regenerate(), one
-/// pass on the GPU), and their expected results with them, from the passes' tallies: nothing of
-/// an input or of its answer is left from before, and the runner never sees a seed.
+/// first `count` of them anew, whole, each from a fresh seed of the run's graded stream
+/// (BenchSession::graded_rng(); reduce::timed::regenerate(), one pass on the GPU), and their
+/// expected results with them, from the passes' tallies: nothing of an input or of its answer is
+/// left from before, and the runner never sees a seed.
 class RegeneratedInputs {
  public:
-  /// The inputs of \p op, \p n floats each, at \p arrays.
-  RegeneratedInputs(const Operation& op, std::size_t n, std::vector<float*> arrays);
+  /// The inputs of \p op, \p n floats each, at \p arrays, their seeds drawn from \p rng.
+  RegeneratedInputs(const Operation& op, std::size_t n, std::vector<float*> arrays,
+                    reduce::KeyedStream& rng);
 
   /// Makes inputs [0, count) anew and sets their expected results. Returns with the device idle,
   /// so that nothing of it runs while a call is timed.
@@ -97,6 +87,7 @@ class RegeneratedInputs {
   const Operation& op_;
   std::size_t n_;
   std::vector<float*> arrays_;
+  reduce::KeyedStream& rng_;
   std::vector<reduce::timed::Recipe> recipes_;
   std::vector<Expected> expected_;
   DeviceBuffer<reduce::timed::Tally> tallies_;
@@ -109,17 +100,12 @@ class RegeneratedInputs {
 /// counted as free).
 int timed_input_count(const Runner& runner, std::size_t n);
 
-/// A graded row's timed inputs in its runner, mapped into this process.
+/// A graded row's timed inputs in its runner, mapped into this process
+/// (BenchSession::timed_arrays()).
 struct TimedArrays {
   std::vector<float*> inputs;       ///< the distinct inputs, at least n floats each
   std::int64_t* offsets = nullptr;  ///< room for at least segments + 1 offsets (segmented rows)
 };
-
-/// The runner's timed inputs for a row of \p n floats (and \p segments segments): the ones it
-/// holds where they are as many as timed_input_count() allows now and large enough, else new
-/// ones. So the rows of one size share one allocation: allocating and mapping up to 16 GiB took
-/// longer than a row's samples. Each request still makes every input it reads anew, whole.
-TimedArrays timed_arrays(Runner& runner, std::size_t n, std::size_t segments = 0);
 
 /// Calls per graded request: enough to fill about kRequestMs from one call's \p one_ms, at least
 /// one, at most \p count (the distinct inputs).

@@ -36,12 +36,15 @@
 // people.
 //
 // Files: operations.cu (kOperations: each operation's CUB call, trusted inputs and checks),
-// measurement.cu (the sampling loop of each trust level), labs.cu (the operations' rows),
-// segmented.cuh (lab 17's rows), reporting.cpp (verdicts in the JSON), tables.cu, text.cpp.
+// session.cu (the run's state: its key, the lab processes, the timed inputs they share, the
+// ceiling probe's results), measurement.cu (the sampling loop of each trust level), labs.cu (the
+// operations' rows), segmented.cuh (lab 17's rows), reporting.cpp (verdicts in the JSON),
+// tables.cu, text.cpp.
 #include "labs.cuh"
 #include "measurement.cuh"
 #include "reporting.hpp"
 #include "segmented.cuh"
+#include "session.cuh"
 #include "tables.cuh"
 #include "text.hpp"
 
@@ -63,14 +66,15 @@ namespace {
 using namespace reduce::bench;
 
 /// The run's context in the JSON: the GPU, the ceiling probe, the seed and the CUBs.
-void add_context(const reduce::DeviceInfo& gpu, const Ceiling& ceiling) {
+void add_context(const reduce::DeviceInfo& gpu, const BenchSession& session) {
+  const Ceiling& ceiling = session.ceiling();
   benchmark::AddCustomContext("gpu", gpu.name);
   benchmark::AddCustomContext("sm_count", std::to_string(gpu.sm_count));
   benchmark::AddCustomContext("theoretical_gbps", fixed(gpu.theoretical_bandwidth_gbps(), 1));
   benchmark::AddCustomContext("ceiling_gbps", fixed(ceiling.gbps, 1));
   benchmark::AddCustomContext("ceiling_elements", std::to_string(ceiling.n));
-  benchmark::AddCustomContext("ceiling_kernel", reduce::stream_read_variant());
-  benchmark::AddCustomContext("seed", std::to_string(run_seed()));
+  benchmark::AddCustomContext("ceiling_kernel", ceiling.kernel);
+  benchmark::AddCustomContext("seed", std::to_string(session.seed()));
   // Lab 17's CUB rows: "cub" with CUDA's own CUB, "cub_fixed" with the newest (if built).
   benchmark::AddCustomContext("cub_version", std::to_string(CUB_MAJOR_VERSION) + "." +
                                                  std::to_string(CUB_MINOR_VERSION) + "." +
@@ -78,7 +82,7 @@ void add_context(const reduce::DeviceInfo& gpu, const Ceiling& ceiling) {
   benchmark::AddCustomContext("cub_fixed_version", reduce::cub_fixed::available()
                                                        ? reduce::cub_fixed::cub_version()
                                                        : reduce::cub_fixed::kAbsent);
-  for (const reduce::ProbeTiming& t : reduce::probe_timings())
+  for (const reduce::ProbeTiming& t : ceiling.timings)
     benchmark::AddCustomContext(std::string("probe ") + t.name, fixed(t.gbps, 1));
 }
 
@@ -103,15 +107,20 @@ int main(int argc, char** argv) {
     return kNoGpuExitCode;  // as reduce-grade: nothing measured for want of a GPU
   }
   const reduce::DeviceInfo gpu = reduce::query_device();
-  Ceiling ceiling;
+  // The run's state, which every row reaches: made here, after the GPU check, so that a run
+  // without a GPU reads no REDUCE_SEED.
+  BenchSession session;
+  Ceiling& ceiling = session.ceiling();
   ceiling.n = reduce::ceiling_probe_size();
   ceiling.gbps = reduce::measure_ceiling_gbps(ceiling.n);
-  add_context(gpu, ceiling);
+  ceiling.kernel = reduce::stream_read_variant();
+  ceiling.timings = reduce::probe_timings();
+  add_context(gpu, session);
 
   const std::vector<std::size_t> sizes = bench_sizes();
-  const auto impls = register_operation_rows(rows, sizes);
+  const auto impls = register_operation_rows(rows, sizes, session);
   // Lab 17's rows (segmented reductions), after the floor of each size: segmented.cuh.
-  const auto [families, segmented_names] = register_segmented_rows(rows, sizes);
+  const auto [families, segmented_names] = register_segmented_rows(rows, sizes, session);
   benchmark::RunSpecifiedBenchmarks(nullptr, file_reporter.get());
   print_tables(rows, sizes, impls, gpu, ceiling);
   print_segmented_tables(rows, sizes, families, segmented_names);

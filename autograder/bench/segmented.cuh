@@ -42,6 +42,8 @@
 
 namespace reduce::bench {
 
+class BenchSession;  // session.cuh
+
 /// A segmented operation the benchmark times.
 struct SegmentedOp {
   std::string name;  ///< the catalogue's entry point, and the rows' prefix
@@ -141,7 +143,8 @@ SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, const Se
 /// Registers lab 17's rows (see above) at every size where a segmented lab is timed: floor/<n>
 /// first, then per shape and size the graded labs, CUB's two rows and the trusted labs. Returns
 /// the families and implementations that were registered, in order, for print_segmented_tables().
+/// The rows reach \p session, which must outlive them.
 std::pair<std::vector<std::string>, std::vector<std::string>> register_segmented_rows(
-    Rows& rows, const std::vector<std::size_t>& sizes);
+    Rows& rows, const std::vector<std::size_t>& sizes, BenchSession& session);
 
 }  // namespace reduce::bench

@@ -5,6 +5,7 @@
 #include "cub_fixed_rows.hpp"
 #include "labs.cuh"
 #include "measurement.cuh"
+#include "session.cuh"
 #include "text.hpp"
 
 #include <reduce/cuda_check.cuh>
@@ -39,7 +40,7 @@ struct SegmentedImpl {
 struct GradedSegmented {
   const SegmentedOp* op = nullptr;
   std::string name;
-  std::shared_ptr<Runner> runner;  // graded_runner()
+  std::shared_ptr<Runner> runner;  // BenchSession::graded_runner()
   std::size_t library = 0;         // its library there
 };
 
@@ -118,8 +119,8 @@ struct SegmentedCall {
   }
 };
 
-void bench_segmented(benchmark::State& state, Rows& rows, const RowId& id,
-                     const SegmentedImpl& impl, const SegmentShape& shape) {
+void bench_segmented(benchmark::State& state, const BenchSession& session, Rows& rows,
+                     const RowId& id, const SegmentedImpl& impl, const SegmentShape& shape) {
   Row& row = rows.open(id);
   try {
     if (impl.kind == SegmentedKind::kCubFixed && !reduce::cub_fixed::available()) {
@@ -127,7 +128,7 @@ void bench_segmented(benchmark::State& state, Rows& rows, const RowId& id,
       return;
     }
     const SegmentedOp& op = *impl.op;
-    const SegmentedInputs& in = segmented_inputs(op, id.n, shape, run_seed());
+    const SegmentedInputs& in = segmented_inputs(op, id.n, shape, session.seed());
     const Segmentation& seg = *in.seg;
     const SegmentedCall call{
         impl, in,
@@ -175,9 +176,14 @@ void bench_segmented(benchmark::State& state, Rows& rows, const RowId& id,
 /// segments.
 class SegmentedRequests {
  public:
-  SegmentedRequests(Runner& runner, const SegmentedOp& op, const Segmentation& seg)
-      : runner_(runner), op_(op), seg_(seg), results_(seg.segments * op.per_segment()) {
-    const TimedArrays arrays = timed_arrays(runner, seg.elements, seg.segments);
+  SegmentedRequests(BenchSession& session, Runner& runner, const SegmentedOp& op,
+                    const Segmentation& seg)
+      : runner_(runner),
+        rng_(session.graded_rng()),
+        op_(op),
+        seg_(seg),
+        results_(seg.segments * op.per_segment()) {
+    const TimedArrays arrays = session.timed_arrays(runner, seg.elements, seg.segments);
     inputs_ = arrays.inputs;
     runner_offsets_ = arrays.offsets;
     REDUCE_CUDA_CHECK(
@@ -202,7 +208,7 @@ class SegmentedRequests {
                                       (seg_.segments + 1) * sizeof(std::int64_t),
                                       cudaMemcpyDeviceToDevice, nullptr));
     for (int b = 0; b < calls; ++b) {
-      fill_graded_segmented_input(op_, inputs_[b], seg_.elements, graded_rng()());
+      fill_graded_segmented_input(op_, inputs_[b], seg_.elements, rng_());
       expected_segment_results(op_, inputs_[b], seg_, storage_.data(), bytes_, expected_[b].data());
     }
     timer_.stop(nullptr);
@@ -224,6 +230,7 @@ class SegmentedRequests {
 
  private:
   Runner& runner_;
+  reduce::KeyedStream& rng_;  // the run's graded stream: every input's seed
   const SegmentedOp& op_;
   const Segmentation& seg_;
   std::size_t results_;  // floats of one call's results
@@ -240,14 +247,15 @@ class SegmentedRequests {
 
 /// A graded lab's segmented reduction, timed as the operations' graded rows are
 /// (SegmentedRequests).
-void bench_graded_segmented(benchmark::State& state, Rows& rows, const RowId& id,
-                            const GradedSegmented& impl, const SegmentShape& shape) {
+void bench_graded_segmented(benchmark::State& state, BenchSession& session, Rows& rows,
+                            const RowId& id, const GradedSegmented& impl,
+                            const SegmentShape& shape) {
   Row& row = rows.open(id);
   try {
     const auto started = std::chrono::steady_clock::now();
     impl.runner->use_library(impl.library);
-    const std::shared_ptr<const Segmentation> seg = segmentation_for(id.n, shape, run_seed());
-    SegmentedRequests request(*impl.runner, *impl.op, *seg);
+    const std::shared_ptr<const Segmentation> seg = segmentation_for(id.n, shape, session.seed());
+    SegmentedRequests request(session, *impl.runner, *impl.op, *seg);
     const double allocated_s = seconds_since(started);
     // The first request maps the buffers into the runner: time the second.
     request(1);
@@ -277,11 +285,11 @@ void bench_graded_segmented(benchmark::State& state, Rows& rows, const RowId& id
 }
 
 /// The segmented entries of REDUCE_RUNNER_LABS ("name=segmented_sum:path").
-std::vector<GradedSegmented> graded_segmented_labs() {
+std::vector<GradedSegmented> graded_segmented_labs(BenchSession& session) {
   std::vector<GradedSegmented> labs;
   for (const GradedEntry& entry : graded_entries())
     if (const SegmentedOp* op = find_segmented_op(entry.op))
-      labs.push_back({op, entry.name, graded_runner(), graded_library(entry.path)});
+      labs.push_back({op, entry.name, session.graded_runner(), graded_library(entry.path)});
   return labs;
 }
 
@@ -328,15 +336,17 @@ std::vector<SegmentShape> segment_shapes() {
 }
 
 /// floor/<n> at every size: CUB's sum timed as the trusted rows are.
-void register_floor_rows(Rows& rows, const std::vector<std::size_t>& sizes) {
+void register_floor_rows(Rows& rows, const std::vector<std::size_t>& sizes, BenchSession& session) {
   Impl floor = cub_impl(*find_operation("sum"));
   floor.name = "floor";
   Rows* table = &rows;
+  BenchSession* run = &session;
   for (std::size_t n : sizes) {
     const RowId id{"sum", n, "floor", "floor/" + std::to_string(n)};
     benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
-        id.name.c_str(),
-        [table, floor, id](benchmark::State& st) { bench_trusted(st, *table, id, floor); });
+        id.name.c_str(), [table, run, floor, id](benchmark::State& st) {
+          bench_trusted(st, *run, *table, id, floor);
+        });
     b->UseManualTime()->Unit(benchmark::kMicrosecond);
     set_trusted_sampling(b);
   }
@@ -350,9 +360,9 @@ void remember(std::vector<std::string>& list, const std::string& name) {
 }  // namespace
 
 std::pair<std::vector<std::string>, std::vector<std::string>> register_segmented_rows(
-    Rows& rows, const std::vector<std::size_t>& sizes) {
+    Rows& rows, const std::vector<std::size_t>& sizes, BenchSession& session) {
   std::vector<SegmentedImpl> trusted = trusted_segmented_impls();
-  const std::vector<GradedSegmented> graded = graded_segmented_labs();
+  const std::vector<GradedSegmented> graded = graded_segmented_labs(session);
   for (const GradedSegmented& impl : graded) {  // CUB beside every graded operation
     const bool has_cub = std::any_of(trusted.begin(), trusted.end(), [&](const auto& s) {
       return s.op == impl.op && s.kind == SegmentedKind::kCub;
@@ -361,8 +371,9 @@ std::pair<std::vector<std::string>, std::vector<std::string>> register_segmented
   }
   std::vector<std::string> families, names;  // for the table printed at the end
   if (trusted.empty() && graded.empty()) return {families, names};
-  register_floor_rows(rows, sizes);
+  register_floor_rows(rows, sizes, session);
   Rows* table = &rows;
+  BenchSession* run = &session;  // main()'s, alive until every row has run
   for (const SegmentShape& shape : segment_shapes())
     for (std::size_t n : sizes) {
       if (!shape.fits(n)) continue;
@@ -371,8 +382,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> register_segmented
         remember(families, id.family);
         remember(names, impl.name);
         benchmark::RegisterBenchmark(id.name.c_str(),
-                                     [table, impl, id, shape](benchmark::State& st) {
-                                       bench_graded_segmented(st, *table, id, impl, shape);
+                                     [table, run, impl, id, shape](benchmark::State& st) {
+                                       bench_graded_segmented(st, *run, *table, id, impl, shape);
                                      })
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
@@ -384,8 +395,8 @@ std::pair<std::vector<std::string>, std::vector<std::string>> register_segmented
         remember(families, id.family);
         remember(names, impl.name);
         benchmark::internal::Benchmark* b = benchmark::RegisterBenchmark(
-            id.name.c_str(), [table, impl, id, shape](benchmark::State& st) {
-              bench_segmented(st, *table, id, impl, shape);
+            id.name.c_str(), [table, run, impl, id, shape](benchmark::State& st) {
+              bench_segmented(st, *run, *table, id, impl, shape);
             });
         b->UseManualTime()->Unit(benchmark::kMicrosecond);
         set_trusted_sampling(b);

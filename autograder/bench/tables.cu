@@ -74,10 +74,9 @@ void print_tables(const Rows& rows, const std::vector<std::size_t>& sizes,
       "\n%s, %d SMs, theoretical %.0f GB/s; ceiling probe (stream read of %zu floats, "
       "%s) %.0f GB/s\n",
       gpu.name.c_str(), gpu.sm_count, gpu.theoretical_bandwidth_gbps(), ceiling.n,
-      reduce::stream_read_variant(), ceiling.gbps);
+      ceiling.kernel.c_str(), ceiling.gbps);
   std::printf("probe layouts:");
-  for (const reduce::ProbeTiming& t : reduce::probe_timings())
-    std::printf(" [%s] %.0f", t.name, t.gbps);
+  for (const reduce::ProbeTiming& t : ceiling.timings) std::printf(" [%s] %.0f", t.name, t.gbps);
   std::printf(" GB/s\n");
   for (const Operation& operation : operations())
     for (std::size_t n : sizes) print_table(rows, operation, n, impls, ceiling);

@@ -5,6 +5,7 @@
 #include "operations.cuh"
 #include "reporting.hpp"
 
+#include <reduce/ceiling.cuh>
 #include <reduce/device_info.cuh>
 
 #include <cstddef>
@@ -14,10 +15,14 @@
 
 namespace reduce::bench {
 
-/// The ceiling probe's measurement of this run: a pure streaming read of n floats.
+/// The ceiling probe's measurement of this run: a pure streaming read of n floats. Kept whole
+/// once measured (BenchSession::ceiling()), so that the JSON's context and the tables print the
+/// same layout and timings.
 struct Ceiling {
-  std::size_t n = 0;  ///< floats read
-  double gbps = 0;    ///< its rate
+  std::size_t n = 0;                         ///< floats read
+  double gbps = 0;                           ///< its rate
+  std::string kernel;                        ///< the layout it kept (stream_read_variant())
+  std::vector<reduce::ProbeTiming> timings;  ///< every layout's rate (probe_timings())
 };
 
 /// One block per operation and size: what a student compares rung by rung. \p impls: the

@@ -6,13 +6,13 @@
 /// from a fresh 64-bit seed through a counter-based hash of (seed, index). That seed and every
 /// random choice of the input (draw_recipe(): the extreme value, its 1 to 4 places, the factors'
 /// places, the mirror, lab 18's trap and its side) come from the benchmark's keyed stream
-/// (graded_rng(), measurement.cuh: SipHash-2-4 in counter mode, reduce/keyed_hash.hpp) under the
-/// benchmark's key, its REDUCE_SEED, which the grader derives from its secret apart from every
-/// test's keys (reduce::benchmark_key()) and which no runner sees. Inverting the hash of one
-/// input gives that input's seed at most: no other input, no answer, not the key.
-/// So no answer can be known before the input is read: not the sum, not the extreme or where
-/// it first occurs, not the product's sign, not lab 18's sums, which depend on pairs placed at
-/// random across the whole input.
+/// (BenchSession::graded_rng(), session.cuh: SipHash-2-4 in counter mode, reduce/keyed_hash.hpp)
+/// under the benchmark's key, its REDUCE_SEED, which the grader derives from its secret apart
+/// from every test's keys (reduce::benchmark_key()) and which no runner sees. Inverting the hash of
+/// one input gives that input's seed at most: no other input, no answer, not the key. So no answer
+/// can be known before the input is read: not the sum, not the extreme or where it first occurs,
+/// not the product's sign, not lab 18's sums, which depend on pairs placed at random across the
+/// whole input.
 ///
 /// An input is a Recipe (drawn on the host, a few hundred bytes) and element_at(recipe, i), a
 /// pure function that the GPU evaluates in one memory-bound pass (regenerate(), timed_inputs.cu)

@@ -1,0 +1,89 @@
+/// \file
+/// \brief What one run of the benchmark keeps from row to row (BenchSession): made once in
+/// main() and reached by every row through the lambdas that register it, so that no function
+/// keeps run-wide state of its own.
+#pragma once
+
+#include "measurement.cuh"
+#include "runner.hpp"
+#include "tables.cuh"
+
+#include <reduce/keyed_hash.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace reduce::bench {
+
+/// One run's state: its key and the graded rows' keyed stream, the ceiling probe's results, the
+/// lab processes (the graded labs' and the references'), and the timed inputs the graded rows of
+/// one size share. main() makes one and keeps it until every row has run.
+class BenchSession {
+ public:
+  /// Reads the run's key: REDUCE_SEED (the grader gives reduce::benchmark_key() of its secret,
+  /// so that a run is repeatable and independent of every test's inputs), else a fresh one from
+  /// std::random_device. No runner sees it.
+  BenchSession();
+  BenchSession(const BenchSession&) = delete;
+  BenchSession& operator=(const BenchSession&) = delete;
+
+  /// The run's key.
+  std::uint64_t seed() const { return seed_; }
+
+  /// The stream of every graded row's input seeds and random choices: reduce::benchmark_stream()
+  /// of the run's key, "graded" (SipHash in counter mode, reduce/keyed_hash.hpp), so that no
+  /// input, however much of it a lab reads, tells the key or another input. One for the whole
+  /// run: no two rows, of one lab or of two, read the same inputs, and a run with the same key
+  /// makes the same ones.
+  reduce::KeyedStream& graded_rng() { return graded_rng_; }
+
+  /// The ceiling probe's results, measured once before any row (main()).
+  Ceiling& ceiling() { return ceiling_; }
+  /// The ceiling probe's results.
+  const Ceiling& ceiling() const { return ceiling_; }
+
+  /// The one lab process of every graded row: it holds every library of REDUCE_RUNNER_LABS, each
+  /// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,
+  /// hung or poisoned its context (the row's exception stops it). So no other lab process is
+  /// alive while a row is timed, and a submission's benchmark makes one lab process, not one per
+  /// row. Made on the first call; its process starts with the first graded row, after the probe
+  /// and the first CUB rows.
+  std::shared_ptr<Runner> graded_runner();
+
+  /// The references' lab process: outside the sandbox (the course's own code), holding every
+  /// library of REDUCE_REFERENCE_LABS (null without any). Its rows run first, before any graded
+  /// lab's process starts, and end_references() ends it.
+  std::shared_ptr<Runner> reference_runner();
+
+  /// Stops the references' process for good, where it was made: the first row that is not a
+  /// reference's calls this, so that it holds no GPU memory and runs nothing beside a lab.
+  void end_references();
+
+  /// The runner's timed inputs for a row of \p n floats (and \p segments segments): the ones it
+  /// holds where they are as many as timed_input_count() allows now and large enough, else new
+  /// ones. So the rows of one size share one allocation: allocating and mapping up to 16 GiB took
+  /// longer than a row's samples. Each request still makes every input it reads anew, whole.
+  TimedArrays timed_arrays(Runner& runner, std::size_t n, std::size_t segments = 0);
+
+ private:
+  /// The timed inputs last allocated, and what they were allocated for.
+  struct HeldArrays {
+    const Runner* runner = nullptr;
+    int starts = 0;         // the runner's start that allocated them
+    std::size_t bytes = 0;  // its timed_input_bytes() then: 0 once it stopped
+    std::size_t n = 0, segments = 0;
+    TimedArrays arrays;
+  };
+
+  std::uint64_t seed_;
+  reduce::KeyedStream graded_rng_;
+  Ceiling ceiling_;
+  std::shared_ptr<Runner> graded_runner_;
+  std::shared_ptr<Runner> reference_runner_;
+  bool references_ended_ = false;  // reference_runner_ stopped for good
+  HeldArrays held_;
+};
+
+}  // namespace reduce::bench
