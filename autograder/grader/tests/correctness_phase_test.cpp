@@ -17,7 +17,6 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <optional>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -59,53 +58,16 @@ std::vector<PartJob> jobs_of(const PartSeconds& table) {
   return jobs;
 }
 
-using PieceGroups = std::vector<std::vector<PartPiece>>;
-
-/// The seconds of each group of \p groups: each piece weighs its part's weight in \p table times
-/// its share of the part's tests.
+/// The seconds of each group of \p groups: its jobs' weights in \p table.
 std::vector<double> group_seconds(const PartSeconds& table, const std::vector<PartJob>& jobs,
-                                  const PieceGroups& groups) {
+                                  const Groups& groups) {
   std::vector<double> seconds;
-  for (const std::vector<PartPiece>& g : groups) {
+  for (const std::vector<std::size_t>& g : groups) {
     double sum = 0;
-    for (const PartPiece& piece : g) {
-      const PartJob& job = jobs[piece.job];
-      const double share =
-          job.tests == 0 ? 1.0
-                         : static_cast<double>(piece.tests.size()) / static_cast<double>(job.tests);
-      sum += table.weight(job.lab, job.op, job.tests) * share;
-    }
+    for (std::size_t k : g) sum += table.weight(jobs[k].lab, jobs[k].op, jobs[k].tests);
     seconds.push_back(sum);
   }
   return seconds;
-}
-
-/// The parts of each group of \p groups, in order.
-Groups job_groups(const PieceGroups& groups) {
-  Groups jobs;
-  for (const std::vector<PartPiece>& g : groups) {
-    jobs.emplace_back();
-    for (const PartPiece& piece : g) jobs.back().push_back(piece.job);
-  }
-  return jobs;
-}
-
-/// Expects every test of every part of \p jobs in exactly one piece of \p groups, and no two
-/// pieces of a part in one group.
-void expect_every_test_once(const std::vector<PartJob>& jobs, const PieceGroups& groups) {
-  std::vector<std::vector<int>> seen(jobs.size());
-  for (std::size_t k = 0; k < jobs.size(); ++k) seen[k].assign(jobs[k].tests, 0);
-  for (const Groups::value_type& g : job_groups(groups)) {
-    std::vector<std::size_t> parts = g;
-    std::sort(parts.begin(), parts.end());
-    EXPECT_EQ(std::adjacent_find(parts.begin(), parts.end()), parts.end())
-        << "two pieces of a part in one group";
-  }
-  for (const std::vector<PartPiece>& g : groups)
-    for (const PartPiece& piece : g)
-      for (std::size_t t : piece.tests) ++seen[piece.job].at(t);
-  for (std::size_t k = 0; k < jobs.size(); ++k)
-    EXPECT_EQ(seen[k], std::vector<int>(jobs[k].tests, 1)) << jobs[k].lab << " " << jobs[k].op;
 }
 
 TEST(PartSeconds, TheCoursesTableLoadsAndNamesOnlyTheCoursesParts) {
@@ -132,35 +94,26 @@ TEST(CheckerGroups, TheCoursesPartsSplitWithinFifteenPercentOfAnEqualShare) {
   const std::vector<PartJob> jobs = jobs_of(table);
   const Rubric rubric =
       load_rubric(std::string(REDUCE_GRADE_TEST_ROOT) + "/autograder/rubric.toml");
-  std::vector<std::size_t> counts = {2, 3, 4, 5, 6, 7, 8, 10, 12, 16};
+  std::vector<std::size_t> counts = {2, 3, 4, 5, 6, 7, 8};
   counts.push_back(
       static_cast<std::size_t>(rubric.limits.parallel_checks - rubric.limits.sanitizer_checkers));
-  double total = 0;
-  for (const PartJob& j : jobs) total += table.find(j.lab, j.op)->seconds;
-  for (const std::size_t count : counts) {
-    const PieceGroups groups = checker_groups(table, jobs, count);
-    ASSERT_EQ(groups.size(), count);
-    expect_every_test_once(jobs, groups);
-    const std::vector<double> seconds = group_seconds(table, jobs, groups);
-    const double share = total / static_cast<double>(count);
-    // No part is left heavier than a share; the groups end within 15 % of one.
-    EXPECT_LE(*std::max_element(seconds.begin(), seconds.end()), share * 1.15)
-        << count << " groups of " << total << " s";
+  double total = 0, heaviest = 0;
+  for (const PartJob& j : jobs) {
+    total += table.find(j.lab, j.op)->seconds;
+    heaviest = std::max(heaviest, table.find(j.lab, j.op)->seconds);
   }
-}
-
-TEST(CheckerGroups, NothingChangesWhereNoPartIsHeavierThanAnEqualShare) {
-  // The course's parts in up to 8 groups: lab 01's 20.5 s is below every share (23.6 s or more).
-  const PartSeconds& table = course_table();
-  const std::vector<PartJob> jobs = jobs_of(table);
-  std::vector<double> weights;
-  for (const PartJob& j : jobs) weights.push_back(table.weight(j.lab, j.op, j.tests));
-  for (const std::size_t count : {1, 2, 3, 4, 5, 6, 7, 8}) {
-    const PieceGroups groups = checker_groups(table, jobs, count);
-    EXPECT_EQ(job_groups(groups), balanced_groups(weights, count)) << count;
-    for (const std::vector<PartPiece>& g : groups)
-      for (const PartPiece& piece : g)
-        EXPECT_EQ(piece.tests.size(), jobs[piece.job].tests) << "a whole part, " << count;
+  for (const std::size_t count : counts) {
+    const Groups groups = checker_groups(table, jobs, count);
+    ASSERT_EQ(groups.size(), count);
+    std::vector<std::size_t> all;
+    for (const auto& g : groups) all.insert(all.end(), g.begin(), g.end());
+    std::sort(all.begin(), all.end());
+    ASSERT_EQ(all.size(), jobs.size()) << "every part in exactly one group";
+    for (std::size_t k = 0; k < all.size(); ++k) ASSERT_EQ(all[k], k);
+    const std::vector<double> seconds = group_seconds(table, jobs, groups);
+    const double bound = std::max(heaviest, total / static_cast<double>(count) * 1.15);
+    EXPECT_LE(*std::max_element(seconds.begin(), seconds.end()), bound)
+        << count << " groups of " << total << " s";
   }
 }
 
@@ -172,16 +125,9 @@ PartSeconds table_of(const std::vector<std::tuple<std::string, double, std::size
   return table;
 }
 
-/// The indices \p first, first + step, ... below \p end.
-std::vector<std::size_t> every(std::size_t first, std::size_t step, std::size_t end) {
-  std::vector<std::size_t> out;
-  for (std::size_t i = first; i < end; i += step) out.push_back(i);
-  return out;
-}
-
-TEST(CheckerGroups, APartHeavierThanAnEqualShareIsSplitAcrossGroups) {
-  // 20 + 6 x 4 = 44 s in 3 groups: a share of 14.7 s. Whole, the slow part alone would take
-  // 20 s; cut in two pieces of 10 s (its tests dealt out in turn), the groups end at 14-16 s.
+TEST(CheckerGroups, APartHeavierThanAnEqualShareGetsAGroupOfItsOwn) {
+  // 20 + 6 x 4 = 44 s in 3 groups: a share of 14.7 s. By tests (all 70) the slow part would
+  // share a group with two others.
   const PartSeconds table = table_of({{"a", 4, 70},
                                       {"b", 4, 70},
                                       {"c", 4, 70},
@@ -189,19 +135,10 @@ TEST(CheckerGroups, APartHeavierThanAnEqualShareIsSplitAcrossGroups) {
                                       {"d", 4, 70},
                                       {"e", 4, 70},
                                       {"f", 4, 70}});
-  const std::vector<PartJob> jobs = jobs_of(table);  // the table's order: a b c d e f slow
-  const PieceGroups groups = checker_groups(table, jobs, 3);
-  const std::vector<std::size_t> all = every(0, 1, 70);
-  EXPECT_EQ(groups, (PieceGroups{{{6, every(0, 2, 70)}, {3, all}},
-                                 {{6, every(1, 2, 70)}, {4, all}},
-                                 {{0, all}, {1, all}, {2, all}, {5, all}}}));
-  EXPECT_EQ(group_seconds(table, jobs, groups), (std::vector<double>{14, 14, 16}));
-  expect_every_test_once(jobs, groups);
-  // Never more pieces than groups, nor than tests; one group: nothing to split.
-  EXPECT_EQ(job_groups(checker_groups(table_of({{"x", 100, 3}, {"y", 1, 5}}),
-                                      {{"x", "sum", 3}, {"y", "sum", 5}}, 8)),
-            (Groups{{0}, {0}, {0}, {1}}));
-  EXPECT_EQ(job_groups(checker_groups(table, jobs, 1)), (Groups{{6, 0, 1, 2, 3, 4, 5}}));
+  const Groups groups = checker_groups(table, jobs_of(table), 3);
+  EXPECT_EQ(groups, (Groups{{6}, {0, 2, 4}, {1, 3, 5}}))
+      << "the table's order: a b c d e f slow; slow alone, three of 4 s in each other group";
+  EXPECT_EQ(group_seconds(table, jobs_of(table), groups), (std::vector<double>{20, 12, 12}));
 }
 
 TEST(CheckerGroups, APartTheTableLacksWeighsItsTestsAtTheMedianSecondsPerTest) {
@@ -223,18 +160,15 @@ TEST(CheckerGroups, LabsTheTableLacksAreSplitByTheirNumbersOfTests) {
                                         {"21_new", "maximum", 40},
                                         {"22_new", "sum", 50}};
   const std::vector<double> tests = {71, 12, 84, 40, 50};
-  for (const std::size_t count : {1, 2, 3}) {  // at 4, the parts of 71 and 84 tests are split
-    EXPECT_EQ(job_groups(checker_groups(course_table(), unknown, count)),
-              balanced_groups(tests, count))
+  for (const std::size_t count : {1, 2, 3, 4}) {
+    EXPECT_EQ(checker_groups(course_table(), unknown, count), balanced_groups(tests, count))
         << count;
-    EXPECT_EQ(job_groups(checker_groups(PartSeconds{}, unknown, count)),
-              balanced_groups(tests, count));
+    EXPECT_EQ(checker_groups(PartSeconds{}, unknown, count), balanced_groups(tests, count));
   }
   // Beside a measured part: the new ones weigh their tests at the table's seconds per test.
   const PartSeconds table = table_of({{"a", 10, 100}, {"b", 3, 10}, {"c", 1, 20}});
   const std::vector<PartJob> mixed = {{"new", "sum", 60}, {"a", "sum", 100}, {"new2", "sum", 40}};
-  EXPECT_EQ(job_groups(checker_groups(table, mixed, 2)), (Groups{{1}, {0, 2}}))
-      << "10 s against 6 + 4 s: a share, not above it";
+  EXPECT_EQ(checker_groups(table, mixed, 2), (Groups{{1}, {0, 2}})) << "10 s against 6 + 4 s";
 }
 
 /// The ConfigError that parse_part_seconds() throws for \p text ("" where none).
@@ -364,48 +298,6 @@ TEST(Assess, TheFirstHungSuiteSaysWhyAndAnyFailureOrEmptySuiteFails) {
   EXPECT_FALSE(s.tests_failed);
   f.tests[0] = suite_of(2, 1);
   EXPECT_TRUE(assess(f).tests_failed);
-}
-
-/// The names and results of \p run's tests, in order.
-std::vector<std::pair<std::string, TestResult>> outcomes(const SuiteRun& run) {
-  std::vector<std::pair<std::string, TestResult>> out;
-  for (const TestOutcome& t : run.tests) out.emplace_back(t.name, t.result);
-  return out;
-}
-
-TEST(MergePieces, ThePiecesOfAPartReportAsItsOneRun) {
-  SuiteRun whole = suite_of(3, 1, 1);  // T.t0-2 passed, T.t3 failed, T.t4 skipped
-  whole.attempts = 1;
-  std::vector<std::string> names;
-  for (const TestOutcome& t : whole.tests) names.push_back(t.name);
-  std::optional<SuiteRun> even = SuiteRun{}, odd = SuiteRun{};
-  for (std::size_t i = 0; i < whole.tests.size(); ++i)
-    (i % 2 == 0 ? even : odd)->tests.push_back(whole.tests[i]);
-  even->ran = odd->ran = true;
-  even->attempts = odd->attempts = 1;
-  even->seconds = 2.5;
-  odd->seconds = 1.5;
-  even->logs = {"tests/group_0.log"};
-  odd->logs = {"tests/group_1.log"};
-  odd->not_implemented = true;
-  const std::optional<SuiteRun> merged = merge_pieces({odd, even}, names);  // in any order
-  ASSERT_TRUE(merged.has_value());
-  EXPECT_EQ(outcomes(*merged), outcomes(whole)) << "the part's tests, in its list's order";
-  EXPECT_EQ(merged->passed(), 3);
-  EXPECT_EQ(merged->failed(), 1);
-  EXPECT_EQ(merged->skipped(), 1);
-  EXPECT_TRUE(merged->ran);
-  EXPECT_TRUE(merged->not_implemented);
-  EXPECT_EQ(merged->attempts, 1) << "each test ran once: no restart";
-  EXPECT_DOUBLE_EQ(merged->seconds, 4.0);
-  EXPECT_EQ(merged->logs, (std::vector<std::string>{"tests/group_1.log", "tests/group_0.log"}));
-  // A whole part is its own run; a piece that was not kept leaves the part to run alone.
-  const std::optional<SuiteRun> one = merge_pieces({whole}, names);
-  ASSERT_TRUE(one.has_value());
-  EXPECT_EQ(outcomes(*one), outcomes(whole));
-  EXPECT_EQ(one->attempts, 1);
-  EXPECT_FALSE(merge_pieces({even, std::nullopt}, names).has_value());
-  EXPECT_FALSE(merge_pieces({}, names).has_value());
 }
 
 /// A checker of the course written into \p dir, both of its ways: with --labs-file it is
@@ -574,59 +466,6 @@ TEST(CheckLabs, ALabThatHangsIsMarkedHungAndTheOthersStillGetTheirResults) {
   EXPECT_FALSE(assess(stub).hung);
   EXPECT_TRUE(stub.tests[0].not_implemented);
   EXPECT_EQ(stub.tests[0].passed(), 1);
-}
-
-TEST(CheckLabs, APartSplitAcrossCheckersReportsWhatItsWholeRunWould) {
-  // One checker: nothing is split.
-  Phase whole({{"passes", {"sum", "maximum"}}});
-  whole.rubric.limits.parallel_checks = 1;
-  ASSERT_TRUE(check_labs(whole.p, {0}, whole.context()));
-  // Two checkers: the maximum's 10 s is above a share of 5.5 s, its three tests in two pieces.
-  Phase split({{"passes", {"sum", "maximum"}}});
-  split.rubric.limits.parallel_checks = 2;
-  split.course.part_seconds = table_of({{"passes", 1, 2}});
-  split.course.part_seconds.labs["passes"]["maximum"] = {10, 3};
-  ASSERT_TRUE(check_labs(split.p, {0}, split.context()));
-  const fs::path logs = split.dir / "logs" / "tests";
-  const std::string g0 = read_file(logs / "group_0.labs.txt");
-  const std::string g1 = read_file(logs / "group_1.labs.txt");
-  EXPECT_TRUE(contains(g0, "\tFake.Passes:Fake.After1:Fake.After2\tFake.Passes:Fake.After2\n"))
-      << g0;
-  EXPECT_TRUE(contains(g1, "\tFake.Passes:Fake.After1:Fake.After2\tFake.After1\n")) << g1;
-  EXPECT_TRUE(split.ran_alone().empty()) << "both pieces passed: the part was settled";
-  ASSERT_EQ(whole.p.labs[0].tests.size(), 2u);
-  ASSERT_EQ(split.p.labs[0].tests.size(), 2u);
-  for (std::size_t k = 0; k < 2; ++k) {
-    const SuiteRun& a = whole.p.labs[0].tests[k];
-    const SuiteRun& b = split.p.labs[0].tests[k];
-    EXPECT_EQ(b.op, a.op);
-    EXPECT_EQ(outcomes(b), outcomes(a)) << a.op;
-    EXPECT_EQ(b.passed(), a.passed()) << a.op;
-    EXPECT_EQ(b.failed(), a.failed()) << a.op;
-    EXPECT_EQ(b.skipped(), a.skipped()) << a.op;
-    EXPECT_EQ(b.attempts, a.attempts) << a.op;
-    EXPECT_EQ(b.ran, a.ran) << a.op;
-    EXPECT_EQ(b.not_implemented, a.not_implemented) << a.op;
-  }
-  EXPECT_EQ(split.p.labs[0].tests[1].passed(), 3);
-  EXPECT_EQ(split.p.labs[0].tests[1].logs.size(), 2u) << "both checkers' logs";
-}
-
-TEST(CheckLabs, APieceThatFailsSendsItsWholePartToRunAlone) {
-  Phase phase({{"forge", {"sum"}}, {"passes", {"sum"}}});
-  phase.rubric.limits.parallel_checks = 2;
-  phase.course.part_seconds = table_of({{"forge", 10, 2}, {"passes", 1, 2}});
-  ASSERT_TRUE(check_labs(phase.p, {0, 1}, phase.context()));
-  const fs::path logs = phase.dir / "logs" / "tests";
-  EXPECT_TRUE(contains(read_file(logs / "group_0.labs.txt") + read_file(logs / "group_1.labs.txt"),
-                       "forge\tsum\ttree\tsum\t/libforge_sum.so\tFake.Passes:Fake.Misbehaves\t"
-                       "Fake.Misbehaves\n"));
-  EXPECT_EQ(phase.ran_alone(), std::vector<std::string>{"forge"}) << "its passing piece too";
-  const SuiteRun& forge = phase.p.labs[0].tests.at(0);
-  EXPECT_EQ(forge.passed(), 1);
-  EXPECT_EQ(forge.failed(), 1);
-  EXPECT_TRUE(contains(message_of(forge, "Fake.Misbehaves"), "the lab threw: x"));
-  EXPECT_EQ(phase.p.labs[1].tests.at(0).passed(), 2);
 }
 
 TEST(LabRuns, ALabsCheckerArgumentsAndOptionsNameItAndTheRubricsLimits) {

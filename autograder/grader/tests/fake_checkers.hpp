@@ -12,8 +12,7 @@
 namespace reduce::grade {
 
 /// checker_main's --labs-file mode, in miniature, written into \p dir: for each part (a lab's
-/// operation), the marked line, then the tests its filter (the plan's sixth field, or its seventh
-/// where there is one: a piece of a split part names a subset of the sixth's tests) selects,
+/// operation), the marked line, then the tests its filter (the plan's sixth field) selects,
 /// listed or run with FAKE_MODE=$mode. \p per_part: shell lines run first for each part, with
 /// $lab, $op and $list set; they may set $mode.
 inline SuiteOptions several_labs_checker(const fs::path& dir, const std::string& per_part) {
@@ -25,8 +24,7 @@ inline SuiteOptions several_labs_checker(const fs::path& dir, const std::string&
              "  --lab-mark=*) mark=${a#--lab-mark=};;\n"
              "  --record=*) record=$a;;\n"
              "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
-             "cut -f1,2,6,7 \"$plan\" | while read -r lab op filter piece; do\n"
-             "  if [ -n \"$piece\" ]; then filter=$piece; fi\n"
+             "cut -f1,2,6 \"$plan\" | while read -r lab op filter; do\n"
              "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
              "  mode=''; part=''\n"
              "  [ -n \"$record\" ] && part=\"$record --record-part=$i,0\"\n" +

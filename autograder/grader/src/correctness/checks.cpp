@@ -22,7 +22,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -239,42 +238,10 @@ struct TestMember {
   SuiteKind kind;   ///< kGraded (public and hidden in one process) or kPublic
 };
 
-/// What one group of the tests' several-lab checkers runs: each piece's part, narrowed to the
-/// piece's tests where it is not the whole part (one filter more: the checker runs a test of a
-/// part only where every filter of the part matches), those tests, and the words that name it.
-struct GroupPlan {
-  std::vector<PlannedLab> parts;
-  std::vector<std::vector<std::string>> tests;
-  std::vector<std::string> names;
-};
-
-/// The plan of \p group (checker_groups()) of the parts \p parts, whose tests are \p tests.
-GroupPlan group_plan(const std::vector<PartPiece>& group, const std::vector<PlannedLab>& parts,
-                     const std::vector<std::vector<std::string>>& tests) {
-  GroupPlan plan;
-  for (const PartPiece& piece : group) {
-    PlannedLab part = parts[piece.job];
-    const std::vector<std::string>& all = tests[piece.job];
-    std::vector<std::string> mine;
-    for (std::size_t t : piece.tests) mine.push_back(all[t]);
-    std::string name = fmt::format("{} ({})", part.name, part.op);
-    if (mine.size() != all.size()) {
-      part.filters.push_back(gtest_filter_for(mine));
-      name =
-          fmt::format("{} ({}, {} of its {} tests)", part.name, part.op, mine.size(), all.size());
-    }
-    plan.parts.push_back(std::move(part));
-    plan.tests.push_back(std::move(mine));
-    plan.names.push_back(std::move(name));
-  }
-  return plan;
-}
-
 /// The tests' several-lab checkers: every (lab, operation) with public tests, of any operation,
 /// in up to \p checkers checkers of about equal measured seconds (checker_groups(): the course's
-/// autograder/part_seconds.toml; a part heavier than an equal share split across checkers, its
-/// pieces' runs merged into one: merge_pieces()), run by run_gtest_suite_labs(): one checker and
-/// one lab process per group instead of one of each per lab and operation.
+/// autograder/part_seconds.toml), run by run_gtest_suite_labs(): one checker and one lab process
+/// per group instead of one of each per lab and operation.
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
 /// tests that failed in the group (\p failures) fail there too.
@@ -309,23 +276,22 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
     jobs.push_back({parts[k].name, parts[k].op, tests[k].size()});
   const auto groups =
       checker_groups(c.course.part_seconds, jobs, static_cast<std::size_t>(checkers));
-  // Each part's pieces' runs (one unless checker_groups() split it), merged once all are back.
-  std::vector<std::vector<std::optional<SuiteRun>>> pieces(parts.size());
-  std::vector<std::vector<std::size_t>> slots(groups.size());
-  for (std::size_t g = 0; g < groups.size(); ++g)
-    for (const PartPiece& piece : groups[g]) {
-      slots[g].push_back(pieces[piece.job].size());
-      pieces[piece.job].emplace_back();
-    }
   std::mutex mutex;
   run_in_parallel(groups.size(), checkers, [&](std::size_t g) {
-    const GroupPlan plan = group_plan(groups[g], parts, tests);
+    std::vector<PlannedLab> group;
+    std::vector<std::vector<std::string>> group_tests;
+    std::vector<std::string> names;
+    for (std::size_t k : groups[g]) {
+      group.push_back(parts[k]);
+      group_tests.push_back(tests[k]);
+      names.push_back(fmt::format("{} ({})", parts[k].name, parts[k].op));
+    }
     SuiteOptions mine = options;
     mine.log_stem = fmt::format("group_{}", g);
-    c.progress.line(fmt::format("{}tests in one checker: {}", c.tag, join(plan.names, ", ")));
+    c.progress.line(fmt::format("{}tests in one checker: {}", c.tag, join(names, ", ")));
     LabsRun run;
     try {
-      run = run_gtest_suite_labs(mine, plan.parts, plan.tests);
+      run = run_gtest_suite_labs(mine, group, group_tests);
     } catch (const std::exception&) {
       return;  // every part of the group runs alone
     }
@@ -333,20 +299,15 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
     c.counts.checkers += run.startups.contexts;
     c.counts.lab_processes += run.startups.lab_processes;
     for (std::size_t k = 0; k < groups[g].size(); ++k) {
-      const std::size_t job = groups[g][k].job;
-      const TestMember& m = members[job];
-      if (!run.failures[k].empty()) {
-        std::vector<TestOutcome>& failed = failures[{m.lab, m.plan.op}];
-        failed.insert(failed.end(), run.failures[k].begin(), run.failures[k].end());
+      const TestMember& m = members[groups[g][k]];
+      if (!run.failures[k].empty()) failures[{m.lab, m.plan.op}] = run.failures[k];
+      if (run.labs[k]) {
+        SuiteRun part = std::move(*run.labs[k]);
+        part.op = m.plan.op;
+        results[{m.lab, m.plan.op}] = std::move(part);
       }
-      pieces[job][slots[g][k]] = std::move(run.labs[k]);
     }
   });
-  for (std::size_t k = 0; k < parts.size(); ++k)
-    if (std::optional<SuiteRun> part = merge_pieces(pieces[k], tests[k])) {
-      part->op = members[k].plan.op;
-      results[{members[k].lab, members[k].plan.op}] = std::move(*part);
-    }
   return results;
 }
 

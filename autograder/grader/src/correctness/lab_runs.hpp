@@ -12,7 +12,6 @@
 
 #include <cstddef>
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,33 +58,13 @@ struct PartJob {
   std::size_t tests = 0;  ///< the number of tests it runs
 };
 
-/// One checker's share of a part: the part (an index into the jobs) and the tests of it that run
-/// there (indices into the part's list, ascending): all of them, or a piece of a part split
-/// across checkers.
-struct PartPiece {
-  std::size_t job = 0;             ///< index into the jobs
-  std::vector<std::size_t> tests;  ///< indices into the part's list of tests
-
-  /// Same part, same tests.
-  bool operator==(const PartPiece& other) const { return job == other.job && tests == other.tests; }
-};
-
 /// Splits \p jobs into up to \p count groups of about equal measured seconds: balanced_groups()
 /// over PartSeconds::weight(), each part's seconds in \p table, a part the table lacks its tests
 /// times the table's median seconds per test (and so, with an empty table, by numbers of tests).
-/// A part heavier than an equal share of the whole is cut into ceil(weight / share) pieces (at
-/// most one per group and one per test), its tests dealt out in turn, each piece weighing an
-/// equal part of it, and no two pieces of a part share a group. Every other part is one piece of
-/// all its tests.
-std::vector<std::vector<PartPiece>> checker_groups(const PartSeconds& table,
-                                                   const std::vector<PartJob>& jobs,
-                                                   std::size_t count);
-
-/// The one run of a part from the runs of its \p pieces in several-lab checkers (each a
-/// LabsRun::labs entry, empty where that piece was not kept), as one checker of all of them would
-/// report it: empty unless every piece was kept; its tests in the order of \p tests (the part's
-/// list); its seconds, logs, restarts and start-ups those of all the pieces.
-std::optional<SuiteRun> merge_pieces(const std::vector<std::optional<SuiteRun>>& pieces,
-                                     const std::vector<std::string>& tests);
+/// A part heavier than an equal share of the whole gets a group of its own: the lightest group
+/// is never above that share.
+std::vector<std::vector<std::size_t>> checker_groups(const PartSeconds& table,
+                                                     const std::vector<PartJob>& jobs,
+                                                     std::size_t count);
 
 }  // namespace reduce::grade
