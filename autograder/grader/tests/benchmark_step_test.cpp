@@ -229,6 +229,8 @@ TEST(BenchmarkStep, TheRequestsOwnCostMeasuredOnTheReferenceIsLeftOutOfTheLabsTi
     const PerfFacts p = run_benchmarks(course, labs, {{"r", plans}}, rubric, 1, dir / "a")["r"];
     ASSERT_TRUE(p.ran) << p.problem;
     EXPECT_NEAR(p.fraction, c.fraction, 1e-9) << c.why;
+    EXPECT_NEAR(p.request_us, c.lab_us - 6 / c.fraction, 1e-9) << c.why;
+    EXPECT_EQ(p.median_us, c.lab_us) << "the report keeps the lab's clock whole";
     remove_all_quietly(dir);
   }
 }

@@ -115,20 +115,24 @@ const BenchRow* measure_row(const BenchRow& row, const std::string& row_name,
 /// slowest fraction so far is \p slowest. Returns false, with perf.problem set, where the row
 /// gives the lab no fraction of its measure.
 /// A call of \p row as a fraction of the speed of a call of its \p measure, the request's own
-/// cost left out of both. The benchmark's clock times a request whole: its calls and, around
-/// them, the socket's round trip, the switches between the two processes' GPU contexts and the
-/// copy of the results back (about 11 us a call at 2^12 floats, where CUB's call is 6). The
-/// course's reference measures that cost in the same run: its clock less its own CUDA events,
-/// which are trusted. A lab is charged its clock less that cost, never less than its own events
-/// say (a lab's events could be forged lower, never its clock); without the reference's events,
-/// both clocks whole.
-double fraction_of_measure(const BenchRow& row, const BenchRow& measure) {
+/// cost left out of both: the fraction, and the cost left out (0: none). The benchmark's clock
+/// times a request whole: its calls and, around them, the socket's round trip, the switches between
+/// the two processes' GPU contexts and the copy of the results back (about 11 us a call at 2^12
+/// floats, where CUB's call is 6). The course's reference measures that cost in the same run: its
+/// clock less its own CUDA events, which are trusted. A lab is charged its clock less that cost,
+/// never less than its own events say (a lab's events could be forged lower, never its clock);
+/// without the reference's events, both clocks whole.
+struct ChargedCall {
+  double fraction = 0;
+  double request_us = 0;
+};
+ChargedCall fraction_of_measure(const BenchRow& row, const BenchRow& measure) {
   const double own = measure.event_us > 0
                          ? std::clamp(measure.median_us - measure.event_us, 0.0, measure.median_us)
                          : 0.0;
   double lab = std::max(row.median_us - own, row.event_us);
   if (!(lab > 0)) lab = row.median_us;
-  return (measure.median_us - own) / lab;
+  return {(measure.median_us - own) / lab, row.median_us - lab};
 }
 
 bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& results, bool probe,
@@ -173,11 +177,17 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
     perf.impossible = true;
     return false;
   }
-  const double fraction = measure != nullptr && measure->median_us > 0 && row.median_us > 0
-                              ? fraction_of_measure(row, *measure)
-                              : row.median_gbps / (reference > 0 ? reference : ceiling);
-  perf.detail += fmt::format("{}{} {} ({} GB/s)", perf.detail.empty() ? "" : ", ", what,
+  const ChargedCall charged =
+      measure != nullptr && measure->median_us > 0 && row.median_us > 0
+          ? fraction_of_measure(row, *measure)
+          : ChargedCall{row.median_gbps / (reference > 0 ? reference : ceiling)};
+  const double fraction = charged.fraction;
+  perf.detail += fmt::format("{}{} {} ({} GB/s", perf.detail.empty() ? "" : ", ", what,
                              fraction_text(fraction), fixed(row.median_gbps, 1));
+  if (charged.request_us > 0)
+    perf.detail += fmt::format("; {} of its {} us a call the request's own, left out",
+                               fixed(charged.request_us, 1), fixed(row.median_us, 1));
+  perf.detail += ")";
   if (slowest < 0 || fraction < slowest) {
     slowest = fraction;
     perf.op = what;
@@ -185,6 +195,7 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
     perf.fraction = fraction;
     perf.gbps = row.median_gbps;
     perf.median_us = row.median_us;
+    perf.request_us = charged.request_us;
     perf.ceiling_gbps = ceiling;
     perf.stream_read_gbps = stream;
     perf.cub_gbps = cub;

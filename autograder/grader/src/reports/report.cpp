@@ -130,6 +130,7 @@ json lab_json(const LabReport& lab) {
         {"skipped", f.perf_step.reason},
         {"n", f.perf.n},
         {"median_us", f.perf.median_us},
+        {"request_us", f.perf.request_us},
         {"gbps", f.perf.gbps},
         {"ceiling_gbps", f.perf.ceiling_gbps},
         {"probe_gbps", f.perf.probe_gbps},

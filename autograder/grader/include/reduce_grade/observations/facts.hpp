@@ -54,9 +54,12 @@ struct BuildFacts {
 
 /// The lab's benchmark measurement.
 struct PerfFacts {
-  bool ran = false;             ///< the benchmark ran and produced this lab's row
-  std::string problem;          ///< why not, or the row's error (else empty)
-  double median_us = 0;         ///< median time of one call at the benchmark size
+  bool ran = false;      ///< the benchmark ran and produced this lab's row
+  std::string problem;   ///< why not, or the row's error (else empty)
+  double median_us = 0;  ///< median time of one call at the benchmark size
+  /// Of median_us, the request's own cost, measured on the lab's measure and left out of the
+  /// fraction (0: none left out)
+  double request_us = 0;
   double gbps = 0;              ///< bandwidth of the lab
   double ceiling_gbps = 0;      ///< the ceiling it is compared with (same run)
   double probe_gbps = 0;        ///< the run's ceiling probe (context)
