@@ -2,9 +2,10 @@
 sentence: from course.json, autograder/rubric.toml and the committed runs."""
 import json
 import pathlib
+import re
 
 from .results import (DEFAULT_SIDE_RUNS, FAMILY_RUNS, LADDER_GPUS, SIDE_FOLDERS, GenerationError,
-                      short_gpu)
+                      pow2, short_gpu)
 from .text import gbps_text
 
 
@@ -17,11 +18,42 @@ def judged_ops(course, ops):
     return f"the slower of {names}" if len(ops) > 1 else names
 
 
+def lab_lengths(course, lab):
+    """The segment lengths the grader times a lab of families at (lab 17): the benchmark's
+    default REDUCE_SEGMENT_LENGTHS in autograder/bench/segmented_rows.cu, which the grader leaves
+    as it is; [] for a lab without families."""
+    if not any(bench_pattern(course, op).endswith("*") for op in lab_ops(course, course.impl(lab))):
+        return []
+    source = course.root / "autograder" / "bench" / "segmented_rows.cu"
+    match = re.search(r'size_list\("REDUCE_SEGMENT_LENGTHS",\s*"([0-9^,]+)"\)', source.read_text())
+    if not match:
+        raise GenerationError(f"no default REDUCE_SEGMENT_LENGTHS in {source}")
+    return [2 ** int(t[2:]) if t.startswith("2^") else int(t) for t in match.group(1).split(",")]
+
+
+def lengths_text(lengths):
+    """'32, 1024, 32768 and 2^20': the lengths in words, large powers of two as powers."""
+    words = [pow2(length) if length >= 1 << 16 else str(length) for length in lengths]
+    return ", ".join(words[:-1]) + " and " + words[-1] if len(words) > 1 else "".join(words)
+
+
+def per_length_bar(course, lab, entry):
+    """The opening of a per-length lab's bar (rubric `credit = "per_length"`): what is timed and
+    each length's share of the points."""
+    lengths = lab_lengths(course, lab)
+    points = entry["points"].get("performance", 0)
+    names = " and ".join(f"`{op}`" for op in lab_ops(course, course.impl(lab)))
+    return (f"Performance counts only once every test passes. The grader times {names} at rows "
+            f"of {lengths_text(lengths)} floats (2^28 floats in all), and each length earns "
+            f"{points / len(lengths):g} of the {points:g} points from the slower of the two there: "
+            f"its full share at {entry['threshold']:g} ")
+
+
 def performance_bar(course, lab):
     """One sentence of a lesson's task: what earns the lab's performance points, from
-    autograder/rubric.toml (its threshold and floor, and `measure`: "probe", the default, or
-    "reference") and the committed runs (the threshold in GB/s on each GPU, and the reference
-    solution's fraction, where the probe is the measure)."""
+    autograder/rubric.toml (its threshold and floor, and `measure`: "probe", the default,
+    "reference" or "cub") and the committed runs (the threshold in GB/s on each GPU, and the
+    reference solution's fraction, where the probe is the measure)."""
     folder = course.impl(lab)
     entry = course.lab_rubric(folder)
     measure = course.rubric().get("labs", {}).get(folder, {}).get("measure", "probe")
@@ -33,11 +65,19 @@ def performance_bar(course, lab):
         return text + (f"of the reference solution's bandwidth, timed in the same run, or above, "
                        f"none at {floor:.3g} or below (\"What is graded\").")
     if measure == "cub":
+        # The slowest of both modes at both sizes counts, and the request's own cost (CUB's
+        # clock less its own events) is left out of both times: the rubric's rule, in words.
         small = course.rubric()["labs"][folder].get("launch_bound_size", "")
-        return text + (f"of `cub::DeviceReduce::Sum`'s bandwidth, timed in the same run as a lab "
-                       f"is, or above, none at {floor:.3g} or below, in both modes"
-                       + (f" and at {small} floats too" if small else "")
-                       + " (\"What is graded\").")
+        names = " and ".join(f"`{op}`" for op in lab_ops(course, folder))
+        read = (f"the slowest of {names} at 2^28 floats and at a launch-bound {small}" if small
+                else f"{judged} at 2^28 floats")
+        return (f"Performance counts only once every test passes. It is read from {read}: "
+                f"full credit at {threshold:g} of `cub::DeviceReduce::Sum`'s speed or above, "
+                f"none at {floor:.3g} or below, CUB timed in the same run as a lab is and the "
+                "request's own cost left out of both times (\"What is graded\").")
+    per_length = entry.get("credit") == "per_length"
+    if per_length:
+        text = per_length_bar(course, lab, entry)
     bars, reached = [], []
     for short, name in LADDER_GPUS:
         try:
@@ -49,9 +89,10 @@ def performance_bar(course, lab):
         if fraction:
             reached.append(f"{fraction:.3g} on the {short}")
     text += (f"of the ceiling probe or above ({', '.join(bars)} of the committed runs), none at "
-             f"{floor:.3g} or below")
+             f"{floor:.3g} or below" + (", linear in between" if per_length else ""))
     if reached:
-        text += f"; the reference solution reaches {' and '.join(reached)}"
+        whose = "'s slowest length" if per_length else ""
+        text += f"; the reference solution{whose} reaches {' and '.join(reached)}"
     return text + " (\"What is graded\")."
 
 
