@@ -8,7 +8,9 @@
 #                               OFF:  never fetch; a missing library stops the configure
 #   REDUCE_DEPENDENCY_ARCHIVES  a folder holding the pinned archives under the file names below,
 #                               used instead of downloading (copy them from a machine with
-#                               network); their SHA256 is checked all the same
+#                               network); their SHA256 is checked all the same. Its default
+#                               is the environment variable of the same name, so that a script
+#                               that configures (tools/maint/gpu_check.sh) needs no new option
 #   FETCHCONTENT_SOURCE_DIR_<NAME>  CMake's own override: an unpacked source tree to use as is
 #
 #   reduce_dependency(<Package> [OPTIONAL])
@@ -19,7 +21,7 @@ include(FetchContent)
 set(REDUCE_FETCH_DEPENDENCIES AUTO CACHE STRING
   "Fetch third-party libraries with FetchContent: AUTO (only those not found), ON (all), OFF (never)")
 set_property(CACHE REDUCE_FETCH_DEPENDENCIES PROPERTY STRINGS AUTO ON OFF)
-set(REDUCE_DEPENDENCY_ARCHIVES "" CACHE PATH
+set(REDUCE_DEPENDENCY_ARCHIVES "$ENV{REDUCE_DEPENDENCY_ARCHIVES}" CACHE PATH
   "Folder with the pinned dependency archives, used instead of downloading them")
 if(NOT REDUCE_FETCH_DEPENDENCIES MATCHES "^(AUTO|ON|OFF)$")
   message(FATAL_ERROR "REDUCE_FETCH_DEPENDENCIES is '${REDUCE_FETCH_DEPENDENCIES}': AUTO, ON or OFF")
