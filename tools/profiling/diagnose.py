@@ -600,8 +600,11 @@ def permission_denied(text):
     return PERMISSION_ERROR in text
 
 
-def permission_help(lab, build):
-    """What to do when ncu may not read the counters (NVIDIA's page on ERR_NVGPUCTRPERM)."""
+def permission_help(lab, build, tree="labs", family="sum"):
+    """What to do when ncu may not read the counters (NVIDIA's page on ERR_NVGPUCTRPERM); the
+    ladder lines time \\p tree's lab in the benchmark's row \\p family (segmented_sum_32 for
+    lab 17's rows of 32: tools/ladder's -o takes the family)."""
+    op = "" if family == "sum" else f"-o {family} "
     return f"""\
 tools/profile: ncu may not read this GPU's performance counters ({PERMISSION_ERROR}): the
 driver lets only administrators profile (`grep RmProfilingAdminOnly /proc/driver/nvidia/params`
@@ -619,8 +622,8 @@ prints 1). Any one of these allows it (https://developer.nvidia.com/ERR_NVGPUCTR
     started with --cap-add=SYS_ADMIN
 Meanwhile, without counters: time your rung beside CUB and the ceiling probe, then the course's
 reference rung, at the graded size, and read the lesson's "Measured" section:
-  tools/ladder -B {build} -t labs -r {lab} -s 2^28
-  tools/ladder -r {lab} -s 2^28          (a build of the default preset, with solutions/)"""
+  tools/ladder -B {build} -t {tree} {op}-r {lab} -s 2^28
+  tools/ladder {op}-r {lab} -s 2^28          (a build of the default preset, with solutions/)"""
 
 
 def ncu_missing_help(lab):

@@ -244,6 +244,11 @@ class MessagesTest(unittest.TestCase):
         self.assertIn("options nvidia NVreg_RestrictProfilingToAdminUsers=0", text)
         self.assertIn('sudo env "PATH=$PATH" tools/profile 04', text)
         self.assertIn("tools/ladder -B build-student -t labs -r 04 -s 2^28", text)
+        # Lab 17's rows are a segmented family, and the tree is the one profiled.
+        text = diagnose.permission_help("17", "build-p", "submission", "segmented_softmax_32")
+        self.assertIn("tools/ladder -B build-p -t submission -o segmented_softmax_32 -r 17 "
+                      "-s 2^28", text)
+        self.assertIn("tools/ladder -o segmented_softmax_32 -r 17 -s 2^28", text)
 
     def test_ncu_missing_and_no_gpu(self):
         self.assertIn("nsight-compute", diagnose.ncu_missing_help("04"))
@@ -303,6 +308,8 @@ class PlanTest(unittest.TestCase):
             {"lab": "14_atomic_max", "op": "atomic_max", "library": "a.so", "bench_name": "14"},
             {"lab": "14_atomic_max", "op": "maximum", "library": "m.so", "bench_name": "14"},
             {"lab": "17_segmented", "op": "segmented_sum", "library": "s.so",
+             "bench_name": "17_segmented"},
+            {"lab": "17_segmented", "op": "segmented_softmax", "library": "x.so",
              "bench_name": "17_segmented"}]}}
         self.assertEqual(plan.find_entry(manifest, "labs", "14", "", course)["op"], "maximum")
         with self.assertRaisesRegex(ValueError, "not benchmarked"):
@@ -310,6 +317,14 @@ class PlanTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "no tree 'solutions'"):
             plan.find_entry(manifest, "solutions", "14", "", course)
         self.assertEqual(plan.family(course, "segmented_sum", 1024), "segmented_sum_1024")
+        # Lab 17: its first operation by default, the other by --op, each its own family.
+        self.assertEqual(plan.find_entry(manifest, "labs", "17", "", course)["op"],
+                         "segmented_sum")
+        softmax = plan.find_entry(manifest, "labs", "17", "segmented_softmax", course)
+        self.assertEqual(softmax["library"], "x.so")
+        self.assertEqual(plan.row_filter(plan.family(course, "segmented_softmax", 32),
+                                         softmax["bench_name"], N),
+                         f"--benchmark_filter=^segmented_softmax_32/17_segmented/{N}(/|$)")
         self.assertEqual(plan.family(course, "sum_deterministic", 1024), "sum")
         self.assertEqual(plan.row_filter("sum", "04_sequential", N),
                          f"--benchmark_filter=^sum/04_sequential/{N}(/|$)")
