@@ -123,6 +123,11 @@ function(reduce_dependency package)
   # The libraries' own options (honoured as plain variables through CMP0077): no tests,
   # examples, docs or install rules of theirs in this build.
   set(CMAKE_POLICY_DEFAULT_CMP0077 NEW)
+  # CMake 4 (PyPI's cmake today) refuses a cmake_minimum_required below 3.5, which
+  # nlohmann-json 3.11.2 (3.1) and CLI11 2.2.0 (3.4) ask for; older CMakes ignore this.
+  if(NOT DEFINED CMAKE_POLICY_VERSION_MINIMUM)
+    set(CMAKE_POLICY_VERSION_MINIMUM 3.5)
+  endif()
   set(subdir "")
   if(package STREQUAL "GTest")
     set(INSTALL_GTEST OFF)
