@@ -4,7 +4,7 @@
 # ./out) and are packed into $OUT/results.tgz; a short summary is printed last and kept in
 # $OUT/summary.txt.
 #
-#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [plans] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch] [neighbours] [small] [loop]
+#   tools/maint/gpu_check.sh [build] [test] [stubs] [bench] [ops] [library] [accuracy] [segmented] [plans] [sweep] [capstone] [grade] [planted] [calibrate] [attack] [class] [batch] [neighbours] [small] [loop] [profile]
 #   (default: build test stubs bench grade; compute-sanitizer runs inside the grade step, as the
 #   rubric says, and the planted warp race is one of the planted cases)
 #   env: BENCH_SIZES (default 2^26,2^28), SWEEP_SIZES, BUILD (default build-gpu), JOBS,
@@ -34,6 +34,8 @@
 #        SMALL_GIB (the small step's GPU memory in GiB, default 15),
 #        BATCH_BUDGET_S (a batch run is not started when the step's time so far plus the longest
 #        run so far would pass it, so that a call's time limit cuts no run; default: no limit),
+#        PROFILE_CASES (the profile step's cases, tools/maint/profile_check.sh's default: labs 02,
+#        09, rung 4 as lab 09 and lab 17's two operations),
 #        GRADER (the reduce-grade binary for the grade step: build it on a machine with CLI11,
 #        nlohmann-json, toml++ and fmt, copy it into .carry/ and name .carry in the device call)
 set -uo pipefail
@@ -416,6 +418,16 @@ if want loop; then
     note "one-lab loop, grade $k$([ $k = 2 ] && echo ' after an edit'): rc=$? in" \
       "$(( $(stamp) - t0 ))s: $(grep -E '^04_' "$OUT/loop/grade$k/summary.txt")"
   done
+fi
+
+# Nsight Compute on labs beside their references, the diagnosis printed: one text file per case
+# in $OUT/profile/ (tools/maint/profile_check.sh, its own build beside BUILD).
+if want profile; then
+  t0=$(stamp)
+  read -ra cases <<<"${PROFILE_CASES:-}"
+  OUT=$OUT/profile BUILD=$BUILD-profile tools/maint/profile_check.sh "${cases[@]}" \
+    >"$OUT/profile.log" 2>&1
+  note "profile: rc=$? in $(( $(stamp) - t0 ))s: $(grep -c 'exit 0 in' "$OUT/profile.log") case(s) profiled"
 fi
 
 finish
