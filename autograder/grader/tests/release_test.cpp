@@ -56,7 +56,10 @@ TEST_F(ReleaseTest, HasTheStudentParts) {
                            "CMakePresets.json",
                            "README.md",
                            ".github/workflows/self-check.yml",
-                           ".clang-format"})
+                           ".clang-format",
+                           "LICENSE",
+                           "CHANGELOG.md",
+                           "SECURITY.md"})
     EXPECT_TRUE(fs::exists(out_ / path)) << path;
   for (const CourseLab& lab : course_.labs)
     EXPECT_TRUE(fs::is_directory(out_ / "labs" / lab.folder));

@@ -139,7 +139,7 @@ void add_references(CourseBuildOptions& options, const Course& course, const Rub
 }
 
 std::string grader_version() {
-  return "1.0.0";
+  return REDUCE_GRADE_VERSION;  // project(reduce_course VERSION ...) of the top CMakeLists.txt
 }
 
 void Progress::line(const std::string& text) {

@@ -40,7 +40,10 @@ const std::vector<std::string> kReleased = {"labs",
                                             "CMakeLists.txt",
                                             "CMakePresets.json",
                                             ".clang-format",
-                                            ".gitignore"};
+                                            ".gitignore",
+                                            "LICENSE",
+                                            "CHANGELOG.md",
+                                            "SECURITY.md"};
 
 /// Files released under another name: the students' own README (the course's README.md is the
 /// instructors'), and their self-check workflow where GitHub looks for workflows.
