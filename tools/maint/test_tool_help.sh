@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# The tools' command lines (ctest tools.help, label cpu), offline and without a GPU:
+#   tools/maint/test_tool_help.sh [REDUCE_GRADE]
+# tools/setup, tools/test, tools/ladder and tools/lab-test answer --help with their usage (no
+# line of the script's '#' comments) and exit 0 without running anything: stand-ins for cmake,
+# ctest, apt-get, dpkg-query, nvcc and nvidia-smi record any call, and a call fails the case. An
+# argument a tool does not take exits 2 and says so; --lab (the grader's --labs) gets a hint.
+# With REDUCE_GRADE, the grader's --version is the course's and `grade --lab 04` says "did you
+# mean --labs?".
+set -euo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+grader=${1:-}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+mkdir -p "$work/fake"
+for tool in cmake ctest apt-get dpkg-query nvcc nvidia-smi; do
+  printf '#!/usr/bin/env bash\necho "%s $*" >>"%s/called"\nexit 0\n' "$tool" "$work" \
+    >"$work/fake/$tool"
+  chmod +x "$work/fake/$tool"
+done
+
+# Runs $@ with the stand-ins first on PATH; output in $work/out, exit status in $status.
+run() {
+  rm -f "$work/called"
+  set +e
+  PATH="$work/fake:$PATH" "$@" >"$work/out" 2>&1
+  status=$?
+  set -e
+}
+
+fail() {
+  echo "FAILED $1"
+  sed 's/^/  | /' "$work/out"
+  failures=$((failures + 1))
+}
+
+for tool in setup test ladder lab-test; do
+  for flag in --help -h; do
+    case_name="tools/$tool $flag"
+    run "$here/tools/$tool" "$flag"
+    [ "$status" -eq 0 ] || fail "$case_name: exit $status, expected 0"
+    [ "$(wc -l <"$work/out")" -ge 3 ] || fail "$case_name: fewer than 3 lines of usage"
+    ! grep -q '^#' "$work/out" || fail "$case_name: prints the script's comments, '#' and all"
+    [ ! -e "$work/called" ] || fail "$case_name: ran $(tr '\n' ';' <"$work/called")"
+  done
+  run "$here/tools/$tool" --no-such-option
+  [ "$status" -eq 2 ] || fail "tools/$tool --no-such-option: exit $status, expected 2"
+  [ ! -e "$work/called" ] || fail "tools/$tool --no-such-option: ran $(cat "$work/called")"
+done
+
+# Fails the case ($1) when the output lacks the fixed string $2.
+expect() {
+  grep -qF -- "$2" "$work/out" || fail "$1: no \"$2\""
+}
+
+run "$here/tools/ladder" -s 2^26 --lab 04
+[ "$status" -eq 2 ] || fail "tools/ladder --lab 04: exit $status, expected 2"
+expect "tools/ladder --lab 04" "did you mean -r, e.g. -r 4?"
+run "$here/tools/lab-test" --lab 04
+[ "$status" -eq 2 ] || fail "tools/lab-test --lab 04: exit $status, expected 2"
+expect "tools/lab-test --lab 04" "the lab comes alone: tools/lab-test 04"
+
+if [ -n "$grader" ]; then
+  version=$(sed -n 's/^project(reduce_course VERSION \([0-9.]*\).*/\1/p' "$here/CMakeLists.txt")
+  run "$grader" --version
+  [ "$(cat "$work/out")" = "$version" ] ||
+    fail "reduce-grade --version: not the version of CMakeLists.txt, $version"
+  run "$grader" --root "$here" grade "$here/labs" --lab 04
+  [ "$status" -ne 0 ] || fail "reduce-grade grade --lab 04: exit 0"
+  expect "reduce-grade grade --lab 04" "did you mean --labs?"
+fi
+
+if [ "$failures" -gt 0 ]; then
+  echo "$failures failed"
+  exit 1
+fi
+echo "the tools' --help and unknown options: every case passed"; [ -z "$grader" ] || echo "and the grader's --version and --lab hint"
