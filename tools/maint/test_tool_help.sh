@@ -5,7 +5,8 @@
 # line of the script's '#' comments) and exit 0 without running anything: stand-ins for cmake,
 # ctest, apt-get, dpkg-query, nvcc and nvidia-smi record any call, and a call fails the case. An
 # argument a tool does not take exits 2 and says so; --lab (the grader's --labs) gets a hint.
-# With REDUCE_GRADE, the grader's --version is the course's and `grade --lab 04` says "did you
+# tools/grade configures the grader's build only once, then only builds it (a configure took
+# 5-10 s of every call). With REDUCE_GRADE, the grader's --version is the course's and `grade --lab 04` says "did you
 # mean --labs?".
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -60,6 +61,23 @@ expect "tools/ladder --lab 04" "did you mean -r, e.g. -r 4?"
 run "$here/tools/lab-test" --lab 04
 [ "$status" -eq 2 ] || fail "tools/lab-test --lab 04: exit $status, expected 2"
 expect "tools/lab-test --lab 04" "the lab comes alone: tools/lab-test 04"
+
+# tools/grade configures the grader's build only where it has not been configured; a configured
+# one is only built (a no-op when current), then reduce-grade gets the arguments.
+gbuild=$work/grader-build
+mkdir -p "$gbuild/autograder/grader"
+printf '#!/usr/bin/env bash\necho "reduce-grade $*"\n' >"$gbuild/autograder/grader/reduce-grade"
+chmod +x "$gbuild/autograder/grader/reduce-grade"
+run env REDUCE_GRADER_BUILD="$gbuild" "$here/tools/grade" --version
+grep -q "^cmake --preset grader -B $gbuild" "$work/called" 2>/dev/null ||
+  fail "tools/grade in a new build folder: not configured"
+expect "tools/grade --version" "reduce-grade --version"
+touch "$gbuild/CMakeCache.txt"
+run env REDUCE_GRADER_BUILD="$gbuild" "$here/tools/grade" grade labs --labs 04
+! grep -q -- "--preset" "$work/called" || fail "tools/grade in a configured build: configured again"
+grep -q "^cmake --build $gbuild --target reduce-grade" "$work/called" ||
+  fail "tools/grade in a configured build: reduce-grade not brought up to date"
+expect "tools/grade grade labs --labs 04" "reduce-grade grade labs --labs 04"
 
 if [ -n "$grader" ]; then
   version=$(sed -n 's/^project(reduce_course VERSION \([0-9.]*\).*/\1/p' "$here/CMakeLists.txt")
