@@ -23,6 +23,7 @@ Exit status 0 when everything holds, 1 otherwise (each problem printed with its 
 Standard library only.
 """
 import json
+import os
 import pathlib
 import re
 import shlex
@@ -30,7 +31,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
 import notebook_exec  # noqa: E402
 
 NOTEBOOK = "notebooks/colab.ipynb"
@@ -314,7 +316,27 @@ def script_failures():
     status, _ = run_fake("%%bash\nexit 4\n", gpu_stops=False)
     if status != 1:
         failures.append(f"a failing %%bash cell: exit {status}, not 1")
-    return failures
+    return failures + deadline_failures()
+
+
+def deadline_failures():
+    """NOTEBOOK_DEADLINE_S stops a run whose shell command outlasts it, the later cells unrun."""
+    nb = fake_notebook(("code", "!sleep 30"), ("code", 'print("LATER" + "CELL")'))
+    nb["cells"][0]["source"] = "pass"
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "t.ipynb"
+        path.write_text(json.dumps(nb), encoding="utf-8")
+        env = dict(os.environ, NOTEBOOK_DEADLINE_S="2")
+        try:
+            r = subprocess.run([sys.executable, str(HERE / "notebook_exec.py"), "script",
+                                str(path), tmp], capture_output=True, text=True, timeout=20,
+                               env=env)
+        except subprocess.TimeoutExpired:
+            return ["a run past NOTEBOOK_DEADLINE_S=2 still ran after 20 s"]
+    if r.returncode != notebook_exec.PAST_DEADLINE or "LATERCELL" in r.stdout:
+        return [f"a run past NOTEBOOK_DEADLINE_S: exit {r.returncode}, later cell ran: "
+                f"{'LATERCELL' in r.stdout}"]
+    return []
 
 
 def self_test():

@@ -13,16 +13,34 @@ becomes a call of bash with the command (its `{name}` parts filled from the cell
 IPython does) whose exit status lands in `_exit_code`, as IPython sets it; a `%%bash` cell runs
 with bash and fails on a non-zero status, as IPython 8's does; any other magic is refused.
 
+NOTEBOOK_DEADLINE_S (environment, seconds): the whole run stops then, with what ran so far kept:
+the log, and in nbclient mode the notebook with the outputs of its cells up to the one that was
+running (a machine whose commands have a time limit gets them back).
+
 Exit status (tools/maint/run_notebook.sh passes it on): 0 every cell ran; 77 the cell tagged
 `gpu-check` stopped the run (no GPU: the notebook said so and ran nothing more); 1 another cell
-failed or stopped it; 2 usage, or a notebook that cannot be converted.
+failed or stopped it; 124 NOTEBOOK_DEADLINE_S passed; 2 usage, or a notebook that cannot be
+converted.
 """
 import json
+import os
 import pathlib
 import re
+import signal
 import sys
 
 STOPPED_NO_GPU = 77
+PAST_DEADLINE = 124
+
+
+class Deadline(BaseException):
+    """NOTEBOOK_DEADLINE_S has passed (a BaseException: no cell's or library's handler keeps it)."""
+
+
+def deadline_s():
+    """NOTEBOOK_DEADLINE_S as a number of seconds, None where it is unset or 0."""
+    value = os.environ.get("NOTEBOOK_DEADLINE_S", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else None
 
 # The script's own part: runs each converted cell in one namespace, as a kernel would.
 PRELUDE = r'''
@@ -133,7 +151,16 @@ def run_script(notebook, out_dir):
     path = out_dir / (notebook.stem + ".py")
     path.write_text(script, encoding="utf-8")
     print(f"notebook_exec: running {path} (the code cells of {notebook})", flush=True)
-    return subprocess.run([sys.executable, "-u", str(path)]).returncode
+    # A session of its own: at the deadline its shell commands (a build) end with it.
+    child = subprocess.Popen([sys.executable, "-u", str(path)], start_new_session=True)
+    try:
+        return child.wait(timeout=deadline_s())
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.wait()
+        print(f"notebook: stopped at NOTEBOOK_DEADLINE_S={deadline_s()}: the cell that was "
+              "running and those after it did not finish", flush=True)
+        return PAST_DEADLINE
 
 
 def print_outputs(cell):
@@ -168,20 +195,40 @@ def run_nbclient(notebook, out_dir, timeout=1800):
     from nbclient.exceptions import CellExecutionError
     nb = nbformat.read(str(notebook), as_version=4)
 
+    shown = set()
+
     def show(cell, cell_index, **_):
         """Prints each cell's outputs once it has run: the log grows as the notebook runs."""
+        shown.add(cell_index)
         print(f"--- cell {cell_index + 1}")
         print_outputs(cell)
         sys.stdout.flush()
 
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", on_cell_executed=show,
                             resources={"metadata": {"path": str(pathlib.Path.cwd())}})
+    def stop(*_):
+        """SIGALRM at the deadline."""
+        raise Deadline()
+
+    limit = deadline_s()
+    if limit:
+        signal.signal(signal.SIGALRM, stop)
+        signal.alarm(limit)
     try:
         client.execute()
         status = 0
         print("notebook: every cell ran")
     except CellExecutionError:
         status = stop_status(nb)
+    except Deadline:
+        status = PAST_DEADLINE
+        for index, cell in enumerate(nb.cells):  # the cell that was running, as far as it got
+            if index not in shown and cell.get("outputs"):
+                print(f"--- cell {index + 1} (stopped)")
+                print_outputs(cell)
+        print(f"notebook: stopped at NOTEBOOK_DEADLINE_S={limit}: the notebook keeps the outputs "
+              "so far, of the cell that was running too")
+    signal.alarm(0)
     out = out_dir / notebook.name
     nbformat.write(nb, str(out))
     print(f"notebook_exec: the executed notebook: {out}")

@@ -13,9 +13,12 @@
 #   --script: without Jupyter (a GPU host without pip): the code cells become OUT_DIR/colab.py,
 #     `!cmd` lines subprocess calls of bash, and that script runs. The default elsewhere.
 #   Either way the output is also in OUT_DIR/colab.log.
+#   NOTEBOOK_DEADLINE_S: the run stops then, keeping what ran (the log; with --nbclient the
+#     notebook with its outputs so far): for a machine whose commands have a time limit.
 #
 # Exit status: 0 every cell ran; 77 the GPU check stopped the notebook (no GPU here: it said so
-# and ran nothing more); 1 another cell failed or stopped it; 2 usage.
+# and ran nothing more); 1 another cell failed or stopped it; 124 NOTEBOOK_DEADLINE_S passed;
+# 2 usage.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -24,12 +27,12 @@ while [ $# -gt 0 ]; do
   case $1 in
     --nbclient) mode=nbclient; shift ;;
     --script) mode=script; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | cut -c3-; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | cut -c3-; exit 0 ;;
     -*) echo "run_notebook: unknown option $1" >&2; exit 2 ;;
     *) [ -z "$out" ] || { echo "run_notebook: one OUT_DIR only" >&2; exit 2; }; out=$1; shift ;;
   esac
 done
-[ -n "$out" ] || { sed -n '2,18p' "$0" | cut -c3- >&2; exit 2; }
+[ -n "$out" ] || { sed -n '2,21p' "$0" | cut -c3- >&2; exit 2; }
 notebook=${NOTEBOOK:-$root/notebooks/colab.ipynb}
 [ -f "$notebook" ] || { echo "run_notebook: no notebook $notebook" >&2; exit 2; }
 notebook=$(cd "$(dirname "$notebook")" && pwd)/$(basename "$notebook")
@@ -52,6 +55,7 @@ set -e
 case $status in
   0) echo "run_notebook: every cell ran" ;;
   77) echo "run_notebook: the GPU check stopped the notebook (no GPU here); nothing else ran" ;;
+  124) echo "run_notebook: stopped at NOTEBOOK_DEADLINE_S=${NOTEBOOK_DEADLINE_S:-}; what ran is in $out" ;;
   *) echo "run_notebook: a cell failed (exit status $status): $out/colab.log says which" ;;
 esac
 exit "$status"
