@@ -6,7 +6,7 @@
 # ctest, apt-get, dpkg-query, nvcc and nvidia-smi record any call, and a call fails the case. An
 # argument a tool does not take exits 2 and says so; --lab (the grader's --labs) gets a hint.
 # tools/grade configures the grader's build only once, then only builds it (a configure took
-# 5-10 s of every call). With REDUCE_GRADE, the grader's --version is the course's and `grade --lab 04` says "did you
+# 5-10 s of every call). tools/test ends with a summary of what ran and what needs a GPU. With REDUCE_GRADE, the grader's --version is the course's and `grade --lab 04` says "did you
 # mean --labs?".
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -78,6 +78,33 @@ run env REDUCE_GRADER_BUILD="$gbuild" "$here/tools/grade" grade labs --labs 04
 grep -q "^cmake --build $gbuild --target reduce-grade" "$work/called" ||
   fail "tools/grade in a configured build: reduce-grade not brought up to date"
 expect "tools/grade grade labs --labs 04" "reduce-grade grade labs --labs 04"
+
+# tools/test ends with what ran: a copy of it, a stand-in ctest whose suite has a CPU test that
+# passed, two GPU tests and a CPU test that skipped, and no GPU.
+mkdir -p "$work/course/tools"
+cp "$here/tools/test" "$work/course/tools/test"
+cat >"$work/fake/ctest" <<'CTEST'
+#!/usr/bin/env bash
+case "$*" in
+  *--show-only=json-v1*)
+    echo '{"tests": [
+      {"name": "cpu.Keys", "properties": [{"name": "LABELS", "value": ["cpu"]}]},
+      {"name": "labs.04.sum", "properties": [{"name": "LABELS", "value": ["lab04"]}]},
+      {"name": "grader.planted", "properties": [{"name": "LABELS", "value": ["gpu-planted"]}]},
+      {"name": "grader.class_report", "properties": [{"name": "LABELS", "value": ["cpu", "slow"]}]}]}' ;;
+  *)
+    printf '%s
+' "1/4 Test #1: cpu.Keys ...   Passed    0.01 sec"       "100% tests passed, 0 tests failed out of 4" "" "The following tests did not run:"       "	  2 - labs.04.sum (Skipped)" "	  3 - grader.planted (Skipped)"       "	  4 - grader.class_report (Skipped)" ;;
+esac
+CTEST
+printf '#!/usr/bin/env bash\nexit 9\n' >"$work/fake/nvidia-smi"
+chmod +x "$work/fake/ctest" "$work/fake/nvidia-smi"
+run "$work/course/tools/test" --quick
+[ "$status" -eq 0 ] || fail "tools/test: exit $status, expected 0"
+expect "tools/test" ": 1 passed, 0 failed, 3 skipped"
+expect "tools/test" "2 skipped need a GPU"
+expect "tools/test" "no GPU here, so nothing of the labs' kernels was verified"
+expect "tools/test" "1 skipped for want of a tool (grader.class_report)"
 
 if [ -n "$grader" ]; then
   version=$(sed -n 's/^project(reduce_course VERSION \([0-9.]*\).*/\1/p' "$here/CMakeLists.txt")
