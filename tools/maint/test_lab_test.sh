@@ -7,6 +7,7 @@
 # with a passing test exits 0; --no-build runs without building.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
+source "$here/tools/maint/test_helpers.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 failures=0
@@ -47,16 +48,6 @@ run() {
   set -e
 }
 
-fail() {
-  echo "FAILED $1"
-  sed 's/^/  | /' "$work/out"
-  failures=$((failures + 1))
-}
-
-expect() {
-  grep -qF -- "$2" "$work/out" || fail "$1: no \"$2\""
-}
-
 skipped='[ RUN      ] SumExact/0
 [  SKIPPED ] SumExact/0: [checker] no CUDA device
 [  PASSED  ] 0 tests.
@@ -93,8 +84,4 @@ run --no-build
 [ "$status" -eq 0 ] || fail "--no-build: exit $status, expected 0"
 [ ! -e "$work/cmake.calls" ] || fail "--no-build: built all the same"
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failed"
-  exit 1
-fi
-echo "tools/lab-test: a lab that does not compile, no GPU, a pass and --no-build as expected"
+finish "tools/lab-test: a lab that does not compile, no GPU, a pass and --no-build as expected"

@@ -10,6 +10,7 @@
 # mean --labs?".
 set -euo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
+source "$here/tools/maint/test_helpers.sh"
 grader=${1:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,12 +31,6 @@ run() {
   set -e
 }
 
-fail() {
-  echo "FAILED $1"
-  sed 's/^/  | /' "$work/out"
-  failures=$((failures + 1))
-}
-
 for tool in setup test ladder lab-test; do
   for flag in --help -h; do
     case_name="tools/$tool $flag"
@@ -49,11 +44,6 @@ for tool in setup test ladder lab-test; do
   [ "$status" -eq 2 ] || fail "tools/$tool --no-such-option: exit $status, expected 2"
   [ ! -e "$work/called" ] || fail "tools/$tool --no-such-option: ran $(cat "$work/called")"
 done
-
-# Fails the case ($1) when the output lacks the fixed string $2.
-expect() {
-  grep -qF -- "$2" "$work/out" || fail "$1: no \"$2\""
-}
 
 run "$here/tools/ladder" -s 2^26 --lab 04
 [ "$status" -eq 2 ] || fail "tools/ladder --lab 04: exit $status, expected 2"
@@ -116,8 +106,4 @@ if [ -n "$grader" ]; then
   expect "reduce-grade grade --lab 04" "did you mean --labs?"
 fi
 
-if [ "$failures" -gt 0 ]; then
-  echo "$failures failed"
-  exit 1
-fi
-echo "the tools' --help and unknown options: every case passed"; [ -z "$grader" ] || echo "and the grader's --version and --lab hint"
+finish "the tools' --help and unknown options: every case passed${grader:+ (with the grader)}"
