@@ -104,6 +104,15 @@ TEST(RubricParse, AReferenceLabKeepsItsProbeThresholdForWhenNoReferenceRuns) {
                ConfigError);
 }
 
+TEST(RubricParse, CreditIsTheSlowestRowUnlessALabAsksForEachLength) {
+  const Rubric r = parse_rubric(
+      "[labs.a]\nthreshold = 0.2\n[labs.b]\nthreshold = 0.2\ncredit = \"per_length\"\n");
+  EXPECT_EQ(r.find("a")->credit, "slowest");
+  EXPECT_EQ(r.find("b")->credit, "per_length");
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\ncredit = \"each\"\n"), ConfigError);
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\ncredit = 4\n"), ConfigError);
+}
+
 // A benchmark alone on its GPU unless the rubric asks for the whole host.
 TEST(RubricParse, TimingLockPerGpuByDefault) {
   EXPECT_FALSE(parse_rubric("[labs.a]\nthreshold = 0.2\n").limits.host_wide_timing_lock);

@@ -335,6 +335,119 @@ TEST_F(ScoreTest, CustomPointsAndTotals) {
   EXPECT_DOUBLE_EQ(report.max_score, 20);
 }
 
+/// Lab 17 as the grader times it: both operations at rows of 32, 1024, 32768 and 2^20 floats,
+/// each row at \p fast of the probe but softmax's rows of 32 at \p short_softmax.
+LabFacts segmented(double fast, double short_softmax) {
+  LabFacts f = perfect();
+  f.lab = "17_segmented";
+  for (const char* op : {"segmented_sum", "segmented_softmax"})
+    for (const char* length : {"32", "1024", "32768", "1048576"}) {
+      const bool slow = std::string(op) == "segmented_softmax" && std::string(length) == "32";
+      const double fraction = slow ? short_softmax : fast;
+      f.perf.rows.push_back({op, length, f.perf.n, fraction, fraction * 4400});
+    }
+  f.perf.fraction = std::min(fast, short_softmax);  // the slowest row, as the benchmark sets it
+  return f;
+}
+
+class PerLengthTest : public ScoreTest {
+ protected:
+  PerLengthTest() {
+    lab_.lab = "17_segmented";
+    lab_.threshold = 0.465;
+    lab_.floor = 0.186;
+    lab_.credit = "per_length";
+  }
+};
+
+TEST_F(PerLengthTest, ALabFastAtEveryLengthButOneEarnsTheOthersShares) {
+  const LabScore s = score_lab(segmented(0.9, 0.13), lab_, rubric_);
+  const ScoredItem& perf = item(s, "performance");
+  EXPECT_DOUBLE_EQ(perf.score, 1.5) << "three of four lengths, 0.5 each: " << perf.output;
+  EXPECT_EQ(perf.status, ItemStatus::kFailed);
+  ASSERT_EQ(s.lengths.size(), 4u);
+  const char* order[] = {"32", "1024", "32768", "1048576"};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(s.lengths[i].length, order[i]) << "shorter lengths first";
+    EXPECT_DOUBLE_EQ(s.lengths[i].max_points, 0.5);
+    EXPECT_DOUBLE_EQ(s.lengths[i].points, i == 0 ? 0 : 0.5) << order[i];
+  }
+  EXPECT_EQ(s.lengths[0].op, "segmented_softmax") << "the slower operation at 32 counts";
+  EXPECT_DOUBLE_EQ(s.lengths[0].fraction, 0.13);
+  EXPECT_EQ(s.lengths[3].label, "rows of 2^20");
+  EXPECT_TRUE(contains(perf.output, "rows of 32: segmented_softmax 0.13")) << perf.output;
+  EXPECT_TRUE(contains(perf.output, "0 of 0.5, below the floor")) << perf.output;
+  EXPECT_TRUE(contains(perf.output, "1.5 of 2 points")) << perf.output;
+  EXPECT_NEAR(s.score, 9.5, 1e-9);
+  EXPECT_TRUE(std::any_of(s.messages.begin(), s.messages.end(), [](const std::string& m) {
+    return contains(m, "rows of 32") && contains(m, "below the floor");
+  }));
+}
+
+TEST_F(PerLengthTest, ReportJsonSaysWhatEachLengthEarned) {
+  const LabFacts f = segmented(0.9, 0.13);
+  GradeReport report;
+  report.labs.push_back({f, score_lab(f, lab_, rubric_), 0.465, 0.186});
+  const auto perf = report_json(report)["labs"][0]["performance"];
+  ASSERT_EQ(perf["lengths"].size(), 4u);
+  EXPECT_EQ(perf["lengths"][0]["length"], "32");
+  EXPECT_EQ(perf["lengths"][0]["op"], "segmented_softmax");
+  EXPECT_DOUBLE_EQ(perf["lengths"][0]["points"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(perf["lengths"][1]["points"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(perf["lengths"][1]["max_points"].get<double>(), 0.5);
+  EXPECT_EQ(perf["rows"].size(), 8u) << "every timed row, both operations";
+}
+
+TEST_F(PerLengthTest, ALengthBetweenFloorAndThresholdEarnsPartOfItsShare) {
+  // Halfway between 0.186 and 0.465: half of the length's 0.5.
+  const LabScore s = score_lab(segmented(0.9, (0.186 + 0.465) / 2), lab_, rubric_);
+  EXPECT_NEAR(item(s, "performance").score, 1.75, 0.005);
+  EXPECT_TRUE(contains(item(s, "performance").output, "below the threshold"));
+  // Every length at full speed: every share.
+  const LabScore full = score_lab(segmented(0.9, 0.9), lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(full, "performance").score, 2);
+  EXPECT_EQ(item(full, "performance").status, ItemStatus::kPassed);
+}
+
+TEST_F(PerLengthTest, CorrectnessStillGatesEveryShare) {
+  LabFacts f = segmented(0.9, 0.9);
+  f.tests = {suite(31, 1)};
+  const LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+  EXPECT_TRUE(s.lengths.empty());
+}
+
+TEST_F(PerLengthTest, TheSlowestRowStillSetsTheCreditWhereTheRubricKeepsIt) {
+  // The same rows under the default rule (every lab but lab 17): the slowest row sets it all.
+  lab_.credit = "slowest";
+  const LabScore s = score_lab(segmented(0.9, 0.13), lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, 0);
+  EXPECT_TRUE(contains(item(s, "performance").output, "below the floor"));
+  EXPECT_TRUE(s.lengths.empty());
+  // A lab timed at two sizes without segment lengths (the capstone) keeps its slowest too.
+  LabRubric capstone;
+  capstone.lab = "15_capstone";
+  capstone.measure = "cub";
+  capstone.threshold = 0.9;
+  capstone.floor = 0.667;
+  LabFacts f = perfect(0.7);
+  f.lab = "15_capstone";
+  f.perf.measure = "cub";
+  f.perf.rows = {{"sum", "", 268435455, 0.99, 4000}, {"sum", "", 3457, 0.7, 50}};
+  EXPECT_NEAR(item(score_lab(f, capstone, rubric_), "performance").score,
+              performance_points(0.7, 0.9, 0.667, 2), 0.005);
+}
+
+TEST(ScoreHelpers, LengthCreditsGroupRowsByLengthOrSize) {
+  PerfFacts perf;
+  perf.rows = {{"sum", "", 3457, 0.5, 1}, {"sum", "", 268435455, 0.9, 2}};
+  const std::vector<LengthCredit> sizes = length_credits(perf, 0.8, 0.4, 2);
+  ASSERT_EQ(sizes.size(), 2u);
+  EXPECT_EQ(sizes[0].label, "n = 3457");
+  EXPECT_DOUBLE_EQ(sizes[0].points, 0.25);
+  EXPECT_DOUBLE_EQ(sizes[1].points, 1);
+}
+
 TEST(ScoreHelpers, LabStatusNamesAreTheReportsWords) {
   EXPECT_STREQ(lab_status_name(LabStatus::kGraded), "graded");
   EXPECT_STREQ(lab_status_name(LabStatus::kMissing), "missing");

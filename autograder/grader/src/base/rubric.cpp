@@ -173,9 +173,10 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     const std::string where = "labs." + name;
     const toml::table* t = node.as_table();
     if (t == nullptr) r.fail(where, "must be a table");
-    r.only_keys(*t, where,
-                {"threshold", "floor", "measured", "points", "library", "measure",
-                 "probe_threshold", "probe_floor", "races_gate_performance", "launch_bound_size"});
+    r.only_keys(
+        *t, where,
+        {"threshold", "floor", "measured", "points", "library", "measure", "probe_threshold",
+         "probe_floor", "races_gate_performance", "launch_bound_size", "credit"});
     LabRubric lab;
     lab.lab = name;
     lab.points = rubric.default_points;
@@ -211,6 +212,11 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
         r.fail(where, "'launch_bound_size' must be a size such as \"2^16\" (at least 4096)");
       if (lab.measure == "probe")
         r.fail(where, "'launch_bound_size' needs a measure timed like the lab (\"cub\")");
+    }
+    if (const auto credit = (*t)["credit"]) {
+      lab.credit = credit.value_or(std::string());
+      if (!credit.is_string() || (lab.credit != "slowest" && lab.credit != "per_length"))
+        r.fail(where, "'credit' must be \"slowest\" or \"per_length\"");
     }
     if (const auto gate = (*t)["races_gate_performance"]) {
       if (!gate.is_boolean()) r.fail(where, "'races_gate_performance' must be true or false");

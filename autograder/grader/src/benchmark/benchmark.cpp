@@ -188,6 +188,11 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
     perf.detail += fmt::format("; {} of its {} us a call the request's own, left out",
                                fixed(charged.request_us, 1), fixed(row.median_us, 1));
   perf.detail += ")";
+  const std::string length =
+      is_family_pattern(plan.bench_op)
+          ? row.family.substr(std::min(row.family.size(), plan.bench_op.size() - 1))
+          : std::string();
+  perf.rows.push_back({plan.op, length, row.n, fraction, row.median_gbps});
   if (slowest < 0 || fraction < slowest) {
     slowest = fraction;
     perf.op = what;

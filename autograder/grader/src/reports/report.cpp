@@ -73,6 +73,50 @@ json sanitizer_json(const SanitizerRun& r) {
           {"log", r.log}};
 }
 
+/// The benchmark's facts of \p lab, with every timed row's fraction and, where the rubric
+/// credits each length on its own, what each length earned.
+json performance_json(const LabReport& lab) {
+  const LabFacts& f = lab.facts;
+  json perf = {{"ran", f.perf.ran},
+               {"problem", f.perf.problem},
+               {"step", f.perf_step.name()},
+               {"skipped", f.perf_step.reason},
+               {"n", f.perf.n},
+               {"median_us", f.perf.median_us},
+               {"request_us", f.perf.request_us},
+               {"gbps", f.perf.gbps},
+               {"ceiling_gbps", f.perf.ceiling_gbps},
+               {"probe_gbps", f.perf.probe_gbps},
+               {"stream_read_gbps", f.perf.stream_read_gbps},
+               {"cub_gbps", f.perf.cub_gbps},
+               {"fraction", f.perf.fraction},
+               {"measure", f.perf.measure},
+               {"measure_note", f.perf.measure_note},
+               {"reference_gbps", f.perf.reference_gbps},
+               {"noise", f.perf.noise},
+               {"reference_noise", f.perf.reference_noise},
+               {"wrong_results", f.perf.wrong_results},
+               {"threshold", lab.threshold},
+               {"floor", lab.floor},
+               {"log", f.perf.log}};
+  json rows = json::array(), lengths = json::array();
+  for (const TimedRow& r : f.perf.rows)
+    rows.push_back({{"op", r.op},
+                    {"length", r.length},
+                    {"n", r.n},
+                    {"fraction", r.fraction},
+                    {"gbps", r.gbps}});
+  for (const LengthCredit& c : lab.score.lengths)
+    lengths.push_back({{"length", c.length},
+                       {"op", c.op},
+                       {"fraction", c.fraction},
+                       {"points", round_points(c.points)},
+                       {"max_points", round_points(c.max_points)}});
+  perf["rows"] = rows;
+  if (!lengths.empty()) perf["lengths"] = lengths;
+  return perf;
+}
+
 json lab_json(const LabReport& lab) {
   const LabFacts& f = lab.facts;
   json items = json::array();
@@ -123,29 +167,7 @@ json lab_json(const LabReport& lab) {
       {"sanitizer", sanitizer},
       {"sanitizer_step", f.sanitizer_step.name()},
       {"sanitizer_skipped", f.sanitizer_step.reason},
-      {"performance",
-       {{"ran", f.perf.ran},
-        {"problem", f.perf.problem},
-        {"step", f.perf_step.name()},
-        {"skipped", f.perf_step.reason},
-        {"n", f.perf.n},
-        {"median_us", f.perf.median_us},
-        {"request_us", f.perf.request_us},
-        {"gbps", f.perf.gbps},
-        {"ceiling_gbps", f.perf.ceiling_gbps},
-        {"probe_gbps", f.perf.probe_gbps},
-        {"stream_read_gbps", f.perf.stream_read_gbps},
-        {"cub_gbps", f.perf.cub_gbps},
-        {"fraction", f.perf.fraction},
-        {"measure", f.perf.measure},
-        {"measure_note", f.perf.measure_note},
-        {"reference_gbps", f.perf.reference_gbps},
-        {"noise", f.perf.noise},
-        {"reference_noise", f.perf.reference_noise},
-        {"wrong_results", f.perf.wrong_results},
-        {"threshold", lab.threshold},
-        {"floor", lab.floor},
-        {"log", f.perf.log}}},
+      {"performance", performance_json(lab)},
   };
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace reduce::grade {
 namespace {
@@ -62,6 +63,19 @@ std::string unverified_text(const SuiteTotals& t, bool names) {
 std::string first_line(const std::string& text) {
   const auto nl = text.find('\n');
   return nl == std::string::npos ? text : text.substr(0, nl);
+}
+
+/// A timed row's length in the report's words: "rows of 32", "rows of 2^20" (a power of two from
+/// 2^16 up), or "n = 3457" for a row of no segment length.
+std::string length_label(const TimedRow& row) {
+  if (row.length.empty()) return fmt::format("n = {}", row.n);
+  const unsigned long long length = std::strtoull(row.length.c_str(), nullptr, 10);
+  if (length >= (1ull << 16) && (length & (length - 1)) == 0) {
+    int power = 0;
+    while ((length >> power) > 1) ++power;
+    return fmt::format("rows of 2^{}", power);
+  }
+  return "rows of " + row.length;
 }
 
 }  // namespace
@@ -403,6 +417,7 @@ class LabScorer {
     const double threshold = lr_.threshold_for(reference);
     const double floor = lr_.floor_for(reference);
     const std::string of = "of " + perf.measure_words();
+    if (lr_.credit == "per_length" && !perf.rows.empty()) return per_length(threshold, floor, of);
     const double pts = performance_points(perf.fraction, threshold, floor, p_.performance);
     std::string out = fmt::format("{} GB/s at n = {} = {} {} ({} GB/s, {} in the same run); ",
                                   fixed(perf.gbps, 1), perf.n, fraction_text(perf.fraction), of,
@@ -427,6 +442,42 @@ class LabScorer {
         pts >= p_.performance - 1e-9 ? ItemStatus::kPassed : ItemStatus::kFailed, out);
   }
 
+  /// A lab credited per length: each length earns its share of the points on the curve from
+  /// the slower of the lab's operations there, so a lab fast at some lengths earns those.
+  void per_length(double threshold, double floor, const std::string& of) {
+    const PerfFacts& perf = f_.perf;
+    s_.lengths = length_credits(perf, threshold, floor, p_.performance);
+    double pts = 0;
+    std::vector<std::string> parts;
+    for (const LengthCredit& c : s_.lengths) {
+      pts += c.points;
+      const bool full = c.fraction >= threshold, none = c.fraction <= floor;
+      parts.push_back(fmt::format("{}: {} {} ({} GB/s), {} of {}{}", c.label, c.op,
+                                  fraction_text(c.fraction), fixed(c.gbps, 1),
+                                  points_text(round_points(c.points)), points_text(c.max_points),
+                                  full   ? ""
+                                  : none ? ", below the floor"
+                                         : ", below the threshold"));
+      if (!full)
+        s_.messages.push_back(fmt::format(
+            "performance: {}: {} {} {}, below the {} {}", c.label, c.op, fraction_text(c.fraction),
+            of, none ? "floor" : "threshold", fraction_text(none ? floor : threshold)));
+    }
+    std::string out = fmt::format(
+        "each of the {} lengths timed at n = {} earns {} of the {} points, from the slower "
+        "operation there as a fraction {} ({} GB/s, {} in the same run): full credit from {}, "
+        "none at or below {}, linear in between",
+        s_.lengths.size(), perf.n, points_text(s_.lengths.front().max_points),
+        points_text(p_.performance), of, fixed(perf.measure_gbps(), 1),
+        perf.timed_measure() ? "timed" : "measured", fraction_text(threshold),
+        fraction_text(floor));
+    if (!perf.measure_note.empty()) out += " (against the ceiling: " + perf.measure_note + ")";
+    out += fmt::format(" [{}]: {} of {} points", join(parts, "; "), points_text(round_points(pts)),
+                       points_text(p_.performance));
+    add(Item::kPerformance, pts, p_.performance,
+        pts >= p_.performance - 1e-9 ? ItemStatus::kPassed : ItemStatus::kFailed, out);
+  }
+
   const LabFacts& f_;
   const LabRubric& lr_;
   const Points& p_;
@@ -435,6 +486,31 @@ class LabScorer {
 };
 
 }  // namespace
+
+std::vector<LengthCredit> length_credits(const PerfFacts& perf, double threshold, double floor,
+                                         double max_points) {
+  std::vector<LengthCredit> credits;
+  for (const TimedRow& row : perf.rows) {
+    const std::string key = row.length_key();
+    auto it = std::find_if(credits.begin(), credits.end(),
+                           [&](const LengthCredit& c) { return c.length == key; });
+    if (it == credits.end()) {
+      credits.push_back({key, length_label(row), row.op, row.fraction, row.gbps, 0, 0});
+    } else if (row.fraction < it->fraction) {  // the slower operation at this length counts
+      it->op = row.op, it->fraction = row.fraction, it->gbps = row.gbps;
+    }
+  }
+  // Shorter lengths first: the digits of a longer number sort after a shorter one's.
+  std::sort(credits.begin(), credits.end(), [](const LengthCredit& a, const LengthCredit& b) {
+    return a.length.size() != b.length.size() ? a.length.size() < b.length.size()
+                                              : a.length < b.length;
+  });
+  for (LengthCredit& c : credits) {
+    c.max_points = max_points / static_cast<double>(credits.size());
+    c.points = performance_points(c.fraction, threshold, floor, c.max_points);
+  }
+  return credits;
+}
 
 std::string review_reason(const LabFacts& f) {
   const auto found = [](const std::string& text) {

@@ -43,6 +43,11 @@ struct LabRubric {
   double probe_threshold = 0;
   double probe_floor = 0;  ///< see probe_threshold
   double measured = 0;     ///< the reference solution's measured fraction of the probe
+  /// How the lab's timed rows become its performance points: "slowest" (the slowest row's
+  /// fraction on the credit curve, for all the points) or "per_length" (each length the lab is
+  /// timed at, lab 17's segment lengths, earns an equal share of the points on the same curve
+  /// from the slower of the lab's operations there: a lab fast at some lengths earns those).
+  std::string credit = "slowest";
   /// A racecheck hazard (error or warning) costs the performance points as a failed test does:
   /// the labs whose lesson is synchronisation, where a race is the lesson's subject.
   bool races_gate_performance = false;

@@ -6,6 +6,7 @@
 #include <reduce_grade/observations/library_check.hpp>
 #include <reduce_grade/observations/sanitizer.hpp>
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,19 @@ struct BuildFacts {
   std::string log;                       ///< build log file of this lab
 };
 
+/// One timed row of a lab, as a fraction of its measure: what a rubric that credits each length
+/// on its own (LabRubric::credit "per_length") scores.
+struct TimedRow {
+  std::string op;       ///< the lab's operation, e.g. "segmented_softmax"
+  std::string length;   ///< the family's segment length ("32", lab 17's rows); empty: no family
+  std::size_t n = 0;    ///< elements of the row's input
+  double fraction = 0;  ///< of the lab's measure (perf.measure), as its slowest row's is
+  double gbps = 0;      ///< the lab's bandwidth there
+
+  /// The length the rubric credits the row under: its segment length, else its size.
+  std::string length_key() const { return length.empty() ? std::to_string(n) : length; }
+};
+
 /// The lab's benchmark measurement.
 struct PerfFacts {
   bool ran = false;      ///< the benchmark ran and produced this lab's row
@@ -95,6 +109,7 @@ struct PerfFacts {
   std::size_t slowest_n = 0;     ///< the size of the slowest row (0: none yet)
   std::string op;                ///< the row that set the fraction (the slowest of the lab's ops)
   std::string detail;            ///< every benchmarked operation's fraction, e.g. "maximum 0.91"
+  std::vector<TimedRow> rows;    ///< every timed row of the lab, in the benchmark's order
   std::string log;               ///< log file
   /// The lab's row is missing: the benchmark's process ended in other code first, so nothing in
   /// this run is the lab's and it may be benchmarked again, alone, with fresh inputs.

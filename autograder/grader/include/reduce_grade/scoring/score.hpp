@@ -56,6 +56,23 @@ enum class LabStatus {
 /// "build failed", "forbidden library", "stub", "build only (no GPU)".
 const char* lab_status_name(LabStatus status);
 
+/// What one length earned, in a lab whose rubric credits each length on its own
+/// (LabRubric::credit "per_length"): lab 17's rows of 32, 1024, 32768 and 2^20 floats.
+struct LengthCredit {
+  std::string length;     ///< the segment length (TimedRow::length_key()), e.g. "32"
+  std::string label;      ///< the same in the report's words: "rows of 32", "rows of 2^20"
+  std::string op;         ///< the slower of the lab's operations there: its fraction counts
+  double fraction = 0;    ///< that operation's fraction of the lab's measure
+  double gbps = 0;        ///< its bandwidth
+  double points = 0;      ///< what the length earned on the credit curve
+  double max_points = 0;  ///< its share: the performance points over the number of lengths
+};
+
+/// Each length of \p perf's rows (in increasing order), with the slower operation's fraction
+/// there and its share of \p max_points on the credit curve from \p floor to \p threshold.
+std::vector<LengthCredit> length_credits(const PerfFacts& perf, double threshold, double floor,
+                                         double max_points);
+
 /// The points of one lab.
 struct LabScore {
   LabStatus status = LabStatus::kMissing;  ///< set by score_lab()
@@ -63,6 +80,8 @@ struct LabScore {
   double score = 0;                        ///< sum of item scores
   double max_score = 0;                    ///< sum of item maxima (the lab's total points)
   std::vector<std::string> messages;       ///< the lab's notable messages, most important first
+  /// Where the rubric credits each length on its own: what each length earned (else empty).
+  std::vector<LengthCredit> lengths;
   /// Why a person should look at this lab (it tried to leave its sandbox); empty if nothing.
   std::string review;
 };
