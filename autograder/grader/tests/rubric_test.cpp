@@ -201,6 +201,8 @@ TEST(RealRubric, TheLabsBoundByOtherThanMemoryAreJudgedAgainstTheirReferenceTheC
     EXPECT_EQ(lab.measure, number == 15 ? "cub" : reference ? "reference" : "probe") << lab.lab;
     // A race gates performance where the lesson is synchronisation.
     EXPECT_EQ(lab.races_gate_performance, (number >= 2 && number <= 9) || number == 16) << lab.lab;
+    // Lab 17's segment lengths each earn a share; every other lab keeps its slowest row.
+    EXPECT_EQ(lab.credit, number == 17 ? "per_length" : "slowest") << lab.lab;
   }
 }
 

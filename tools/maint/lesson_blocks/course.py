@@ -5,7 +5,7 @@ import math
 import pathlib
 import re
 
-from .references import performance_bar
+from .references import lab_lengths, performance_bar
 from .results import (LADDER_GPUS, SIDE_FOLDERS, GenerationError, load_runs, pow2, read_run,
                       read_toml, short_gpu)
 from .text import sig, span
@@ -134,7 +134,8 @@ class Course:
                 "library": entry.get("library", "none"), "measure": entry.get("measure", "probe"),
                 "probe_threshold": probe_threshold,
                 "probe_floor": float(entry.get("probe_floor", floor_ratio * probe_threshold)),
-                "races_gate": bool(entry.get("races_gate_performance", False))}
+                "races_gate": bool(entry.get("races_gate_performance", False)),
+                "credit": entry.get("credit", "slowest")}
 
     def data(self, name):
         if name not in self._json:
@@ -185,11 +186,16 @@ class Course:
             """A lesson's performance bar in one sentence (performance_bar())."""
             return performance_bar(self, lab)
 
+        def lengths(lab):
+            """The segment lengths a lab is graded at (lab_lengths()): [] without families."""
+            return lab_lengths(self, lab)
+
         safe = {f.__name__: f for f in (min, max, abs, round, len, sum, sorted, str, int, float,
                                         list, range, zip, any, all, enumerate)}
         return dict(safe, us=us, gbps=gbps, frac=frac, pct=pct, ratio=ratio, of_floor=of_floor,
                     **self.run_functions(), rubric=self.lab_rubric,
-                    lit=self.lit, perr=self.perr, pow2=pow2, span=span, sig=sig, raw=raw, bar=bar)
+                    lit=self.lit, perr=self.perr, pow2=pow2, span=span, sig=sig, raw=raw, bar=bar,
+                    lengths=lengths)
 
     def run_functions(self):
         """The template functions that read a run's context and files rather than its rows:

@@ -1,6 +1,6 @@
 """The 'graded' block: what tools/grade demands of one lab."""
-from .references import (bench_pattern, calibration_files, calibration_median, lab_ops,
-                         reference_fraction)
+from .references import (bench_pattern, calibration_files, calibration_median, family_rows,
+                         lab_lengths, lab_ops, lengths_text, reference_fraction)
 from .results import LADDER_GPUS, GenerationError
 from .text import gbps_text, reflow
 
@@ -39,6 +39,8 @@ def graded_section(course, lab):
                   "segment lengths")
     lines, threshold, floor = performance_part(course, lab, entry, judged, lines)
     lines, sources, calibrated = gpu_table(course, lab, ops, threshold, floor, lines)
+    if entry["credit"] == "per_length":
+        lines = length_table(course, lab, ops, threshold, lines)
     calibration_text = ""
     if any(calibrated.values()):
         calibration_text = (
@@ -103,6 +105,18 @@ def performance_part(course, lab, entry, judged, lines):
                   f"{entry['probe_floor']:.3g}, and the report says so. On the two GPUs of the "
                   "committed runs that fallback means:", ""]
         threshold, floor = entry["probe_threshold"], entry["probe_floor"]
+    elif entry["credit"] == "per_length":
+        lengths = lab_lengths(course, lab)
+        share = points.get("performance", 0) / len(lengths)
+        lines.append(f"| performance | {points.get('performance', 0):g} | {share:g} for each of the "
+                     f"{len(lengths)} segment lengths ({lengths_text(lengths)}): full at "
+                     f"{threshold:g} of the ceiling {ceiling_kind} or above, none at {floor:.3g} or "
+                     "below, linear in between, from the slower operation at that length; only "
+                     "when every public and hidden test passes |")
+        lines += ["", f"Performance is read per segment length at {size} elements, from the "
+                  f"slower operation there, as a fraction of the ceiling {ceiling_kind} measured "
+                  "in the same benchmark process; no length's share waits for the others, and the "
+                  "report lists what each earned. On the GPUs of the committed runs:", ""]
     else:
         lines.append(f"| performance | {points.get('performance', 0):g} | full at {threshold:g} of "
                      f"the ceiling {ceiling_kind} or above, none at {floor:.3g} or below, linear "
@@ -145,3 +159,25 @@ def gpu_table(course, lab, ops, threshold, floor, lines):
         lines.append(f"| {short} | {probe:.0f} | {gbps_text(threshold * probe)} | "
                      f"{gbps_text(floor * probe)} | {ref_text} |")
     return lines, sources, calibrated
+
+
+def length_table(course, lab, ops, threshold, lines):
+    """The table, after the lines given, of the reference solution at each graded segment length
+    on each GPU of the committed runs: the slower operation's fraction of its run's probe."""
+    lengths = lab_lengths(course, lab)
+    gpus = [short for short, _name in LADDER_GPUS]
+    rows = {gpu: [r for op in ops for r in family_rows(course, lab, gpu, bench_pattern(course, op)[:-1])]
+            for gpu in gpus}
+    gpus = [gpu for gpu in gpus if rows[gpu]]
+    lines += ["", "The reference solution at each length (the slower operation, the lesson's "
+              "runs):", "",
+              "| row length | " + " | ".join(f"{gpu} reference | {gpu} / threshold" for gpu in gpus)
+              + " |", "| ---: |" + " ---: | ---: |" * len(gpus)]
+    for length in lengths:
+        cells = []
+        for gpu in gpus:
+            found = [r["fraction"] for r in rows[gpu] if r["op"].rsplit("_", 1)[1] == str(length)]
+            slower = min(found) if found else None
+            cells.append(f"{slower:.3g} | {slower / threshold:.2f}" if slower else "- | -")
+        lines.append(f"| {lengths_text([length])} | " + " | ".join(cells) + " |")
+    return lines
