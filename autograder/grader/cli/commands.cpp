@@ -95,6 +95,7 @@ rg::GradeOptions grade_options(const GradeArgs& a, Graded g) {
   rg::GradeOptions o = grade_options(static_cast<const BuildArgs&>(a), std::move(g));
   o.pass_mark = a.pass_mark;
   o.build_dir = a.build_dir;
+  o.keep_configure = !a.build_dir.empty();  // a student's own folder (docs/grader.md)
   o.verbose = a.verbose;
   o.submission_name = a.submission_name;
   return o;

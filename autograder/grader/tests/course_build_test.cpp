@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace reduce::grade {
 namespace {
 
@@ -56,28 +58,39 @@ TEST_F(CourseBuildTest, ChangesToTheStudentsLabsAreNotTheCourses) {
   EXPECT_EQ(build_.changes(), "");
 }
 
-// A course build folder graded again with the same configure arguments is not configured again
-// (its seconds saved); a changed CMake input is still seen, since the build configures again by
-// itself, and the manifest is read after it. A small CMake project stands in for the course.
-TEST(CourseBuildConfigure, SkippedWhenUnchangedAndRedoneByTheBuildWhenAnInputChanged) {
-  if (!find_program("cmake")) GTEST_SKIP() << "cmake is not installed";
-  const fs::path dir = make_temp_dir("reduce-grade-configure-");
-  const auto project = [&](const std::string& runner) {
-    write_file(dir / "course" / "CMakeLists.txt",
-               "cmake_minimum_required(VERSION 3.20)\nproject(fake NONE)\n"
-               "file(WRITE ${CMAKE_BINARY_DIR}/course-manifest.json [=[{\"runner\": \"" +
-                   runner +
-                   "\", \"contract_include_dir\": \"i\", \"contract_headers\": [], "
-                   "\"operations\": {}, \"trees\": {}}]=])\n"
-                   "add_custom_target(reduce_lab_runner)\n");
-  };
-  project("first");
+/// A small CMake project that stands in for the course in \p dir/course: its manifest names
+/// \p runner, and \p more is added to its CMakeLists.txt.
+void fake_course(const fs::path& dir, const std::string& runner, const std::string& more = "") {
+  write_file(dir / "course" / "CMakeLists.txt",
+             "cmake_minimum_required(VERSION 3.20)\nproject(fake NONE)\n"
+             "file(WRITE ${CMAKE_BINARY_DIR}/course-manifest.json [=[{\"runner\": \"" +
+                 runner +
+                 "\", \"contract_include_dir\": \"i\", \"contract_headers\": [], "
+                 "\"operations\": {}, \"trees\": {}}]=])\n"
+                 "add_custom_target(reduce_lab_runner)\n" +
+                 more);
+}
+
+/// The course build of fake_course() in \p dir: no benchmark, no hidden tests.
+CourseBuildOptions fake_course_options(const fs::path& dir) {
   CourseBuildOptions o;
   o.course_root = dir / "course";
   o.build_dir = dir / "build";
   o.log_dir = dir / "logs";
   o.benchmark = false;
   o.hidden = false;
+  return o;
+}
+
+// A course build folder graded again with the same configure arguments is not configured again
+// (its seconds saved); a changed CMake input is still seen, since the build configures again by
+// itself, and the manifest is read after it.
+TEST(CourseBuildConfigure, SkippedWhenUnchangedAndRedoneByTheBuildWhenAnInputChanged) {
+  if (!find_program("cmake")) GTEST_SKIP() << "cmake is not installed";
+  const fs::path dir = make_temp_dir("reduce-grade-configure-");
+  const auto project = [&](const std::string& runner) { fake_course(dir, runner); };
+  project("first");
+  CourseBuildOptions o = fake_course_options(dir);
   const CourseBuild first = build_course(o);
   ASSERT_TRUE(first.ok) << first.problem;
   EXPECT_EQ(first.manifest.runner, "first");
@@ -95,6 +108,131 @@ TEST(CourseBuildConfigure, SkippedWhenUnchangedAndRedoneByTheBuildWhenAnInputCha
   o.cmake_args = {"-DSOMETHING=1"};  // other arguments: configured again here
   build_course(o);
   EXPECT_FALSE(contains(read_file(o.log_dir / "course-configure.log"), "configure skipped"));
+  remove_all_quietly(dir);
+}
+
+// A student's build folder kept between gradings keeps exactly what its configure wrote, each
+// file as it wrote it; every other file goes (the staged labs, the last build's objects and
+// libraries, ninja's logs, anything planted), and the course's build is left alone.
+class KeptBuildFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = make_temp_dir("reduce-grade-kept-");
+    for (const char* file : {"CMakeCache.txt", "build.ninja", "CMakeFiles/rules.ninja",
+                             "contract/include/reduce/lab.cuh", "course-manifest.json"})
+      write_file(dir_ / file, std::string("configured ") + file);
+    write_file(dir_ / "staging" / "04_sequential" / "sum.cu", "staged before the configure");
+    write_file(dir_ / "course" / "bin" / "course_test", "the course's");
+    record_configure(dir_);
+    // The build and the tests that follow.
+    for (const char* file : {"submission/lib/lib04_sequential_sum.so", ".ninja_deps", ".ninja_log",
+                             "CMakeFiles/submission_04_sequential_sum.dir/sum.cu.o",
+                             "contract/include/reduce/extra.cuh"})
+      write_file(dir_ / file, "built");
+  }
+  void TearDown() override { remove_all_quietly(dir_); }
+
+  /// Every file under the folder, by relative path, sorted.
+  std::vector<std::string> files() const {
+    std::vector<std::string> all;
+    for (const auto& e : fs::recursive_directory_iterator(dir_))
+      if (!e.is_directory() || e.is_symlink())
+        all.push_back(e.path().lexically_relative(dir_).string());
+    std::sort(all.begin(), all.end());
+    return all;
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(KeptBuildFolder, KeepsTheConfigureAndNothingElse) {
+  fs::create_symlink(dir_ / "CMakeCache.txt", dir_ / "CMakeFiles" / "planted_link");
+  std::string why;
+  ASSERT_TRUE(keep_configure(dir_, why)) << why;
+  EXPECT_TRUE(contains(why, "kept its configure")) << why;
+  EXPECT_EQ(files(),
+            (std::vector<std::string>{"CMakeCache.txt", "CMakeFiles/rules.ninja", "build.ninja",
+                                      "contract/include/reduce/lab.cuh", "course-manifest.json",
+                                      "course/bin/course_test", "reduce-configured-files.txt"}));
+  // Kept again: the record still holds.
+  EXPECT_TRUE(keep_configure(dir_, why)) << why;
+  EXPECT_EQ(clear_build_dir(dir_, true), why);
+}
+
+TEST_F(KeptBuildFolder, AChangedConfigureFileEmptiesTheFolder) {
+  write_file(dir_ / "CMakeFiles" / "rules.ninja", "rule cc\n  command = cp prepared.so $out\n");
+  std::string why;
+  EXPECT_FALSE(keep_configure(dir_, why));
+  EXPECT_EQ(why, "CMakeFiles/rules.ninja changed since its configure");
+  EXPECT_EQ(clear_build_dir(dir_, true), "emptied: " + why);
+  EXPECT_EQ(files(), std::vector<std::string>{"course/bin/course_test"});
+}
+
+TEST_F(KeptBuildFolder, AConfigureFileTurnedIntoALinkEmptiesTheFolder) {
+  write_file(dir_ / "elsewhere", "configured build.ninja");  // the same contents, through a link
+  fs::remove(dir_ / "build.ninja");
+  fs::create_symlink(dir_ / "elsewhere", dir_ / "build.ninja");
+  std::string why;
+  EXPECT_FALSE(keep_configure(dir_, why));
+  EXPECT_EQ(why, "build.ninja is no longer the file its configure wrote");
+}
+
+TEST_F(KeptBuildFolder, NoRecordOrNoKeepingEmptiesTheFolder) {
+  EXPECT_EQ(clear_build_dir(dir_, false), "emptied");  // a grading that keeps nothing
+  EXPECT_EQ(files(), std::vector<std::string>{"course/bin/course_test"});
+  write_file(dir_ / "CMakeCache.txt", "an old folder");
+  EXPECT_EQ(clear_build_dir(dir_, true), "emptied: no record of its configure");
+}
+
+// Which suite files the course's checkers link for a grading: those its labs' operations are
+// tested by, joined with those the folder linked already (it only gains suites).
+TEST(CheckerSuites, TheGradedLabsSuitesJoinedWithTheFoldersOwn) {
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  const auto plans = [&course](const std::vector<std::string>& labs) {
+    std::vector<OpPlan> all;
+    for (const std::string& lab : labs)
+      for (const OpPlan& plan : course.plans(lab)) all.push_back(plan);
+    return all;
+  };
+  EXPECT_EQ(checker_suites(plans({"04_sequential"}), ""), "sum");
+  EXPECT_EQ(checker_suites(plans({"01_atomic_naive", "04_sequential"}), ""), "sum");
+  // Lab 18's sums run the sum's suites too, on their own entry points.
+  EXPECT_EQ(checker_suites(plans({"18_accuracy"}), ""), "sum;sum_compensated;sum_reproducible");
+  EXPECT_EQ(checker_suites(plans({"10_max_min", "14_atomic_max"}), ""),
+            "atomic_max;maximum;minimum");
+  // What the folder's last configure linked stays linked.
+  const std::string linked = "cmake\n-DREDUCE_BUILD_TESTS=ON\n-DREDUCE_CHECKER_SUITES=mean;sum\n";
+  EXPECT_EQ(checker_suites(plans({"04_sequential"}), linked), "mean;sum");
+  EXPECT_EQ(checker_suites(plans({"13_argmax"}), linked), "argmax;mean;sum");
+  // A folder whose checkers link every suite file keeps them all.
+  EXPECT_EQ(checker_suites(plans({"04_sequential"}), "cmake\n-DREDUCE_CHECKER_SUITES=\n"), "");
+  EXPECT_EQ(checker_suites(plans({"04_sequential"}), "cmake\n-DREDUCE_BUILD_TESTS=ON\n"), "");
+  // An operation without `suites` in the catalogue is tested by its own.
+  OpPlan bare;
+  bare.op = "product";
+  EXPECT_EQ(checker_suites({bare}, ""), "product");
+}
+
+// The course build names the suites to configure: a folder built for lab 04 and then for lab 13
+// links both, and lab 04 again configures nothing.
+TEST(CourseBuildConfigure, NamesTheSuitesOfTheGradedLabs) {
+  if (!find_program("cmake")) GTEST_SKIP() << "cmake is not installed";
+  const fs::path dir = make_temp_dir("reduce-grade-suites-");
+  fake_course(dir, "r",
+              "file(WRITE ${CMAKE_BINARY_DIR}/suites.txt \"${REDUCE_CHECKER_SUITES}\")\n");
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  CourseBuildOptions o = fake_course_options(dir);
+  const auto build = [&](const std::string& lab) {
+    o.plans = course.plans(lab);
+    for (OpPlan& plan : o.plans) plan.public_tests = false;  // the fake course has no checkers
+    const CourseBuild built = build_course(o);
+    EXPECT_TRUE(built.ok) << built.problem;
+    return read_file(o.build_dir / "suites.txt");
+  };
+  EXPECT_EQ(build("04_sequential"), "sum");
+  EXPECT_EQ(build("13_argmax"), "argmax;sum");
+  EXPECT_EQ(build("04_sequential"), "argmax;sum");
+  EXPECT_TRUE(contains(read_file(o.log_dir / "course-configure.log"), "configure skipped"));
   remove_all_quietly(dir);
 }
 

@@ -209,6 +209,10 @@ TEST(OpPlans, TestsHiddenTestsAndBenchmarkRows) {
             fs::exists(course.root / "autograder" / "tests" / "sum_deterministic_test.cu"));
   EXPECT_TRUE(plans[2].bench_op.empty());  // atomic_max is tested, not benchmarked
   EXPECT_EQ(plans[3].bench_op, "maximum");
+  // The suites that test each (course.json `suites`, default itself).
+  EXPECT_EQ(plans[0].suites, std::vector<std::string>({"sum"}));
+  EXPECT_EQ(plans[1].suites, std::vector<std::string>({"sum", "sum_deterministic"}));
+  EXPECT_EQ(plans[2].suites, std::vector<std::string>({"atomic_max"}));
 }
 
 TEST(CompilerErrors, ExcerptDropsNinjaNoiseAndTheSubmissionPath) {

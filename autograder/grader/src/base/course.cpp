@@ -97,6 +97,8 @@ Course parse_course_catalogue(const std::string& json_text) {
         throw ConfigError("course.json: operation " + o.name + " has result '" + o.result + "' (" +
                           runner::result_kind_names() + ")");
       o.bench = op.value("bench", std::string());
+      o.suites = op.value("suites", std::vector<std::string>{o.name});
+      if (o.suites.empty()) o.suites = {o.name};
       course.operations.push_back(o);
     }
     for (const auto& entry : json.at("labs")) {
@@ -157,6 +159,7 @@ std::vector<OpPlan> plan_ops(const Course& course, const CourseLab& lab) {
     plan.hidden_tests =
         fs::is_regular_file(course.root / "autograder" / "hidden" / (op + "_hidden_test.cu"), ec);
     if (info != nullptr) plan.bench_op = info->bench;
+    plan.suites = info != nullptr ? info->suites : std::vector<std::string>{op};
     plans.push_back(plan);
   }
   return plans;

@@ -209,24 +209,25 @@ void find_labs(PreparedSubmission& p, const Course& course,
   }
 }
 
-/// The build folder: a fresh temporary one, or --build-dir emptied of everything but the
-/// course's binaries (which never hold anything of a submission).
-void prepare_build_dir(PreparedSubmission& p) {
+/// The build folder: a fresh temporary one, or --build-dir cleared (clear_build_dir()). Returns
+/// what became of an old one, for the progress lines (empty: nothing was there).
+std::string prepare_build_dir(PreparedSubmission& p) {
   std::error_code ec;
   if (p.options.build_dir.empty()) {
     p.build_dir = make_temp_dir("reduce-grade-");
     p.temporary_build = true;
-    return;
+    return "";
   }
   p.build_dir = fs::absolute(p.options.build_dir, ec);
+  std::string what;
   if (!is_empty_dir(p.build_dir)) {
     if (!fs::is_regular_file(p.build_dir / "CMakeCache.txt", ec))
       throw ConfigError("--build-dir " + p.build_dir.string() +
                         " is not empty and not a build folder: refusing to clear it");
-    for (const auto& entry : fs::directory_iterator(p.build_dir, ec))
-      if (entry.path().filename() != "course") remove_all_quietly(entry.path());
+    what = clear_build_dir(p.build_dir, p.options.keep_configure);
   }
   fs::create_directories(p.build_dir, ec);
+  return what;
 }
 
 /// Step "build" (with "inspect": the library check runs as soon as a lab's library exists, and
@@ -310,7 +311,8 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
   std::vector<std::string> present;
   for (const LabFacts& f : p.labs)
     if (f.present) present.push_back(f.lab);
-  prepare_build_dir(p);
+  if (const std::string kept = prepare_build_dir(p); !kept.empty())
+    progress.line(tag + "build folder " + p.build_dir.string() + ": " + kept);
   const bool runs = gpu.present && !options.no_gpu;
   if (options.course_build) {
     p.course = options.course_build;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <string_view>
 #include <system_error>
 #include <thread>
@@ -144,6 +145,17 @@ std::string extract_compiler_errors(const std::string& log, const std::string& s
 
 namespace {
 
+/// A build folder's arguments of its last configure that succeeded, one a line.
+const char* const kConfigureStamp = "reduce-configure-args.txt";
+/// How a configure that was not needed begins its log.
+const char* const kConfigureSkipped = "configure skipped";
+/// The configure define that names the suite files the course's checkers link.
+const std::string kCheckerSuitesDefine = "-DREDUCE_CHECKER_SUITES=";
+
+/// A submission's build folder's record of what its configure wrote: the SHA-256 of each file,
+/// in sha256sum's format, taken right after the configure (keep_configure()).
+const char* const kConfigureRecord = "reduce-configured-files.txt";
+
 /// One cmake configure or build in a grading folder.
 struct CMakeRun {
   fs::path course_root;
@@ -179,16 +191,16 @@ struct CMakeRun {
     spec.log_file = log;
     // The same arguments as this folder's last configure: cmake --build configures again by
     // itself when a CMake input changed (course.json included), so a configure here would only
-    // cost its seconds (3.6 s of a course's grading on the H200). A submission's build folder is
-    // emptied before each grading, so this spares the course's configure only.
-    const fs::path stamp = build_dir / "reduce-configure-args.txt";
+    // cost its seconds (3.6 s of a course's grading on the H200). A submission's build folder
+    // keeps its configure only where the grading allows it (keep_configure()).
+    const fs::path stamp = build_dir / kConfigureStamp;
     std::error_code ec;
     if (fs::is_regular_file(build_dir / "CMakeCache.txt", ec) && fs::exists(stamp, ec) &&
         read_file(stamp) == args) {
       ProcessResult same;
       same.started = true;
       same.exit_code = 0;
-      same.output = "configure skipped: the same arguments as this folder's last configure\n";
+      same.output = std::string(kConfigureSkipped) + ": the same arguments as its last configure\n";
       write_file(log, same.output);
       return same;
     }
@@ -270,7 +282,90 @@ std::map<std::string, std::string> digest_files(const fs::path& dir,
   return digests;
 }
 
+/// The SHA-256 of every file of a submission's build folder but the course's build, the staged
+/// lab folders and the record itself: right after a configure, what it wrote.
+std::map<std::string, std::string> configure_digests(const fs::path& build_dir) {
+  std::vector<std::string> tops;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(build_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name != "course" && fs::path(name) != staging_tree(build_dir).filename() &&
+        name != kConfigureRecord)
+      tops.push_back(name);
+  }
+  return digest_files(build_dir, tops, "");
+}
+
 }  // namespace
+
+void record_configure(const fs::path& build_dir) {
+  std::string text;
+  for (const auto& [file, digest] : configure_digests(build_dir))
+    text += digest + "  " + file + "\n";
+  write_file(build_dir / kConfigureRecord, text);
+}
+
+bool keep_configure(const fs::path& build_dir, std::string& why) {
+  std::error_code ec;
+  const fs::path record = build_dir / kConfigureRecord;
+  if (!fs::is_regular_file(fs::symlink_status(record, ec))) {
+    why = "no record of its configure";
+    return false;
+  }
+  std::map<std::string, std::string> recorded;
+  for (const std::string& line : split_lines(read_file(record))) {
+    const std::size_t space = line.find("  ");
+    if (space != std::string::npos) recorded[line.substr(space + 2)] = line.substr(0, space);
+  }
+  if (!recorded.count("CMakeCache.txt")) {
+    why = "its record names no CMakeCache.txt";
+    return false;
+  }
+  std::vector<std::string> files;
+  for (const auto& [file, digest] : recorded) {
+    // A recorded file must still be one (not a link to one) with the same contents.
+    if (!fs::is_regular_file(fs::symlink_status(build_dir / file, ec))) {
+      why = file + " is no longer the file its configure wrote";
+      return false;
+    }
+    files.push_back(file);
+  }
+  const std::map<std::string, std::string> now = digest_files(build_dir, files, "");
+  for (const auto& [file, digest] : recorded) {
+    const auto it = now.find(file);
+    if (it == now.end() || it->second != digest) {
+      why = file + " changed since its configure";
+      return false;
+    }
+  }
+  // Everything else goes: the staged labs, every object and library of the last build, ninja's
+  // logs, and whatever else appeared; the course's build is not the submission's.
+  std::vector<fs::path> extra;
+  for (auto it = fs::recursive_directory_iterator(build_dir, ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    const fs::path rel = it->path().lexically_relative(build_dir);
+    if (it.depth() == 0 && rel == "course") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    if (it->is_directory(ec) && !it->is_symlink(ec)) continue;
+    if (rel != kConfigureRecord && !recorded.count(rel.string())) extra.push_back(it->path());
+  }
+  for (const fs::path& path : extra) fs::remove(path, ec);
+  remove_all_quietly(staging_tree(build_dir));
+  why = fmt::format("kept its configure ({} files as it wrote them; {} others removed)",
+                    recorded.size(), extra.size());
+  return true;
+}
+
+std::string clear_build_dir(const fs::path& build_dir, bool keep) {
+  std::string why;
+  if (keep && keep_configure(build_dir, why)) return why;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(build_dir, ec))
+    if (entry.path().filename() != "course") remove_all_quietly(entry.path());
+  return why.empty() ? "emptied" : "emptied: " + why;
+}
 
 std::map<std::string, std::string> course_digests(const fs::path& build_dir,
                                                   const fs::path& course_root) {
@@ -306,6 +401,25 @@ std::string CourseBuild::changes() const {
   return join(what, ", ");
 }
 
+std::string checker_suites(const std::vector<OpPlan>& plans, const std::string& configured) {
+  std::set<std::string> ops;
+  for (const OpPlan& plan : plans) {
+    ops.insert(plan.suites.begin(), plan.suites.end());
+    if (plan.suites.empty()) ops.insert(plan.op);
+  }
+  if (!configured.empty()) {
+    const auto lines = split_lines(configured);
+    const auto define = std::find_if(lines.begin(), lines.end(), [](const std::string& line) {
+      return starts_with(line, kCheckerSuitesDefine);
+    });
+    // Configured without the define, or with it empty: the checkers link every suite file.
+    if (define == lines.end() || define->size() == kCheckerSuitesDefine.size()) return "";
+    for (const std::string& op : split(define->substr(kCheckerSuitesDefine.size()), ";"))
+      ops.insert(op);
+  }
+  return join(std::vector<std::string>(ops.begin(), ops.end()), ";");
+}
+
 CourseBuild build_course(const CourseBuildOptions& o) {
   CourseBuild course;
   course.dir = o.build_dir;
@@ -317,7 +431,12 @@ CourseBuild build_course(const CourseBuildOptions& o) {
   fs::create_directories(o.build_dir, ec);
   fs::create_directories(o.log_dir, ec);
   const CMakeRun cmake{o.course_root, o.build_dir, o.jobs, o.cmake_args, o.limits, 0, {}};
-  say("configure: the course's checkers, lab runner and benchmark");
+  const fs::path stamp = o.build_dir / kConfigureStamp;
+  const std::string suites =
+      checker_suites(o.plans, fs::is_regular_file(stamp, ec) ? read_file(stamp) : "");
+  say(fmt::format(
+      "configure: the course's checkers ({}), lab runner and benchmark",
+      suites.empty() ? "every suite" : "the suites of " + replace_all(suites, ";", ", ")));
   // The references, where the rubric judges a lab against its own: the tree "solutions", only
   // those labs.
   const bool references = !o.reference_labs.empty();
@@ -325,14 +444,15 @@ CourseBuild build_course(const CourseBuildOptions& o) {
       {references ? "-DREDUCE_TREES=solutions" : "-DREDUCE_TREES=",
        "-DREDUCE_ONLY_LABS=" + join(o.reference_labs, ";"), "-DREDUCE_BUILD_TESTS=ON",
        std::string("-DREDUCE_BUILD_HIDDEN_TESTS=") + (o.hidden ? "ON" : "OFF"),
-       std::string("-DREDUCE_BUILD_BENCHMARKS=") + (o.benchmark ? "ON" : "OFF")},
+       std::string("-DREDUCE_BUILD_BENCHMARKS=") + (o.benchmark ? "ON" : "OFF"),
+       kCheckerSuitesDefine + suites},
       o.log_dir / "course-configure.log");
   if (!conf.succeeded()) {
     course.problem = configure_errors(conf);
     course.seconds = now_seconds() - start;
     return course;
   }
-  // The course's two checkers hold every operation's suites (autograder/tests/CMakeLists.txt).
+  // The course's two checkers hold the suites of `suites` (autograder/tests/CMakeLists.txt).
   std::vector<std::string> targets = {"reduce_lab_runner"};
   const bool any_public = std::any_of(o.plans.begin(), o.plans.end(),
                                       [](const OpPlan& plan) { return plan.public_tests; });
@@ -417,6 +537,12 @@ bool configure_labs(const BuildOptions& o, const CMakeRun& cmake, const fs::path
     }
     return false;
   }
+  // What this configure wrote, before the build adds to it: a later grading in this folder keeps
+  // exactly that (keep_configure()).
+  std::error_code ec;
+  if (!starts_with(conf.output, kConfigureSkipped) ||
+      !fs::exists(o.build_dir / kConfigureRecord, ec))
+    record_configure(o.build_dir);
   try {
     outcome.manifest = read_manifest(o.build_dir);
   } catch (const std::exception& e) {

@@ -25,6 +25,9 @@ struct CourseOperation {
   std::string result;  ///< what the entry returns: "float", "index", "apply" (no workspace),
                        ///< "segments" or "segment_pairs"
   std::string bench;   ///< the benchmark's row family ("sum" for sum_deterministic); empty: none
+  /// The operations whose suite files test it, on its own entry point (course.json `suites`,
+  /// default itself): sum_deterministic is tested by the sum's suites and its own.
+  std::vector<std::string> suites;
 };
 
 /// How the grader treats one operation of a lab, derived from the course's files. The names the
@@ -37,6 +40,9 @@ struct OpPlan {
   bool public_tests = false;  ///< `autograder/tests/<op>_test`.cu exists
   bool hidden_tests = false;  ///< `autograder/hidden/<op>_hidden_test`.cu exists
   std::string bench_op;       ///< benchmark row family ("sum" for sum_deterministic); empty: none
+  /// The operations whose suite files test it (CourseOperation::suites): what the course's
+  /// checkers must link to run its tests.
+  std::vector<std::string> suites;
 };
 
 /// One lab of the course catalogue (course.json).

@@ -2,11 +2,11 @@
 /// \brief Builds the course's own binaries once, and the lab libraries of each submission.
 ///
 /// Two build folders. The course build (build_course()) holds what never depends on a
-/// submission: the checkers (`bin/course_test`, `bin/course_graded_test`: every operation's
-/// suites), the lab runner and the benchmark. It is built once per grading run and shared by every
-/// submission graded in it; the SHA-256 of each of its files and of the course's sources is taken
-/// after the build, and CourseBuild::changes() says whether any changed since (a submission's code
-/// that wrote them voids its grade).
+/// submission: the checkers (`bin/course_test`, `bin/course_graded_test`: the suites of the
+/// operations graded, checker_suites()), the lab runner and the benchmark. It is built once per
+/// grading run and shared by every submission graded in it; the SHA-256 of each of its files and of
+/// the course's sources is taken after the build, and CourseBuild::changes() says whether any
+/// changed since (a submission's code that wrote them voids its grade).
 ///
 /// A submission's build (build_submission()) compiles only its lab libraries: the lab folders
 /// are first copied into a staging folder that refuses links and special files, one configure
@@ -94,8 +94,18 @@ struct CourseBuild {
 std::map<std::string, std::string> course_digests(const std::filesystem::path& build_dir,
                                                   const std::filesystem::path& course_root);
 
-/// Configures (tests on, no lab trees) and builds the checkers of \p options.plans, the lab
-/// runner and the benchmark, then takes their digests. Never throws.
+/// The value of `-DREDUCE_CHECKER_SUITES` for a course build folder: the operations whose suite
+/// files the course's checkers link (autograder/tests/CMakeLists.txt), sorted and joined by ';';
+/// empty: every operation's. Those \p plans are tested by (OpPlan::suites), joined with those
+/// the folder's last configure linked (\p configured: its reduce-configure-args.txt, empty where
+/// the grader never configured it; a configure without the define linked every file), so that
+/// a folder only gains suites: a grading of lab 04 compiles the sum's, and a grading of the
+/// whole course after it compiles the rest, without configuring again for each alternation.
+std::string checker_suites(const std::vector<OpPlan>& plans, const std::string& configured);
+
+/// Configures (tests on, no lab trees) and builds the checkers of \p options.plans (only the
+/// suite files they need, checker_suites()), the lab runner and the benchmark, then takes their
+/// digests. Never throws.
 CourseBuild build_course(const CourseBuildOptions& options);
 
 /// What the build produced.
@@ -112,6 +122,25 @@ struct BuildOutcome {
 
 /// Configures and builds; never throws for what the submission does.
 BuildOutcome build_submission(const BuildOptions& options);
+
+/// Records what the configure just run in a submission's build folder wrote: the SHA-256 of each
+/// of its files but `course/` and the staged labs, in `reduce-configured-files.txt`.
+void record_configure(const std::filesystem::path& build_dir);
+
+/// Readies a submission's old build folder for another grading, keeping its configure: where
+/// every file its last configure wrote (recorded right after it, `reduce-configured-files.txt`)
+/// is still a regular file with the same SHA-256, every other file but the course's build
+/// (`course/`) is removed: the staged labs, the last build's objects and libraries, ninja's
+/// logs, anything planted. The next build then compiles every lab again, and configures again
+/// only where its arguments changed. Returns false, removing nothing, where no record exists or
+/// a recorded file changed (the caller empties the folder); \p why says which, or what was kept.
+/// Meant for a student's own re-grades only (docs/grader.md, "A kept build folder").
+bool keep_configure(const std::filesystem::path& build_dir, std::string& why);
+
+/// Empties a submission's old build folder of everything but the course's build (`course/`),
+/// and where \p keep is true and keep_configure() can, its configure. Returns what it did
+/// ("emptied: <why not kept>", or what was kept).
+std::string clear_build_dir(const std::filesystem::path& build_dir, bool keep);
 
 /// Where the submission's lab folders are staged (copied, links refused) before they compile.
 std::filesystem::path staging_tree(const std::filesystem::path& build_dir);

@@ -53,6 +53,9 @@ struct GradeOptions {
   bool keep_build = false;              ///< keep the build folder afterwards
   bool no_gpu = false;                  ///< do not use a GPU even if present (build only)
   std::vector<std::string> cmake_args;  ///< extra configure arguments
+  /// An old build_dir keeps its configure (keep_configure()) instead of being emptied: `grade
+  /// --build-dir` only, a student's own re-grade; never a batch's or Gradescope's grading.
+  bool keep_configure = false;
   /// The course's checkers, runner and benchmark, shared by the submissions of a run (empty:
   /// prepare_submission() builds them in `<build_dir>/course`).
   std::shared_ptr<const CourseBuild> course_build;
