@@ -480,6 +480,13 @@ TEST(LabRuns, ALabsCheckerArgumentsAndOptionsNameItAndTheRubricsLimits) {
       lab_args(c, "passes", plan, SuiteKind::kPublic),
       (std::vector<std::string>{"--lab=/libpasses_sum.so", "--lab-order=tree", "--lab-name=passes",
                                 "--lab-entry=sum", "--lab-filter=Fake.Passes:Fake.Misbehaves"}));
+  // A lab's left-out tests (course.json `left_out`) are left out of its filter, and only its.
+  phase.course.labs.back().left_out = {"Fake.Misbehaves"};
+  EXPECT_EQ(lab_args(c, "passes", plan, SuiteKind::kPublic).back(),
+            "--lab-filter=Fake.Passes:Fake.Misbehaves-Fake.Misbehaves");
+  EXPECT_EQ(planned_part(c, "passes", plan, SuiteKind::kPublic).filters,
+            std::vector<std::string>{"Fake.Passes:Fake.Misbehaves-Fake.Misbehaves"});
+  phase.course.labs.back().left_out.clear();
   const SuiteOptions pub = suite_options(c, "passes", plan, false);
   EXPECT_EQ(pub.binary.string(), (phase.dir / "checker").string());
   EXPECT_EQ(pub.timeout_s, 7);

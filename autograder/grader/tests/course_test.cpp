@@ -105,6 +105,41 @@ TEST(CourseSuites, OnlyTheHiddenSuitesAreNamedHidden) {
   EXPECT_GT(seen[1], 10);
 }
 
+/// Whether the course's test sources declare the test \p name ("Suite.Test", as a fixture's
+/// TEST_F(Suite, Test) or a TEST(Suite, Test)).
+bool test_declared(const fs::path& root, const std::string& name) {
+  const std::size_t dot = name.find('.');
+  if (dot == std::string::npos) return false;
+  const std::regex declared(R"(\bTEST(?:_F)?\(\s*)" + name.substr(0, dot) + R"(\s*,\s*)" +
+                            name.substr(dot + 1) + R"(\s*\))");
+  for (const fs::directory_entry& e : fs::directory_iterator(root / "autograder" / "tests")) {
+    const std::string text = read_file(e.path());
+    if (e.is_regular_file() && std::regex_search(text, declared)) return true;
+  }
+  return false;
+}
+
+// A lab's left-out tests (course.json `left_out`) are tests its operations have, each named
+// exactly (a typo would leave out nothing); lab 01 keeps the 2^32-element test that fails every
+// 32-bit index, and leaves out the 2^31-element one, 2^31 atomics in a line.
+TEST(CourseLabs, LeftOutTestsAreTestsTheLabHas) {
+  const Course course = load_course(REDUCE_GRADE_TEST_ROOT);
+  int named = 0;
+  for (const CourseLab& lab : course.labs)
+    for (const std::string& test : lab.left_out) {
+      ++named;
+      EXPECT_TRUE(test_declared(course.root, test)) << lab.folder << ": " << test;
+      EXPECT_EQ(test.find_first_of("*?:-"), std::string::npos) << "a name, not a pattern";
+    }
+  EXPECT_GE(named, 1);
+  const CourseLab* atomic = course.find("01_atomic_naive");
+  ASSERT_NE(atomic, nullptr);
+  EXPECT_EQ(atomic->left_out, std::vector<std::string>{"SumTest.AboveInt32Range"});
+  EXPECT_TRUE(test_declared(course.root, "SumTest.AboveUint32Range"));
+  EXPECT_TRUE(course.find("04_sequential")->left_out.empty());
+  EXPECT_FALSE(test_declared(course.root, "SumTest.NoSuchTest"));
+}
+
 /// An operation in CamelCase, the stem of its suites' names: sum_compensated -> SumCompensated.
 std::string camel_case(const std::string& op) {
   std::string camel;

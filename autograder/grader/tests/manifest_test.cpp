@@ -84,6 +84,16 @@ TEST(BuildManifest, EachOperationsSuitesAreAFilterInTheCoursesCheckers) {
   EXPECT_TRUE(students.suites("sum", SuiteKind::kGraded).checker.empty());
 }
 
+// A lab's left-out tests join the filter's negative patterns (one '-' starts them).
+TEST(BuildManifest, AFilterWithoutSomeTests) {
+  EXPECT_EQ(filter_without("Sum*.*:*/Sum*.*", {"SumTest.AboveInt32Range"}),
+            "Sum*.*:*/Sum*.*-SumTest.AboveInt32Range");
+  EXPECT_EQ(filter_without("Sum*.*-SumCompensated*.*", {"SumTest.A", "SumTest.B"}),
+            "Sum*.*-SumCompensated*.*:SumTest.A:SumTest.B");
+  EXPECT_EQ(filter_without("Sum*.*", {}), "Sum*.*");
+  EXPECT_EQ(filter_without("", {"SumTest.A"}), "") << "no tests stay no tests";
+}
+
 // The names the build gives, written once by CMake (cmake/LabExports.cmake, ReduceLab.cmake):
 // the C getter of an operation's entry point and the name of a library's benchmark rows.
 TEST(BuildManifest, GettersAndBenchmarkRowsAreTheBuilds) {

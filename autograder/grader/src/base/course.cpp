@@ -110,6 +110,7 @@ Course parse_course_catalogue(const std::string& json_text) {
         throw ConfigError("course.json: lab " + lab.folder + " has the unknown order \"" +
                           lab.order + "\" (serial, tree or tree_atomic)");
       lab.number = std::atoi(lab.folder.c_str());
+      lab.left_out = entry.value("left_out", std::vector<std::string>{});
       for (const std::string& op : lab.ops)
         if (course.operation(op) == nullptr)
           throw ConfigError("course.json: lab " + lab.folder + " names the unknown operation " +

@@ -23,6 +23,12 @@ std::vector<std::string> SuiteSelection::args() const {
   return {"--lab-entry=" + entry, "--lab-filter=" + filter};
 }
 
+std::string filter_without(const std::string& filter, const std::vector<std::string>& tests) {
+  if (tests.empty() || filter.empty()) return filter;
+  // One '-' starts the negative patterns; every later pattern joins them with ':'.
+  return filter + (filter.find('-') == std::string::npos ? "-" : ":") + join(tests, ":");
+}
+
 SuiteSelection BuildManifest::suites(const std::string& op, SuiteKind kind) const {
   const auto it = operations.find(op);
   if (it == operations.end()) return {};

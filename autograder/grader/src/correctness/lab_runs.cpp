@@ -18,8 +18,9 @@ std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab
   std::vector<std::string> args = {
       "--lab=" + c.p.build.manifest.library(lab, plan.op).string(),
       "--lab-order=" + (cl != nullptr ? cl->order : std::string("tree")), "--lab-name=" + lab};
-  for (std::string& arg : c.p.course->manifest.suites(plan.op, kind).args())
-    args.push_back(std::move(arg));
+  SuiteSelection suites = c.p.course->manifest.suites(plan.op, kind);
+  if (cl != nullptr) suites.filter = filter_without(suites.filter, cl->left_out);
+  for (std::string& arg : suites.args()) args.push_back(std::move(arg));
   return args;
 }
 
@@ -71,7 +72,7 @@ PlannedLab planned_part(const LabRunContext& c, const std::string& lab, const Op
           cl != nullptr ? cl->order : std::string("tree"),
           suites.entry,
           c.p.build.manifest.library(lab, plan.op),
-          {suites.filter}};
+          {cl != nullptr ? filter_without(suites.filter, cl->left_out) : suites.filter}};
 }
 
 /// Runs \p job(0) ... job(count - 1) on up to \p threads threads; what a job throws is its own

@@ -33,6 +33,10 @@ struct SuiteSelection {
   std::vector<std::string> args() const;
 };
 
+/// \p filter (a GoogleTest filter, "POSITIVE[-NEGATIVE]") that also leaves out \p tests
+/// (GoogleTest names or patterns); \p filter itself where there are none.
+std::string filter_without(const std::string& filter, const std::vector<std::string>& tests);
+
 /// What one build folder's course-manifest.json says: paths, and the names the build gave
 /// (getters, filters, benchmark rows).
 struct BuildManifest {
