@@ -1,4 +1,6 @@
 """The 'graded' block: what tools/grade demands of one lab."""
+import json
+
 from .references import (bench_pattern, calibration_files, calibration_median, family_rows,
                          lab_lengths, lab_ops, lengths_text, reference_fraction)
 from .results import LADDER_GPUS, GenerationError
@@ -81,7 +83,7 @@ def performance_part(course, lab, entry, judged, lines):
                   "built as a lab library (autograder/bench/references) and timed in the same "
                   "benchmark process in the same way (a lab process of its own, every input made "
                   "anew before every call), the request's own cost left out of both times (the "
-                  "grader's clock less CUB's own CUDA events: about 11 us a call at 2^12 floats): "
+                  f"grader's clock less CUB's own CUDA events: {request_cost_text(course)}): "
                   "the capstone's promise is CUB's speed at every size, on whatever GPU grades "
                   "it. Where CUB's library cannot be built the grade is "
                   f"against the ceiling probe, full at {entry['probe_threshold']:g} of it, none at "
@@ -130,6 +132,22 @@ def performance_part(course, lab, entry, judged, lines):
                               "with no hazard (in this lab a race is the lesson's subject) |")
                  if line.startswith("| performance") else line for line in lines]
     return lines, threshold, floor
+
+
+def request_cost_text(course):
+    """The request's own cost at lab 15's launch-bound size as the H200's gradings measured it:
+    CUB's clock less its CUDA events, over the runs of capstone/graded_rows_h200.json whose
+    processes stayed awake between requests, 16 inputs a request (the grader's driver)."""
+    path = course.results / "capstone" / "graded_rows_h200.json"
+    costs = [row["host_us"] - row["event_us"]
+             for run in json.loads(path.read_text())["runs"] if "awake" in run["driver"]
+             for row in run["rows"]
+             if row["row"].startswith("reference-") and row["n"] < 8192
+             and row.get("event_us") and row.get("calls_per_sample") == 16]
+    if not costs:
+        raise GenerationError(f"{path}: no launch-bound reference row with its events")
+    return (f"{min(costs):.1f}-{max(costs):.1f} us a call at 2^12 floats on the H200, "
+            f"{len(costs)} rows of {path.relative_to(course.root)}")
 
 
 def gpu_table(course, lab, ops, threshold, floor, lines):
