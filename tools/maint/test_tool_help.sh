@@ -67,7 +67,16 @@ run env REDUCE_GRADER_BUILD="$gbuild" "$here/tools/grade" grade labs --labs 04
 ! grep -q -- "--preset" "$work/called" || fail "tools/grade in a configured build: configured again"
 grep -q "^cmake --build $gbuild --target reduce-grade" "$work/called" ||
   fail "tools/grade in a configured build: reduce-grade not brought up to date"
-expect "tools/grade grade labs --labs 04" "reduce-grade grade labs --labs 04"
+expect "tools/grade grade labs --labs 04" "reduce-grade grade labs --labs 04 --build-dir build-grading"
+# A grading gets the student's own build folder (kept between gradings), unless one is named; no
+# other command gets one.
+run env REDUCE_GRADER_BUILD="$gbuild" "$here/tools/grade"
+expect "tools/grade" "reduce-grade grade --build-dir build-grading"
+run env REDUCE_GRADER_BUILD="$gbuild" "$here/tools/grade" grade labs --build-dir=mine
+grep -qx "reduce-grade grade labs --build-dir=mine" "$work/out" ||
+  fail "tools/grade grade --build-dir=mine: $(cat "$work/out")"
+run env REDUCE_GRADER_BUILD="$gbuild" "$here/tools/grade" batch subs
+grep -qx "reduce-grade batch subs" "$work/out" || fail "tools/grade batch: $(cat "$work/out")"
 
 # tools/test ends with what ran: a copy of it, a stand-in ctest whose suite has a CPU test that
 # passed, two GPU tests and a CPU test that skipped, and no GPU.

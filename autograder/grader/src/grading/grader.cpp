@@ -221,7 +221,8 @@ std::string prepare_build_dir(PreparedSubmission& p) {
   p.build_dir = fs::absolute(p.options.build_dir, ec);
   std::string what;
   if (!is_empty_dir(p.build_dir)) {
-    if (!fs::is_regular_file(p.build_dir / "CMakeCache.txt", ec))
+    if (!fs::is_regular_file(p.build_dir / "CMakeCache.txt", ec) &&
+        !fs::is_regular_file(p.build_dir / "course" / "CMakeCache.txt", ec))  // no lab configured
       throw ConfigError("--build-dir " + p.build_dir.string() +
                         " is not empty and not a build folder: refusing to clear it");
     what = clear_build_dir(p.build_dir, p.options.keep_configure);
