@@ -105,8 +105,10 @@ TEST_F(ReportTest, GradescopeResultsHaveTheRequiredFieldsAndTypes) {
     ASSERT_TRUE(t["score"].is_number());
     ASSERT_TRUE(t["max_score"].is_number());
     ASSERT_TRUE(t["output"].is_string());
-    const std::string status = t["status"].get<std::string>();
-    EXPECT_TRUE(status == "passed" || status == "failed") << status;
+    if (t.contains("status")) {  // none for a part not run here
+      const std::string status = t["status"].get<std::string>();
+      EXPECT_TRUE(status == "passed" || status == "failed") << status;
+    }
     const std::string visibility = t["visibility"].get<std::string>();
     EXPECT_TRUE(visibility == "visible" || visibility == "after_published") << visibility;
     if (visibility == "after_published") {
@@ -242,6 +244,59 @@ TEST_F(ReportTest, GradebookReasonNamesEveryLabBelowItsMaximum) {
     const bool lost = lab.score.score + 1e-9 < lab.score.max_score;
     EXPECT_EQ(contains(reason, lab.facts.lab + ": "), lost) << reason;
   }
+}
+
+// Without a GPU a correct lab shows no red on Gradescope: the parts that could not run there have
+// neither a status nor points to lose, and say why; the score is the build points.
+TEST_F(ReportTest, GradescopeShowsAPartNotRunWithoutAGpuNeitherPassedNorFailed) {
+  GradeReport r = report_;
+  LabReport& lab = r.labs[0];
+  for (ScoredItem& item : lab.score.items) {
+    if (item.key == "build" || item.key == "library") continue;
+    item.score = 0;
+    item.status = ItemStatus::kSkipped;
+    item.output = "needs a GPU: not run (no CUDA device on this machine)";
+  }
+  const nlohmann::json json = gradescope_json(r);
+  int not_run = 0;
+  for (const auto& t : json["tests"]) {
+    const std::string name = t["name"].get<std::string>();
+    if (!contains(name, lab.facts.lab) || !contains(t["output"].get<std::string>(), "needs a GPU"))
+      continue;
+    ++not_run;
+    EXPECT_FALSE(t.contains("status")) << name;
+    EXPECT_EQ(t["max_score"].get<double>(), 0) << name;
+    EXPECT_TRUE(contains(name, "(not run here)")) << name;
+  }
+  EXPECT_EQ(not_run, 4);
+  EXPECT_DOUBLE_EQ(json["score"].get<double>(), r.score);
+}
+
+// A lab below its maximum without a message (graded without a GPU: build points only) is given
+// its first part below its maximum, not a bare "points lost".
+TEST_F(ReportTest, GradebookReasonOfALabWithoutMessagesNamesItsFirstPartLost) {
+  GradeReport r = report_;
+  LabReport& lab = r.labs[0];
+  lab.score.messages.clear();
+  lab.score.score = 1;
+  auto part = [](const char* name, double score, double max, ItemStatus status, const char* out) {
+    ScoredItem item;
+    item.key = item.name = name;
+    item.score = score;
+    item.max_score = max;
+    item.status = status;
+    item.output = out;
+    return item;
+  };
+  lab.score.items = {part("build", 1, 1, ItemStatus::kPassed, "builds and links"),
+                     part("public tests", 0, 6, ItemStatus::kSkipped,
+                          "needs a GPU: not run (no CUDA device on this machine)\nmore")};
+  const std::string reason = gradebook_reason(report_json(r));
+  EXPECT_TRUE(contains(reason, lab.facts.lab + ": public tests: needs a GPU: not run (no CUDA "
+                                               "device on this machine)"))
+      << reason;
+  EXPECT_FALSE(contains(reason, "points lost")) << reason;
+  EXPECT_FALSE(contains(reason, "more")) << reason;
 }
 
 // A submission's names and text made inert in every report: a terminal obeys no escape of

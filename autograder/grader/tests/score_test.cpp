@@ -165,6 +165,21 @@ TEST_F(ScoreTest, BuildFailureNamesWhereTheBuildStopped) {
   }
 }
 
+// A refused folder's headline, the gradebook's reason, names what was refused.
+TEST_F(ScoreTest, ARefusedFolderSaysWhatWasRefused) {
+  LabFacts f = perfect();
+  f.build.ok = f.build.library_ok = false;
+  f.build.stage = BuildStage::kStaging;
+  f.build.errors =
+      "the lab folder was refused: 04_sequential/data.bin: is too large (209715200 bytes; the "
+      "limit is 16 MiB)";
+  const LabScore s = score_lab(f, lab_, rubric_);
+  ASSERT_FALSE(s.messages.empty());
+  const std::string headline = "refused before the build: 04_sequential/data.bin: is too large";
+  EXPECT_TRUE(contains(s.messages.front(), headline)) << s.messages.front();
+  EXPECT_FALSE(contains(item(s, "build").output, "links, special files"));
+}
+
 TEST_F(ScoreTest, LibraryReductionZeroesTheWholeLab) {
   LabFacts f = perfect();
   f.library.forbidden = {{FindingKind::kSymbol, "cub::DeviceReduce::Sum(...)"}};

@@ -375,14 +375,19 @@ json gradescope_json(const GradeReport& r) {
     int k = 0;
     for (const ScoredItem& item : lab.score.items) {
       ++k;
-      json t = {{"name", fmt::format("{}: {}", lab.facts.lab, item.name)},
+      // Gradescope knows passed (green) and failed (red) only. A part that could not run here (no
+      // GPU) is neither: it gets no status and no points to lose, so that a correct lab graded
+      // without a GPU shows no red; its output says why, and the grade (r.score) is unchanged.
+      const bool not_run = item.status == ItemStatus::kSkipped;
+      json t = {{"name", fmt::format("{}: {}{}", lab.facts.lab, item.name,
+                                     not_run && item.max_score > 0 ? " (not run here)" : "")},
                 {"number", fmt::format("{}.{}", std::atoi(lab.facts.lab.c_str()), k)},
                 {"score", item.score},
-                {"max_score", item.max_score},
-                {"status", item.status == ItemStatus::kPassed ? "passed" : "failed"},
+                {"max_score", not_run ? 0.0 : item.max_score},
                 {"output", sanitize_text(item.output)},
                 {"tags", json::array({lab.facts.lab, item.key})},
                 {"visibility", "visible"}};
+      if (!not_run) t["status"] = item.status == ItemStatus::kPassed ? "passed" : "failed";
       tests.push_back(t);
       if (!item.hidden_details.empty()) {
         tests.push_back({{"name", fmt::format("{}: {} (details)", lab.facts.lab, item.name)},
@@ -547,6 +552,24 @@ std::string csv_text(const std::string& text) {
   return "\"'" + replace_all(text, "\"", "\"\"") + "\"";
 }
 
+namespace {
+
+/// Why \p lab lost points where it has no message (a lab graded without a GPU: its build points
+/// only): its first item below its maximum, with the first line of that item's output.
+std::string first_item_lost(const nlohmann::ordered_json& lab) {
+  for (const auto& item : lab.value("items", nlohmann::ordered_json::array())) {
+    if (!item.is_object() || item.value("score", 0.0) + 1e-9 >= item.value("max_score", 0.0))
+      continue;
+    const std::string output = item.value("output", std::string());
+    return item.value("name", std::string("a part")) + ": " +
+           (output.empty() ? item.value("status", std::string("lost"))
+                           : output.substr(0, output.find('\n')));
+  }
+  return "points lost";
+}
+
+}  // namespace
+
 std::string gradebook_reason(const nlohmann::ordered_json& report) {
   std::vector<std::string> parts;
   for (const auto& lab : report.value("labs", nlohmann::ordered_json::array())) {
@@ -554,9 +577,8 @@ std::string gradebook_reason(const nlohmann::ordered_json& report) {
     const auto messages = lab.value("messages", nlohmann::ordered_json::array());
     const std::string first = !messages.empty() && messages.front().is_string()
                                   ? messages.front().get<std::string>()
-                                  : "";
-    parts.push_back(lab.value("lab", std::string()) + ": " +
-                    (first.empty() ? "points lost" : clip(first, 1, 200)));
+                                  : first_item_lost(lab);
+    parts.push_back(lab.value("lab", std::string()) + ": " + clip(first, 1, 200));
   }
   return clip(join(parts, "; "), 1, 400);
 }

@@ -199,12 +199,21 @@ class LabScorer {
 
   void build_failed() {
     s_.status = LabStatus::kBuildFailed;
-    std::string text;
+    std::string text, errors = f_.build.errors;
+    static const std::string kRefused = "the lab folder was refused: ";
     switch (f_.build.stage) {
       case BuildStage::kStaging:
-        text =
-            "build failed: the lab folder was refused before the build (links, special files "
-            "and files outside the lab folder are not graded)";
+        // The headline (the gradebook's reason) names what was refused: a file too large is not
+        // a link.
+        if (errors.rfind(kRefused, 0) == 0) {
+          text = "build failed: the lab folder was refused before the build: " +
+                 errors.substr(kRefused.size());
+          errors.clear();
+        } else {
+          text =
+              "build failed: the lab folder was refused before the build (links, special files "
+              "and files outside the lab folder are not graded)";
+        }
         break;
       case BuildStage::kConfigure:
         text = "build failed: the course could not be configured (a grading problem, not yours)";
@@ -220,7 +229,7 @@ class LabScorer {
                                   : "build failed: the lab does not compile";
         break;
     }
-    if (!f_.build.errors.empty()) text += "\n" + f_.build.errors;
+    if (!errors.empty()) text += "\n" + errors;
     zero_all("the lab did not build", text);
     s_.messages.push_back(first_line(text));
   }
