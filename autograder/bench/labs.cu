@@ -192,25 +192,26 @@ std::vector<Impl> trusted_labs() {
   return labs;
 }
 
-/// Rows of \p entries (of the variable \p variable) on an operation of kOperations: never
-/// loaded here; their calls go to \p runner. (Segmented operations have rows of their own.)
-std::vector<Impl> runner_labs(const std::vector<GradedEntry>& entries, const char* variable,
+/// Rows of \p entries (the launch's \p what: "graded" or "references") on an operation of
+/// kOperations: never loaded here; their calls go to \p runner. (Segmented operations have rows
+/// of their own.)
+std::vector<Impl> runner_labs(const std::vector<launch::RunnerLab>& entries, const char* what,
                               const std::shared_ptr<Runner>& runner) {
   const std::vector<std::string> paths = library_paths(entries);
   std::vector<Impl> labs;
-  for (const GradedEntry& entry : entries) {
+  for (const launch::RunnerLab& entry : entries) {
     const CatalogueEntry* known = find_catalogue_entry(entry.op);
     if (known != nullptr && per_segment(known->kind)) continue;  // rows of their own
     const Operation* op = find_operation(entry.op);
     if (op == nullptr) {
-      std::fprintf(stderr, "%s: no operation in %s=%s:%s\n", variable, entry.name.c_str(),
-                   entry.op.c_str(), entry.path.c_str());
+      std::fprintf(stderr, "%s: no operation in %s=%s:%s\n", what, entry.name.c_str(),
+                   entry.op.c_str(), entry.library.c_str());
       continue;
     }
     Impl impl{op, entry.name, nullptr, nullptr};
     impl.runner = runner;
-    impl.library =
-        static_cast<std::size_t>(std::find(paths.begin(), paths.end(), entry.path) - paths.begin());
+    impl.library = static_cast<std::size_t>(std::find(paths.begin(), paths.end(), entry.library) -
+                                            paths.begin());
     labs.push_back(impl);
   }
   return labs;
@@ -218,7 +219,7 @@ std::vector<Impl> runner_labs(const std::vector<GradedEntry>& entries, const cha
 
 /// Labs being graded: their calls go to \p session's graded runner.
 std::vector<Impl> graded_labs(BenchSession& session) {
-  return runner_labs(graded_entries(), "REDUCE_RUNNER_LABS", session.graded_runner());
+  return runner_labs(session.graded(), "graded", session.graded_runner());
 }
 
 Impl probe_impl(const Operation& op) {
@@ -253,7 +254,7 @@ void register_row(Rows& rows, BenchSession& session, const Impl& impl, std::size
   else if (impl.on_host)
     b->MinTime(0.2);
   else
-    set_trusted_sampling(b);
+    set_trusted_sampling(b, session);
 }
 
 }  // namespace
@@ -284,54 +285,16 @@ const std::vector<TrustedLibrary>& trusted_libraries() {
   return libraries;
 }
 
-namespace {
-
-/// The entries "name=op:path,..." of the environment variable \p variable (a malformed one is
-/// reported on stderr and left out).
-std::vector<GradedEntry> parse_entries(const char* variable) {
-  std::vector<GradedEntry> parsed;
-  const char* env = std::getenv(variable);
-  if (env == nullptr) return parsed;
-  for (const std::string& entry : split(env, ",")) {
-    const auto eq = entry.find('=');
-    const auto colon = entry.find(':', eq);
-    if (eq == std::string::npos || colon == std::string::npos) {
-      std::fprintf(stderr, "%s: expected name=op:path, got %s\n", variable, entry.c_str());
-      continue;
-    }
-    parsed.push_back(
-        {entry.substr(0, eq), entry.substr(eq + 1, colon - eq - 1), entry.substr(colon + 1)});
-  }
-  return parsed;
-}
-
-}  // namespace
-
-const std::vector<GradedEntry>& graded_entries() {
-  static const std::vector<GradedEntry> entries = parse_entries("REDUCE_RUNNER_LABS");
-  return entries;
-}
-
-const std::vector<GradedEntry>& reference_entries() {
-  static const std::vector<GradedEntry> entries = parse_entries("REDUCE_REFERENCE_LABS");
-  return entries;
-}
-
-std::vector<std::string> library_paths(const std::vector<GradedEntry>& entries) {
+std::vector<std::string> library_paths(const std::vector<launch::RunnerLab>& labs) {
   std::vector<std::string> paths;
-  for (const GradedEntry& entry : entries)
-    if (std::find(paths.begin(), paths.end(), entry.path) == paths.end())
-      paths.push_back(entry.path);
+  for (const launch::RunnerLab& lab : labs)
+    if (std::find(paths.begin(), paths.end(), lab.library) == paths.end())
+      paths.push_back(lab.library);
   return paths;
 }
 
-std::size_t graded_library(const std::string& path) {
-  const std::vector<std::string> paths = library_paths(graded_entries());
-  return static_cast<std::size_t>(std::find(paths.begin(), paths.end(), path) - paths.begin());
-}
-
-void set_trusted_sampling(benchmark::internal::Benchmark* b) {
-  if (graded_entries().empty())
+void set_trusted_sampling(benchmark::internal::Benchmark* b, const BenchSession& session) {
+  if (session.graded().empty())
     b->MinTime(0.1);
   else
     b->Iterations(kTrustedSamplesWhenGrading);
@@ -415,7 +378,7 @@ std::vector<std::pair<const Operation*, std::string>> register_operation_rows(
   // The course's references first, all of them, in a process of their own that ends before any
   // graded lab's code starts: nothing of a lab can run beside them.
   std::vector<Impl> references =
-      runner_labs(reference_entries(), "REDUCE_REFERENCE_LABS", session.reference_runner());
+      runner_labs(session.references(), "references", session.reference_runner());
   for (const Impl& reference : references)
     for (const std::size_t n : sizes) register_row(rows, session, reference, n);
   for (const Operation& op : operations())

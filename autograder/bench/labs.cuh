@@ -9,6 +9,7 @@
 #include "runner.hpp"
 
 #include <reduce/lab.cuh>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <benchmark/benchmark.h>
 
@@ -51,29 +52,8 @@ struct TrustedLibrary {
 /// stderr and left out.
 const std::vector<TrustedLibrary>& trusted_libraries();
 
-/// A lab being graded: an entry "name=op:path" of REDUCE_RUNNER_LABS.
-struct GradedEntry {
-  std::string name;  ///< the rows' middle part
-  std::string op;    ///< the operation (or segmented operation) it is timed on
-  std::string path;  ///< its library
-};
-
-/// Every well-formed entry of REDUCE_RUNNER_LABS, in order (a malformed one is reported on
-/// stderr once and left out).
-const std::vector<GradedEntry>& graded_entries();
-
-/// The course's references (REDUCE_REFERENCE_LABS, "name=op:path,..."): the reference solutions
-/// of the labs judged against them, in rows named <op>/reference-<lab row>/<n>. Timed as a graded
-/// lab is (bench_graded), in the same run, so that the ratio of the two is that lab's speed on
-/// this GPU relative to the course's; in a runner of their own
-/// (BenchSession::reference_runner()).
-const std::vector<GradedEntry>& reference_entries();
-
-/// The libraries of \p entries, each once, in order: what a runner of those entries holds.
-std::vector<std::string> library_paths(const std::vector<GradedEntry>& entries);
-
-/// The index of the library \p path among BenchSession::graded_runner()'s.
-std::size_t graded_library(const std::string& path);
+/// The libraries of \p labs, each once, in order: what a runner of those labs holds.
+std::vector<std::string> library_paths(const std::vector<launch::RunnerLab>& labs);
 
 /// Samples of a trusted device row (CUB, the stream read) in a run that grades labs: there it is
 /// a comparison in the report, never the verdict (that is the ceiling probe's), and 0.1 s of
@@ -81,8 +61,8 @@ std::size_t graded_library(const std::string& path);
 inline constexpr int kTrustedSamplesWhenGrading = 30;
 
 /// How long the trusted device row \p b samples: 0.1 s of samples, or
-/// kTrustedSamplesWhenGrading samples where REDUCE_REMOTE_LABS names labs being graded.
-void set_trusted_sampling(benchmark::internal::Benchmark* b);
+/// kTrustedSamplesWhenGrading samples where \p session grades labs (BenchSession::graded()).
+void set_trusted_sampling(benchmark::internal::Benchmark* b, const BenchSession& session);
 
 /// The cub::DeviceReduce row of \p op.
 Impl cub_impl(const Operation& op);

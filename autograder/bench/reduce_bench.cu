@@ -5,15 +5,23 @@
 // beside its cub::DeviceReduce counterpart, the ceiling probe (a pure streaming read) and a
 // single-thread CPU loop, on the same buffers. Rows are named <op>/<implementation>/<n>; lab 17's
 // <op>_<length>/<implementation>/<n>, beside floor/<n> (segmented.cuh).
+//   REDUCE_LAUNCH_SPEC=<file>        the grader's launch spec (reduce_vocabulary/launch_spec.hpp):
+//                                    the labs being graded, each in a lab runner process, the
+//                                    course's references of those judged against them (timed
+//                                    first, as graded labs are), the sizes, the run's key (the
+//                                    grader's reduce::benchmark_key()) and the runner's sandbox;
+//                                    read once, into the run's BenchSession (launch.hpp)
+//   A person's run, without a spec:
 //   REDUCE_LABS_FILE=<build>/<tree>/labs.txt  trusted labs loaded into this process (the ladder:
 //                                    lines "04_sequential=/path/lib04_sequential_sum.so")
 //   REDUCE_LABS="name=path,..."      the same, inline
-//   REDUCE_RUNNER_LABS="name=op:path,..."  labs being graded: each runs in a lab runner process
-//   REDUCE_REFERENCE_LABS="reference-<name>=op:path,..."  the course's references of the labs
-//                                    judged against them, timed first, as graded labs are
+//   --graded=name=op:path, --reference=name=op:path, --runner-prefix=word, --call-timeout-s=s
+//                                    labs timed as the grader times them (launch.hpp; each flag
+//                                    repeatable): tools/maint/lab15_rows.sh, neighbours.sh
 //   REDUCE_BENCH_SIZES="2^26,2^28"  sizes (default 2^10, 2^12, ..., 2^30)
-//   REDUCE_SEED=n                    the run's key (the grader's reduce::benchmark_key(); default:
-//                                    fresh each run): every input is derived from it by SipHash
+//   REDUCE_SEED=n                    the run's key (default: fresh each run): every input is
+//                                    derived from it by SipHash
+//   Either way:
 //   REDUCE_BENCH_KEEP_WRONG=1        trusted rows with wrong results keep their numbers
 //   REDUCE_SEGMENT_LENGTHS="16,2^20" lab 17's segment lengths (default 32,1024,32768,1048576)
 //   REDUCE_SEGMENT_RAGGED="32,1024"  lab 17's ragged rows: mean lengths (default none)
@@ -35,12 +43,13 @@
 // clocks_agree: reduce_vocabulary/row_fields.hpp), kept where the row failed; its message is for
 // people.
 //
-// Files: operations.cu (kOperations: each operation's CUB call, trusted inputs and checks),
-// session.cu (the run's state: its key, the lab processes, the timed inputs they share, the
-// ceiling probe's results), measurement.cu (the sampling loop of each trust level), labs.cu (the
-// operations' rows), segmented.cuh (lab 17's rows), reporting.cpp (verdicts in the JSON),
-// tables.cu, text.cpp.
+// Files: launch.cpp (the spec or the command line, read once), operations.cu (kOperations: each
+// operation's CUB call, trusted inputs and checks), session.cu (the run's state: its key, the lab
+// processes, the timed inputs they share, the ceiling probe's results), measurement.cu (the
+// sampling loop of each trust level), labs.cu (the operations' rows), segmented.cuh (lab 17's
+// rows), reporting.cpp (verdicts in the JSON), tables.cu, text.cpp.
 #include "labs.cuh"
+#include "launch.hpp"
 #include "measurement.cuh"
 #include "reporting.hpp"
 #include "segmented.cuh"
@@ -58,6 +67,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -86,20 +97,19 @@ void add_context(const reduce::DeviceInfo& gpu, const BenchSession& session) {
     benchmark::AddCustomContext(std::string("probe ") + t.name, fixed(t.gbps, 1));
 }
 
-/// REDUCE_BENCH_SIZES, else 2^10, 2^12, ..., 2^30.
-std::vector<std::size_t> bench_sizes() {
-  if (std::getenv("REDUCE_BENCH_SIZES") != nullptr) return size_list("REDUCE_BENCH_SIZES", "");
-  std::vector<std::size_t> sizes;
-  for (int e = 10; e <= 30; e += 2) sizes.push_back(std::size_t{1} << e);
-  return sizes;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   Rows rows;  // every row that ran: the tables' lines and the failed rows' verdicts
   const std::unique_ptr<benchmark::BenchmarkReporter> file_reporter =
       verdict_file_reporter(argc, argv, rows);
+  HandFlags hand;
+  try {
+    hand = take_hand_flags(argc, argv);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "reduce_bench: %s\n", e.what());
+    return 2;
+  }
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   if (!reduce::has_gpu()) {
@@ -107,9 +117,16 @@ int main(int argc, char** argv) {
     return kNoGpuExitCode;  // as reduce-grade: nothing measured for want of a GPU
   }
   const reduce::DeviceInfo gpu = reduce::query_device();
-  // The run's state, which every row reaches: made here, after the GPU check, so that a run
-  // without a GPU reads no REDUCE_SEED.
-  BenchSession session;
+  // The run's state, which every row reaches, from its launch read here once: after the GPU
+  // check, so that a run without a GPU reads no spec and no REDUCE_SEED.
+  std::optional<BenchSession> made;
+  try {
+    made.emplace(bench_launch(hand));
+  } catch (const std::exception& e) {  // a spec or a variable that does not read
+    std::fprintf(stderr, "reduce_bench: %s\n", e.what());
+    return 2;
+  }
+  BenchSession& session = *made;
   Ceiling& ceiling = session.ceiling();
   ceiling.n = reduce::ceiling_probe_size();
   ceiling.gbps = reduce::measure_ceiling_gbps(ceiling.n);
@@ -117,7 +134,7 @@ int main(int argc, char** argv) {
   ceiling.timings = reduce::probe_timings();
   add_context(gpu, session);
 
-  const std::vector<std::size_t> sizes = bench_sizes();
+  const std::vector<std::size_t> sizes = session.sizes();
   const auto impls = register_operation_rows(rows, sizes, session);
   // Lab 17's rows (segmented reductions), after the floor of each size: segmented.cuh.
   const auto [families, segmented_names] = register_segmented_rows(rows, sizes, session);

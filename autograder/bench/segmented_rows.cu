@@ -284,12 +284,13 @@ void bench_graded_segmented(benchmark::State& state, BenchSession& session, Rows
   }
 }
 
-/// The segmented entries of REDUCE_RUNNER_LABS ("name=segmented_sum:path").
+/// The segmented labs of the launch's graded labs (op segmented_sum or segmented_softmax).
 std::vector<GradedSegmented> graded_segmented_labs(BenchSession& session) {
   std::vector<GradedSegmented> labs;
-  for (const GradedEntry& entry : graded_entries())
+  for (const launch::RunnerLab& entry : session.graded())
     if (const SegmentedOp* op = find_segmented_op(entry.op))
-      labs.push_back({op, entry.name, session.graded_runner(), graded_library(entry.path)});
+      labs.push_back(
+          {op, entry.name, session.graded_runner(), session.graded_library(entry.library)});
   return labs;
 }
 
@@ -348,7 +349,7 @@ void register_floor_rows(Rows& rows, const std::vector<std::size_t>& sizes, Benc
           bench_trusted(st, *run, *table, id, floor);
         });
     b->UseManualTime()->Unit(benchmark::kMicrosecond);
-    set_trusted_sampling(b);
+    set_trusted_sampling(b, session);
   }
 }
 
@@ -399,7 +400,7 @@ std::pair<std::vector<std::string>, std::vector<std::string>> register_segmented
               bench_segmented(st, *run, *table, id, impl, shape);
             });
         b->UseManualTime()->Unit(benchmark::kMicrosecond);
-        set_trusted_sampling(b);
+        set_trusted_sampling(b, session);
       }
     }
   return {families, names};

@@ -3,7 +3,7 @@
 
 #include "labs.cuh"
 
-#include <cstdlib>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <utility>
@@ -11,33 +11,46 @@
 namespace reduce::bench {
 namespace {
 
-/// REDUCE_SEED, else a fresh key.
-std::uint64_t read_seed() {
-  const char* env = std::getenv("REDUCE_SEED");
-  if (env != nullptr) return std::stoull(env, nullptr, 0);
+/// The launch's key, else a fresh one.
+std::uint64_t run_seed(const launch::LaunchSpec& launch) {
+  if (launch.seed) return *launch.seed;
   std::random_device device;  // not the clock: a fresh run's key is not to be guessed either
   return std::uint64_t{device()} << 32 ^ device();
 }
 
 }  // namespace
 
-BenchSession::BenchSession()
-    : seed_(read_seed()), graded_rng_(reduce::benchmark_stream(seed_, "graded")) {}
+BenchSession::BenchSession(launch::LaunchSpec launch)
+    : launch_(std::move(launch)),
+      seed_(run_seed(launch_)),
+      graded_rng_(reduce::benchmark_stream(seed_, "graded")) {}
+
+std::vector<std::size_t> BenchSession::sizes() const {
+  if (!launch_.sizes.empty()) return launch_.sizes;
+  std::vector<std::size_t> sizes;
+  for (int e = 10; e <= 30; e += 2) sizes.push_back(std::size_t{1} << e);
+  return sizes;
+}
+
+std::size_t BenchSession::graded_library(const std::string& path) const {
+  const std::vector<std::string> paths = library_paths(graded());
+  return static_cast<std::size_t>(std::find(paths.begin(), paths.end(), path) - paths.begin());
+}
 
 std::shared_ptr<Runner> BenchSession::graded_runner() {
   if (!graded_runner_) {
-    RunnerOptions options = RunnerOptions::from_environment();
-    options.libraries = library_paths(graded_entries());
+    RunnerOptions options = RunnerOptions::from_launch(launch_.runner);
+    options.libraries = library_paths(graded());
     graded_runner_ = std::make_shared<Runner>(std::move(options));
   }
   return graded_runner_;
 }
 
 std::shared_ptr<Runner> BenchSession::reference_runner() {
-  if (reference_entries().empty()) return nullptr;
+  if (references().empty()) return nullptr;
   if (!reference_runner_) {
-    RunnerOptions options = RunnerOptions::from_environment();
-    options.libraries = library_paths(reference_entries());
+    RunnerOptions options = RunnerOptions::from_launch(launch_.runner);
+    options.libraries = library_paths(references());
     options.prefix.clear();  // the course's own code: the sandbox is for the labs graded
     reference_runner_ = std::make_shared<Runner>(std::move(options));
   }

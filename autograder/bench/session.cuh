@@ -9,28 +9,47 @@
 #include "tables.cuh"
 
 #include <reduce/keyed_hash.hpp>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace reduce::bench {
 
-/// One run's state: its key and the graded rows' keyed stream, the ceiling probe's results, the
-/// lab processes (the graded labs' and the references'), and the timed inputs the graded rows of
-/// one size share. main() makes one and keeps it until every row has run.
+/// One run's state: its launch (what to time, launch.hpp), its key and the graded rows' keyed
+/// stream, the ceiling probe's results, the lab processes (the graded labs' and the
+/// references'), and the timed inputs the graded rows of one size share. main() makes one and
+/// keeps it until every row has run.
 class BenchSession {
  public:
-  /// Reads the run's key: REDUCE_SEED (the grader gives reduce::benchmark_key() of its secret,
+  /// The run of \p launch (bench_launch(): the grader's spec, else a hand run's), read once by
+  /// main(). Its key is the spec's seed (the grader gives reduce::benchmark_key() of its secret,
   /// so that a run is repeatable and independent of every test's inputs), else a fresh one from
   /// std::random_device. No runner sees it.
-  BenchSession();
+  explicit BenchSession(launch::LaunchSpec launch);
   BenchSession(const BenchSession&) = delete;
   BenchSession& operator=(const BenchSession&) = delete;
 
   /// The run's key.
   std::uint64_t seed() const { return seed_; }
+
+  /// The sizes of the rows: the launch's, else 2^10, 2^12, ..., 2^30.
+  std::vector<std::size_t> sizes() const;
+
+  /// The labs being graded (the launch's `graded`), each timed in graded_runner().
+  const std::vector<launch::RunnerLab>& graded() const { return launch_.graded; }
+
+  /// The course's references of the labs judged against them (the launch's `references`): the
+  /// reference solutions, or CUB as a lab library, in rows named <op>/reference-<lab row>/<n>.
+  /// Timed as a graded lab is (bench_graded), in the same run, so that the ratio of the two is
+  /// that lab's speed on this GPU relative to its measure; in reference_runner().
+  const std::vector<launch::RunnerLab>& references() const { return launch_.references; }
+
+  /// The index of the library \p path among graded_runner()'s.
+  std::size_t graded_library(const std::string& path) const;
 
   /// The stream of every graded row's input seeds and random choices: reduce::benchmark_stream()
   /// of the run's key, "graded" (SipHash in counter mode, reduce/keyed_hash.hpp), so that no
@@ -44,7 +63,7 @@ class BenchSession {
   /// The ceiling probe's results.
   const Ceiling& ceiling() const { return ceiling_; }
 
-  /// The one lab process of every graded row: it holds every library of REDUCE_RUNNER_LABS, each
+  /// The one lab process of every graded row: it holds every library of graded(), each
   /// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,
   /// hung or poisoned its context (the row's exception stops it). So no other lab process is
   /// alive while a row is timed, and a submission's benchmark makes one lab process, not one per
@@ -53,7 +72,7 @@ class BenchSession {
   std::shared_ptr<Runner> graded_runner();
 
   /// The references' lab process: outside the sandbox (the course's own code), holding every
-  /// library of REDUCE_REFERENCE_LABS (null without any). Its rows run first, before any graded
+  /// library of references() (null without any). Its rows run first, before any graded
   /// lab's process starts, and end_references() ends it.
   std::shared_ptr<Runner> reference_runner();
 
@@ -77,6 +96,7 @@ class BenchSession {
     TimedArrays arrays;
   };
 
+  launch::LaunchSpec launch_;
   std::uint64_t seed_;
   reduce::KeyedStream graded_rng_;
   Ceiling ceiling_;

@@ -26,7 +26,7 @@ ninja -C "$BUILD" reduce_bench reduce_lab_runner solutions_15_capstone_sum \
   solutions_09_warp_shuffle_sum reduce_cub_reference_sum >"$OUT/lab15_rows/build.log" 2>&1 ||
   { tail -30 "$OUT/lab15_rows/build.log"; exit 1; }
 cub=$PWD/$BUILD/references/lib/libcub_sum.so
-prefix=""
+prefix=()  # the words in front of the lab's runner: reduce_bench --runner-prefix, one each
 if [ "${SANDBOX:-on}" != off ]; then
   grader=${GRADER:?"GRADER: the reduce-grade binary, for its confine sandbox (or SANDBOX=off)"}
   mkdir -p /tmp/lab15_rows_tmp
@@ -37,8 +37,7 @@ if [ "${SANDBOX:-on}" != off ]; then
   done
   for d in /dev/nvidia[0-9]*; do steps+=("--device=$d"); done
   steps+=(--link=/dev/fd:/proc/self/fd --scratch=/dev/shm:67108864)
-  prefix=$(printf '%s\x1f' "$grader" confine "${steps[@]}" --)
-  prefix=${prefix%$'\x1f'}
+  for word in "$grader" confine "${steps[@]}" --; do prefix+=("--runner-prefix=$word"); done
 fi
 for run in $(seq "$RUNS"); do
   for lab in "${labs[@]}"; do
@@ -49,9 +48,10 @@ for run in $(seq "$RUNS"); do
       *) echo "lab15_rows: unknown lab $lab (cap, cub or r09)" >&2; exit 2 ;;
     esac
     json=$OUT/lab15_rows/${lab}_$run.json
-    REDUCE_RUNNER_PREFIX="$prefix" REDUCE_RUNNER_LABS="15_capstone=sum:$lib" \
-      REDUCE_REFERENCE_LABS="reference-15_capstone=sum:$cub" REDUCE_BENCH_SIZES=$N \
-      REDUCE_CALL_TIMEOUT_S=60 "$BUILD/bin/reduce_bench" \
+    # The grader's launch spec as reduce_bench's flags for a person's run (docs/grader.md).
+    env -u REDUCE_LAUNCH_SPEC REDUCE_BENCH_SIZES="$N" "$BUILD/bin/reduce_bench" \
+      "--graded=15_capstone=sum:$lib" "--reference=reference-15_capstone=sum:$cub" \
+      --call-timeout-s=60 ${prefix[@]+"${prefix[@]}"} \
       "--benchmark_filter=^sum/(15_capstone|reference-15_capstone)/$N(/|\$)" \
       "--benchmark_out=$json" --benchmark_out_format=json >"${json%.json}.log" 2>&1
     python3 - "$json" "$lab $run" <<'PY'

@@ -73,27 +73,28 @@ mkdir -p "$dir" "$tools"
 # is not on other cores.
 lscpu -e=CPU,CORE,SOCKET,NODE >"$dir/cpus.txt" 2>&1
 
-# The benchmark's rows and environment: the grader's (REDUCE_RUNNER_LABS "name=sum:library"), or
-# the ladder's (REDUCE_LABS_FILE).
-runner_labs="" pattern=""
+# The benchmark's rows: the grader's way (reduce_bench --graded=name=sum:library, each lab in a
+# runner process, as the grader's launch spec names them), or the ladder's (REDUCE_LABS_FILE).
+runner_labs=() pattern=""
 for lab in $LABS; do
   lib=$(grep -m1 "^$lab=" "$labs_file" | cut -d= -f2-)
   [ -n "$lib" ] || { echo "neighbours: $lab is not in $labs_file" >&2; exit 2; }
-  runner_labs+="${runner_labs:+,}$lab=sum:$lib"
+  runner_labs+=("--graded=$lab=sum:$lib")
   pattern+="$lab|"
 done
 filter="^sum/(${pattern}stream_read)/"
-bench_env=(REDUCE_BENCH_SIZES="$SIZE" REDUCE_CALL_TIMEOUT_S=60)
+bench_env=(REDUCE_BENCH_SIZES="$SIZE")
+bench_args=()
 case $BENCH_MODE in
-  graded) bench_env+=(REDUCE_RUNNER_LABS="$runner_labs") ;;
+  graded) bench_args=("${runner_labs[@]}" --call-timeout-s=60) ;;
   trusted) bench_env+=(REDUCE_LABS_FILE="$labs_file") ;;
   *) echo "neighbours: BENCH_MODE is graded or trusted, not $BENCH_MODE" >&2; exit 2 ;;
 esac
 
 # run_bench <json> <log>: one benchmark process on the benchmark's half.
 run_bench() {
-  timeout 120 env -u REDUCE_LABS -u REDUCE_LABS_FILE -u REDUCE_RUNNER_LABS \
-    -u REDUCE_REFERENCE_LABS "${bench_env[@]}" taskset -c "$BENCH_CPUS" "$bench" \
+  timeout 120 env -u REDUCE_LABS -u REDUCE_LABS_FILE -u REDUCE_LAUNCH_SPEC "${bench_env[@]}" \
+    taskset -c "$BENCH_CPUS" "$bench" ${bench_args[@]+"${bench_args[@]}"} \
     --benchmark_filter="$filter" --benchmark_out="$1" --benchmark_out_format=json >"$2" 2>&1
 }
 

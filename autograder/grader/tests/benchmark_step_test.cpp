@@ -4,32 +4,47 @@
 #include <reduce_grade/base/course.hpp>
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/grading/grader.hpp>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
 
+#include <cstdlib>
+
 namespace reduce::grade {
 namespace {
 
+/// A stand-in benchmark's words for the sizes of its launch spec: `sizes` prints them, one line,
+/// separated by spaces (the spec's writer puts each on a line of its own).
+constexpr const char* kSpecSizes =
+    "sizes() { tr -d ' \\n' < \"$REDUCE_LAUNCH_SPEC\" |"
+    " sed 's/.*\"sizes\":\\[\\([0-9,]*\\)\\].*/\\1/' | tr , ' '; }\n";
+
+/// The benchmark's launch spec of the run whose logs are \p log_dir.
+launch::LaunchSpec spec_of(const fs::path& log_dir) {
+  return launch::read_launch_spec((log_dir / "bench.launch.json").string(), launch::Child::kBench);
+}
+
 /// A benchmark that writes one row, lab "a"'s, failed with wrong results and a message of the
-/// lab's own words; lab "b" gets no row (as if the process ended in "a"'s code first). It
-/// appends its key and timed size to keys.txt beside itself.
+/// lab's own words; lab "b" gets no row (as if the process ended in "a"'s code first). It keeps
+/// the variables REDUCE_* of its environment in env.txt beside itself.
 fs::path fake_benchmark(const fs::path& dir) {
   const fs::path script = dir / "reduce_bench";
-  write_file(script,
-             "#!/bin/sh\n"
-             "for a in \"$@\"; do case \"$a\" in --benchmark_out=*) out=${a#--benchmark_out=};;"
-             " esac; done\n"
-             "n=$REDUCE_BENCH_SIZES\n"
-             "echo \"$REDUCE_SEED $n\" >> \"$(dirname \"$0\")/keys.txt\"\n"
-             "cat > \"$out\" <<EOF\n"
-             "{\"context\": {\"ceiling_gbps\": 1000}, \"benchmarks\": [\n"
-             " {\"name\": \"sum/a/$n\", \"run_type\": \"iteration\", \"error_occurred\": true,\n"
-             "  \"error_message\": \"the lab threw: HIDDEN-LOG n=2147483651\", \"failure\": 1,\n"
-             "  \"wrong_results\": 3, \"warmup_wrong\": 0, \"clocks_agree\": 1}]}\n"
-             "EOF\n");
+  write_file(
+      script,
+      std::string("#!/bin/sh\n") + kSpecSizes +
+          "for a in \"$@\"; do case \"$a\" in --benchmark_out=*) out=${a#--benchmark_out=};;"
+          " esac; done\n"
+          "n=$(sizes)\n"
+          "env | grep '^REDUCE_' | sort > \"$(dirname \"$0\")/env.txt\"\n"
+          "cat > \"$out\" <<EOF\n"
+          "{\"context\": {\"ceiling_gbps\": 1000}, \"benchmarks\": [\n"
+          " {\"name\": \"sum/a/$n\", \"run_type\": \"iteration\", \"error_occurred\": true,\n"
+          "  \"error_message\": \"the lab threw: HIDDEN-LOG n=2147483651\", \"failure\": 1,\n"
+          "  \"wrong_results\": 3, \"warmup_wrong\": 0, \"clocks_agree\": 1}]}\n"
+          "EOF\n");
   ::chmod(script.c_str(), 0755);
   return script;
 }
@@ -57,8 +72,14 @@ TEST(BenchmarkStep, AFailedRowIsTheLabsOwnAndAMissingRowIsNobodys) {
   const std::vector<OpPlan>& plans = two.plans;
   const Rubric& rubric = two.rubric;
   const std::uint64_t secret = 20261201;
+  Isolation sandbox;
+  sandbox.runner_prefix = {"/usr/bin/bwrap", "--ro-bind", "/", "/", "--"};
+  const std::vector<std::string> gone = {"REDUCE_RUNNER_LABS",   "REDUCE_REFERENCE_LABS",
+                                         "REDUCE_BENCH_SIZES",   "REDUCE_SEED",
+                                         "REDUCE_RUNNER_PREFIX", "REDUCE_CALL_TIMEOUT_S"};
+  for (const std::string& name : gone) ::unsetenv(name.c_str());
   auto perf = run_benchmarks(course, labs, {{"a", plans}, {"b", plans}}, rubric,
-                             benchmark_key(secret, 0), dir / "logs");
+                             benchmark_key(secret, 0), dir / "logs", sandbox);
   const PerfFacts& a = perf["a"];
   EXPECT_FALSE(a.ran);
   EXPECT_EQ(a.wrong_results, 3);
@@ -66,28 +87,46 @@ TEST(BenchmarkStep, AFailedRowIsTheLabsOwnAndAMissingRowIsNobodys) {
   EXPECT_FALSE(contains(a.problem, "HIDDEN-LOG")) << a.problem;
   EXPECT_TRUE(contains(a.lab_text, "HIDDEN-LOG")) << "kept for the instructor";
   EXPECT_TRUE(perf["b"].unattributed) << "never reached: it may run again";
+  // Everything it was told is in its launch spec, beside its logs, the grader's alone; its
+  // environment names the file and holds nothing else of the grading.
+  const fs::path spec_path = dir / "logs" / "bench.launch.json";
+  const std::string env = read_file(dir / "env.txt");
+  EXPECT_TRUE(contains(env, "REDUCE_LAUNCH_SPEC=" + spec_path.string() + "\n")) << env;
+  for (const std::string& name : gone) EXPECT_FALSE(contains(env, name + "=")) << env;
+  EXPECT_EQ(fs::status(spec_path).permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+  const launch::LaunchSpec first = spec_of(dir / "logs");
+  ASSERT_EQ(first.graded.size(), 2u);
+  EXPECT_EQ(first.graded[0].name, "a");
+  EXPECT_EQ(first.graded[0].op, "sum");
+  EXPECT_EQ(first.graded[0].library, "/liba.so");
+  EXPECT_EQ(first.graded[1].name, "b");
+  EXPECT_TRUE(first.references.empty());
+  EXPECT_EQ(first.runner.prefix, sandbox.runner_prefix) << "the lab's runner in the sandbox";
+  EXPECT_EQ(first.runner.call_timeout_s, 60);
+  ASSERT_EQ(first.sizes.size(), 1u);
   // A rerun's key gives other inputs and another timed size.
   run_benchmark(course, labs, "b", plans, rubric, benchmark_key(secret, 1), dir / "logs-b");
-  const std::vector<std::string> keys = split_lines(read_file(dir / "keys.txt"));
-  ASSERT_EQ(keys.size(), 2u);
-  EXPECT_NE(keys[0], keys[1]);
-  EXPECT_NE(keys[0].substr(keys[0].find(' ')), keys[1].substr(keys[1].find(' ')))
-      << "the timed size comes from the run's key";
-  EXPECT_NE(keys[0].substr(0, keys[0].find(' ')), std::to_string(secret))
-      << "the benchmark never gets the grading secret";
+  const launch::LaunchSpec second = spec_of(dir / "logs-b");
+  ASSERT_TRUE(first.seed && second.seed);
+  EXPECT_EQ(*first.seed, benchmark_key(secret, 0));
+  EXPECT_NE(*first.seed, *second.seed);
+  ASSERT_EQ(second.sizes.size(), 1u);
+  EXPECT_NE(first.sizes[0], second.sizes[0]) << "the timed size comes from the run's key";
+  EXPECT_NE(*first.seed, secret) << "the benchmark never gets the grading secret";
   remove_all_quietly(dir);
 }
 
 /// A benchmark whose rows, at the first of its sizes, are lab "r"'s at 300 GB/s beside its
-/// measure at 400 GB/s (where REDUCE_REFERENCE_LABS names it: "reference-r") and lab "p"'s at 500
+/// measure at 400 GB/s (where its launch spec names it: "reference-r") and lab "p"'s at 500
 /// GB/s, with a probe of 1000 GB/s; at a second size, "r" at 100 beside its measure at 200. It
-/// keeps REDUCE_REFERENCE_LABS in refs.txt and its filter in filter.txt beside itself.
+/// keeps its filter in filter.txt beside itself.
 fs::path reference_benchmark(const fs::path& dir) {
   const fs::path script = dir / "reduce_bench";
-  write_file(script, R"(#!/bin/sh
+  write_file(script, std::string("#!/bin/sh\n") + kSpecSizes + R"(
 for a in "$@"; do case "$a" in --benchmark_out=*) out=${a#--benchmark_out=};;
   --benchmark_filter=*) echo "${a#--benchmark_filter=}" > "$(dirname "$0")/filter.txt";; esac; done
-echo "$REDUCE_REFERENCE_LABS" > "$(dirname "$0")/refs.txt"
+refs=$(grep -c '"reference-r"' "$REDUCE_LAUNCH_SPEC")
 row() {
   echo "{\"name\": \"sum/$1/$n\", \"median_gbps\": $2, \"failure\": 0, \"wrong_results\": 0,"
   echo " \"warmup_wrong\": 0, \"clocks_agree\": 1},"
@@ -95,13 +134,13 @@ row() {
 {
   echo '{"context": {"ceiling_gbps": 1000}, "benchmarks": ['
   first=1
-  for n in $(echo "$REDUCE_BENCH_SIZES" | tr , ' '); do
+  for n in $(sizes); do
     if [ $first = 1 ]; then
-      [ -n "$REDUCE_REFERENCE_LABS" ] && row reference-r 400
+      [ "$refs" != 0 ] && row reference-r 400
       row r 300
       row p 500
     else
-      [ -n "$REDUCE_REFERENCE_LABS" ] && row reference-r 200
+      [ "$refs" != 0 ] && row reference-r 200
       row r 100
     fi
     first=0
@@ -126,14 +165,18 @@ TEST(BenchmarkStep, ALabOfMeasureReferenceIsAFractionOfItsReferenceTimedInTheSam
   rubric.labs[1].lab = "p";
   // Without the reference in the course build, "r" is judged against the probe, and says why.
   auto perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 1, dir / "a");
-  EXPECT_EQ(read_file(dir / "refs.txt"), "\n");
+  EXPECT_TRUE(spec_of(dir / "a").references.empty());
   EXPECT_EQ(perf["r"].measure, "probe");
   EXPECT_TRUE(contains(perf["r"].measure_note, "no reference")) << perf["r"].measure_note;
   EXPECT_NEAR(perf["r"].fraction, 0.3, 1e-9);
   // With it, only "r" has a reference row, and its fraction is of the reference.
   course.libraries[{"r", "sum"}] = {"/solutions/libr.so", "r"};
   perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 1, dir / "b");
-  EXPECT_EQ(read_file(dir / "refs.txt"), "reference-r=sum:/solutions/libr.so\n");
+  const launch::LaunchSpec b = spec_of(dir / "b");
+  ASSERT_EQ(b.references.size(), 1u);
+  EXPECT_EQ(b.references[0].name, "reference-r");
+  EXPECT_EQ(b.references[0].op, "sum");
+  EXPECT_EQ(b.references[0].library, "/solutions/libr.so");
   EXPECT_TRUE(perf["r"].ran) << perf["r"].problem;
   EXPECT_EQ(perf["r"].measure, "reference");
   EXPECT_NEAR(perf["r"].fraction, 0.75, 1e-9);
@@ -159,7 +202,10 @@ TEST(BenchmarkStep, ALabOfMeasureCubIsTimedAtItsLaunchBoundSizeToo) {
   rubric.labs[0].launch_bound_size = "2^12";
   rubric.labs[1].lab = "p";
   auto perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 7, dir / "a");
-  EXPECT_EQ(read_file(dir / "refs.txt"), "reference-r=sum:/references/libcub_sum.so\n");
+  const launch::LaunchSpec a = spec_of(dir / "a");
+  ASSERT_EQ(a.references.size(), 1u);
+  EXPECT_EQ(a.references[0].library, "/references/libcub_sum.so");
+  EXPECT_EQ(a.sizes.size(), 2u) << "the rubric's size and the launch-bound one";
   const PerfFacts& r = perf["r"];
   ASSERT_TRUE(r.ran) << r.problem;
   EXPECT_EQ(r.measure, "cub");
@@ -180,7 +226,8 @@ TEST(BenchmarkStep, ALabOfMeasureCubIsTimedAtItsLaunchBoundSizeToo) {
 /// and 6 us (11 us of each call its request's own cost).
 fs::path timed_benchmark(const fs::path& dir, double lab_us, double lab_event_us) {
   const fs::path script = dir / "reduce_bench";
-  write_file(script, fmt::format(R"(#!/bin/sh
+  write_file(script, std::string("#!/bin/sh\n") + kSpecSizes +
+                         fmt::format(R"(
 for a in "$@"; do case "$a" in --benchmark_out=*) out=${{a#--benchmark_out=}};; esac; done
 row() {{
   echo "{{\"name\": \"sum/$1/$n\", \"median_us\": $2, \"runner_event_us\": $3,"
@@ -189,14 +236,14 @@ row() {{
 }}
 {{
   echo '{{"context": {{"ceiling_gbps": 1000}}, "benchmarks": ['
-  for n in $(echo "$REDUCE_BENCH_SIZES" | tr , ' '); do
+  for n in $(sizes); do
     row reference-r 17 6 100
     row r {} {} 90
   done
   echo '{{"name": "end/of/0"}}]}}'
 }} > "$out"
 )",
-                                 lab_us, lab_event_us));
+                                     lab_us, lab_event_us));
   ::chmod(script.c_str(), 0755);
   return script;
 }

@@ -79,6 +79,19 @@ RunnerOptions RunnerOptions::from_environment() {
   return o;
 }
 
+RunnerOptions RunnerOptions::from_launch(const launch::RunnerLaunch& launch) {
+  RunnerOptions o;
+  o.runner = REDUCE_DEFAULT_RUNNER;
+  o.prefix = launch.prefix;
+  for (const launch::RunnerLaunch::Repetition& repetition : launch.repetitions) {
+    o.repetition_prefixes.push_back(repetition.prefix);
+    o.repetition_reports.push_back(repetition.report);
+  }
+  if (launch.call_timeout_s > 0) o.call_timeout_s = launch.call_timeout_s;
+  if (launch.exit_grace_s > 0) o.exit_grace_s = launch.exit_grace_s;
+  return o;
+}
+
 // ---- the runner process ---------------------------------------------------------------------
 
 LabRunner::LabRunner(RunnerOptions options) : options_(std::move(options)) {

@@ -6,6 +6,7 @@
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/benchmark/benchmark.hpp>
 #include <reduce_grade/processes/process.hpp>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <fmt/format.h>
 
@@ -277,6 +278,17 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
   return perf;
 }
 
+/// What the benchmark is told (its launch spec) of a run of key \p key, its labs' runner behind
+/// \p isolation's sandbox; the labs, their measures and the sizes are the caller's to add.
+launch::LaunchSpec bench_launch(std::uint64_t key, const Isolation& isolation) {
+  launch::LaunchSpec launch;
+  launch.child = launch::Child::kBench;
+  launch.seed = key;
+  launch.runner.prefix = isolation.runner_prefix;
+  launch.runner.call_timeout_s = 60;
+  return launch;
+}
+
 }  // namespace
 
 std::map<std::string, PerfFacts> run_benchmarks(
@@ -286,8 +298,10 @@ std::map<std::string, PerfFacts> run_benchmarks(
   std::error_code ec;
   fs::create_directories(log_dir, ec);
   const std::size_t n = timed_size(rubric, key);
-  std::string libs, references, families, names, first_family, extra_rows;
-  std::vector<std::size_t> sizes = {n};
+  std::string families, names, first_family, extra_rows;
+  launch::LaunchSpec launch = bench_launch(key, isolation);  // the labs and sizes added below
+  std::vector<std::size_t>& sizes = launch.sizes;
+  sizes = {n};
   std::vector<BenchTarget> timed = targets;
   for (BenchTarget& target : timed) {
     target.sizes = lab_sizes(rubric, target.lab, key);
@@ -302,13 +316,12 @@ std::map<std::string, PerfFacts> run_benchmarks(
       if (plan.bench_op.empty()) continue;
       // The rows' name is the build's (course-manifest.json), as the benchmark's labs.txt has it.
       const std::string row_name = labs.bench_name(target.lab, plan.op);
-      libs += (libs.empty() ? "" : ",") + row_name + "=" + plan.entry + ":" +
-              labs.library(target.lab, plan.op).string();
+      launch.graded.push_back({row_name, plan.entry, labs.library(target.lab, plan.op).string()});
       rows += "|" + row_name;
       if (target.references) {
-        references += (references.empty() ? "" : ",") + reference_row_name(row_name) + "=" +
-                      plan.entry + ":" +
-                      measure_library(rubric, course, target.lab, plan.op).string();
+        launch.references.push_back(
+            {reference_row_name(row_name), plan.entry,
+             measure_library(rubric, course, target.lab, plan.op).string()});
         rows += "|" + reference_row_name(row_name);
       }
       if (first_family.empty()) first_family = family_regex(plan.bench_op);
@@ -332,19 +345,15 @@ std::map<std::string, PerfFacts> run_benchmarks(
   }
   const fs::path json_path = log_dir / "bench.json";
   fs::remove(json_path, ec);
-  std::vector<std::string> size_texts;
-  for (const std::size_t size : sizes) size_texts.push_back(std::to_string(size));
+  // Beside its logs, in the grader's output, which no lab's sandbox shows.
+  const fs::path launch_path = log_dir / "bench.launch.json";
+  launch::write_launch_spec(launch_path.string(), launch);
   ProcessSpec spec;
   spec.argv = {course.bench.string(),
                fmt::format("--benchmark_filter=^({})/(cub{})/{}(/|$)|^{}/stream_read/{}(/|$){}",
                            families, names, n, first_family, n, extra_rows),
                "--benchmark_out=" + json_path.string(), "--benchmark_out_format=json"};
-  spec.env = isolation.runner_env();
-  spec.env.insert(spec.env.end(), {{"REDUCE_RUNNER_LABS", libs},
-                                   {"REDUCE_REFERENCE_LABS", references},
-                                   {"REDUCE_BENCH_SIZES", join(size_texts, ",")},
-                                   {"REDUCE_SEED", std::to_string(key)},
-                                   {"REDUCE_CALL_TIMEOUT_S", "60"}});
+  spec.env = {{launch::kLaunchSpecVariable, launch_path.string()}};
   if (!cuda_device.empty()) spec.env.emplace_back("CUDA_VISIBLE_DEVICES", cuda_device);
   spec.timeout_s = rubric.limits.bench_timeout_s;
   spec.output_cap = rubric.limits.output_cap_bytes;

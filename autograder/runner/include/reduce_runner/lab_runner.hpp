@@ -10,6 +10,7 @@
 #pragma once
 
 #include <reduce_runner/protocol.hpp>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <cuda_runtime.h>
 
@@ -62,6 +63,12 @@ struct RunnerOptions {
   /// REDUCE_RUNNER_REPETITION_REPORTS (paths separated by ASCII 0x1E),
   /// REDUCE_CALL_TIMEOUT_S, REDUCE_RUNNER_EXIT_GRACE_S and REDUCE_RUNNER_OUTPUT_CAP.
   static RunnerOptions from_environment();
+
+  /// Options from a launch spec's \p launch (reduce_vocabulary/launch_spec.hpp, read by its
+  /// child): its prefix, each repetition's words and report, its call timeout and exit grace (0
+  /// keeps the default), the runner built with the course; no library yet, and nothing from the
+  /// environment.
+  static RunnerOptions from_launch(const launch::RunnerLaunch& launch);
 };
 
 /// What the checker's clock and the runner's events said about one timed request.
