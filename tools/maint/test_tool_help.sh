@@ -38,6 +38,7 @@ for tool in setup test ladder lab-test; do
     [ "$status" -eq 0 ] || fail "$case_name: exit $status, expected 0"
     [ "$(wc -l <"$work/out")" -ge 3 ] || fail "$case_name: fewer than 3 lines of usage"
     ! grep -q '^#' "$work/out" || fail "$case_name: prints the script's comments, '#' and all"
+    ! grep -qE 'pipefail|\(\) \{' "$work/out" || fail "$case_name: prints the script's code"
     [ ! -e "$work/called" ] || fail "$case_name: ran $(tr '\n' ';' <"$work/called")"
   done
   run "$here/tools/$tool" --no-such-option
