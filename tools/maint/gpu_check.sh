@@ -415,7 +415,8 @@ if want loop; then
     t0=$(stamp)
     "$G" grade "$sub" --labs 04 --out "$OUT/loop/grade$k" -j "$JOBS" --build-dir "$BUILD-loop" \
       --keep-build >"$OUT/loop/grade$k.log" 2>&1
-    note "one-lab loop, grade $k$([ $k = 2 ] && echo ' after an edit'): rc=$? in" \
+    rc=$?  # before the note's own expansions replace $?
+    note "one-lab loop, grade $k$([ $k = 2 ] && echo ' after an edit'): rc=$rc in" \
       "$(( $(stamp) - t0 ))s: $(grep -E '^04_' "$OUT/loop/grade$k/summary.txt")"
   done
 fi
