@@ -300,8 +300,8 @@ TEST(Assess, TheFirstHungSuiteSaysWhyAndAnyFailureOrEmptySuiteFails) {
   EXPECT_TRUE(assess(f).tests_failed);
 }
 
-/// A checker of the course written into \p dir, both of its ways: with --labs-file it is
-/// several_labs_checker() (each lab's part runs the fake suite with FAKE_MODE set to the lab's
+/// A checker of the course written into \p dir, both of its ways: with labs in its launch spec it
+/// is several_labs_checker() (each lab's part runs the fake suite with FAKE_MODE set to the lab's
 /// name); alone, it runs the fake suite over --lab-filter's tests with FAKE_MODE the lab's name
 /// (--lab-name), and appends that name to alone.txt for each run that is not a listing.
 fs::path course_checker(const fs::path& dir) {
@@ -310,7 +310,8 @@ fs::path course_checker(const fs::path& dir) {
   write_file(checker,
              "#!/bin/sh\n"
              "d=$(dirname \"$0\")\n"
-             "case \"$*\" in *--labs-file=*) exec \"$d/several-labs\" \"$@\";; esac\n"
+             "[ -n \"$(" REDUCE_GRADE_FAKE_SUITE
+             " --spec=labs)\" ] && exec \"$d/several-labs\" \"$@\"\n"
              "lab=''; filter='*'; list=''\n"
              "for a in \"$@\"; do case \"$a\" in --lab-name=*) lab=${a#--lab-name=};;\n"
              "  --lab-filter=*) filter=${a#--lab-filter=};;\n"
@@ -334,7 +335,7 @@ struct Phase {
   Rubric rubric;
   std::vector<std::pair<std::string, std::string>> env;
   fs::path no_sanitizer;
-  std::vector<std::string> no_sandbox;
+  launch::LaunchSpec told;  ///< what every checker is told
   std::string tag;
   Progress progress{true};
   ProcessCounts counts;
@@ -364,7 +365,7 @@ struct Phase {
 
   /// What every lab's runs share, for check_labs() and the options of a lab's checker.
   LabRunContext context() {
-    return {p, course, rubric, env, no_sanitizer, no_sandbox, dir / "logs", tag, progress, counts};
+    return {p, course, rubric, env, no_sanitizer, told, dir / "logs", tag, progress, counts};
   }
 
   /// The labs that ran alone (alone.txt), sorted, each once per run.
@@ -393,7 +394,7 @@ TEST(CheckLabs, EachLabsResultsGoToItsOwnFactsFromTheSharedChecker) {
   ASSERT_TRUE(check_labs(phase.p, {0, 2, 3}, c));
   // All four parts were in the one checker: the part of most tests first (balanced_groups()),
   // then in checking order (the lab of two operations first).
-  EXPECT_EQ(read_file(phase.dir / "logs" / "tests" / "group_0.labs.txt"),
+  EXPECT_EQ(planned_lines(phase.dir / "logs" / "tests" / "group_0.launch.json"),
             "passes\tmaximum\ttree\tmaximum\t/libpasses_maximum.so\t"
             "Fake.Passes:Fake.After1:Fake.After2\n"
             "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n"
@@ -473,7 +474,10 @@ TEST(LabRuns, ALabsCheckerArgumentsAndOptionsNameItAndTheRubricsLimits) {
   phase.rubric.limits.test_timeout_s = 7;
   phase.rubric.limits.hidden_timeout_s = 11;
   phase.rubric.limits.max_restarts = 2;
-  phase.env = {{"REDUCE_MEMORY_SLOTS", "3"}, {"REDUCE_SEED", "1"}};
+  phase.env = {{"CUDA_VISIBLE_DEVICES", "3"}};
+  phase.told.seed = 1;
+  phase.told.memory_slots = 3;
+  phase.told.runner.prefix = {"sandbox", "--"};
   const LabRunContext c = phase.context();
   const OpPlan& plan = phase.course.plans("passes").at(0);
   EXPECT_EQ(
@@ -493,13 +497,15 @@ TEST(LabRuns, ALabsCheckerArgumentsAndOptionsNameItAndTheRubricsLimits) {
   EXPECT_EQ(pub.max_restarts, 2);
   EXPECT_EQ(pub.log_dir.string(), (phase.dir / "logs" / "passes").string());
   EXPECT_EQ(pub.log_stem, "sum_tests");
-  ASSERT_EQ(pub.env.size(), 2u) << "the context's REDUCE_SEED is replaced, not repeated";
-  EXPECT_EQ(pub.env[0], (std::pair<std::string, std::string>{"REDUCE_MEMORY_SLOTS", "3"}));
-  EXPECT_EQ(pub.env[1].first, "REDUCE_SEED");
-  EXPECT_NE(pub.env[1].second, std::to_string(phase.p.seed)) << "never the grading secret";
+  EXPECT_EQ(pub.env, phase.env) << "the environment keeps what is not the launch spec's";
+  EXPECT_EQ(pub.launch.memory_slots, 3) << "the context's spec";
+  EXPECT_EQ(pub.launch.runner.prefix, phase.told.runner.prefix);
+  ASSERT_TRUE(pub.launch.seed.has_value());
+  EXPECT_NE(*pub.launch.seed, 1u) << "the context's key is replaced by the run's own";
+  EXPECT_NE(*pub.launch.seed, phase.p.seed) << "never the grading secret";
   SuiteOptions again = pub;
   use_tests_key(again, c, "tests again");
-  EXPECT_NE(again.env[1].second, pub.env[1].second) << "a run again gets inputs of its own";
+  EXPECT_NE(*again.launch.seed, *pub.launch.seed) << "a run again gets inputs of its own";
   const SuiteOptions hidden = suite_options(c, "passes", plan, true);
   EXPECT_EQ(hidden.timeout_s, 11);
   EXPECT_EQ(hidden.log_stem, "sum_hidden");

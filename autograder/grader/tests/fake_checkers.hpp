@@ -6,25 +6,27 @@
 
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/observations/gtest_suite.hpp>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <string>
 
 namespace reduce::grade {
 
-/// checker_main's --labs-file mode, in miniature, written into \p dir: for each part (a lab's
-/// operation), the marked line, then the tests its filter (the plan's sixth field) selects,
-/// listed or run with FAKE_MODE=$mode. \p per_part: shell lines run first for each part, with
-/// $lab, $op and $list set; they may set $mode.
+/// checker_main over its launch spec's labs, in miniature, written into \p dir: for each part
+/// (a lab's operation), the marked line, then the tests its filter selects, listed or run with
+/// FAKE_MODE=$mode. It reads the mark and the labs from its spec through the course's reader
+/// (the fake suite's --spec=WHAT). \p per_part: shell lines run first for each part, with $lab,
+/// $op and $list set; they may set $mode.
 inline SuiteOptions several_labs_checker(const fs::path& dir, const std::string& per_part) {
   const fs::path checker = dir / "several-labs";
   write_file(checker,
              "#!/bin/sh\n"
-             "plan=''; mark=$REDUCE_LAB_MARK; list=''; record=''; i=0\n"
-             "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;\n"
-             "  --lab-mark=*) mark=${a#--lab-mark=};;\n"
-             "  --record=*) record=$a;;\n"
-             "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
-             "cut -f1,2,6 \"$plan\" | while read -r lab op filter; do\n"
+             "mark=$(" REDUCE_GRADE_FAKE_SUITE
+             " --spec=mark) || exit 2\n"
+             "list=''; record=''; i=0\n"
+             "for a in \"$@\"; do case \"$a\" in --record=*) record=$a;;\n"
+             "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n" REDUCE_GRADE_FAKE_SUITE
+             " --spec=labs | cut -f1,2,6 | while read -r lab op filter; do\n"
              "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
              "  mode=''; part=''\n"
              "  [ -n \"$record\" ] && part=\"$record --record-part=$i,0\"\n" +
@@ -40,6 +42,19 @@ inline SuiteOptions several_labs_checker(const fs::path& dir, const std::string&
   options.log_dir = dir / "logs";
   options.log_stem = "group_0";
   return options;
+}
+
+/// The labs of the checker's launch spec \p file, read by the course's reader, one line each:
+/// "name<TAB>op<TAB>order<TAB>entry<TAB>library<TAB>filter[<TAB>filter...]".
+inline std::string planned_lines(const fs::path& file) {
+  std::string lines;
+  for (const launch::PlannedLab& lab :
+       launch::read_launch_spec(file.string(), launch::Child::kChecker).labs) {
+    lines += lab.name + "\t" + lab.op + "\t" + lab.order + "\t" + lab.entry + "\t" + lab.library;
+    for (const std::string& filter : lab.filters) lines += "\t" + filter;
+    lines += "\n";
+  }
+  return lines;
 }
 
 }  // namespace reduce::grade

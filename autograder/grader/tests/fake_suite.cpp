@@ -6,8 +6,14 @@
 //   "no CUDA device") | stub (fails as an untouched stub's lab does: "not implemented: see ...") |
 //   forge (prints GoogleTest's lines of a pass into its failure, as a lab's exception could).
 // With --record=FILE it records its outcomes as the course's checkers do (outcome_record.hpp);
-// --record-part=INDEX,REPETITION opens that part of a plan first.
+// --record-part=INDEX,REPETITION opens that part of a plan first. With --spec=WHAT alone it runs
+// no test: it prints what the launch spec named by REDUCE_LAUNCH_SPEC says (read by the course's
+// one reader, as a checker reads it) in words a stand-in checker's shell reads: labs (one line
+// per part: name, op, order, entry, library, filters, TAB between), mark, seed, prefix (a word a
+// line) or repetitions (one line each: the report, then its words, TAB between).
 #include "outcome_record.hpp"
+
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <gtest/gtest.h>
 
@@ -15,8 +21,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -77,9 +85,50 @@ TEST_F(Fake, After2) {
   SUCCEED();
 }
 
+/// \p words, TAB between.
+std::string tab_joined(const std::vector<std::string>& words) {
+  std::string line;
+  for (const std::string& word : words) line += (line.empty() ? "" : "\t") + word;
+  return line;
+}
+
+/// Prints \p what of the spec named by REDUCE_LAUNCH_SPEC (see the head of this file); exits 2
+/// with the reader's message where the spec does not read.
+int print_spec(const std::string& what) {
+  using namespace reduce::launch;
+  std::optional<LaunchSpec> spec;
+  try {
+    spec = launch_spec_from_environment(Child::kChecker);
+  } catch (const LaunchSpecError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 2;
+  }
+  if (!spec) return 0;
+  if (what == "mark") std::printf("%s\n", spec->mark.c_str());
+  if (what == "seed" && spec->seed)
+    std::printf("%llu\n", static_cast<unsigned long long>(*spec->seed));
+  for (const PlannedLab& lab : what == "labs" ? spec->labs : std::vector<PlannedLab>{}) {
+    std::vector<std::string> words = {lab.name, lab.op, lab.order, lab.entry, lab.library};
+    words.insert(words.end(), lab.filters.begin(), lab.filters.end());
+    std::printf("%s\n", tab_joined(words).c_str());
+  }
+  for (const std::string& word :
+       what == "prefix" ? spec->runner.prefix : std::vector<std::string>{})
+    std::printf("%s\n", word.c_str());
+  for (const RunnerLaunch::Repetition& r :
+       what == "repetitions" ? spec->runner.repetitions : std::vector<RunnerLaunch::Repetition>{}) {
+    std::vector<std::string> words = {r.report};
+    words.insert(words.end(), r.prefix.begin(), r.prefix.end());
+    std::printf("%s\n", tab_joined(words).c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]).rfind("--spec=", 0) == 0)
+    return print_spec(std::string(argv[1]).substr(7));
   ::testing::InitGoogleTest(&argc, argv);
   std::string record, part;
   for (int i = 1; i < argc; ++i) {

@@ -147,8 +147,21 @@ TEST(GtestSuiteLabs, EachLabsPartIsItsOwnAndOnlyAWholePassIsKept) {
   EXPECT_EQ(run.labs[2]->passed(), 1);
   ASSERT_TRUE(run.labs[3].has_value()) << "the same lab's other operation is a part of its own";
   EXPECT_EQ(run.labs[3]->tests.at(0).name, "Fake.After1");
-  EXPECT_TRUE(contains(read_file(dir / "logs" / "group_0.labs.txt"),
-                       "b\tmaximum\tserial\tmaximum\t/libb.so\tFake.Passes\n"));
+  // The labs and the mark were the checker's launch spec, beside its logs, for the listing and
+  // the run apart: each with a mark of its own.
+  const auto told = [&](const char* file) {
+    return launch::read_launch_spec((dir / "logs" / file).string(), launch::Child::kChecker);
+  };
+  const launch::LaunchSpec listed = told("group_0.list.launch.json");
+  const launch::LaunchSpec ran = told("group_0.launch.json");
+  ASSERT_EQ(ran.labs.size(), 4u);
+  EXPECT_EQ(ran.labs[2].name, "b");
+  EXPECT_EQ(ran.labs[2].order, "serial");
+  EXPECT_EQ(ran.labs[2].library, "/libb.so");
+  EXPECT_EQ(ran.labs[2].filters, std::vector<std::string>{"Fake.Passes"});
+  EXPECT_EQ(listed.labs.size(), 4u);
+  EXPECT_EQ(ran.mark.size(), 16u);
+  EXPECT_NE(listed.mark, ran.mark);
   remove_all_quietly(dir);
 }
 

@@ -1,10 +1,15 @@
 // compute-sanitizer summaries, and a sanitizer run against a stand-in script.
+#include "fake_checkers.hpp"
+
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/observations/sanitizer.hpp>
 
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+
+#include <cstdint>
+#include <optional>
 
 namespace reduce::grade {
 namespace {
@@ -45,13 +50,12 @@ TEST(SanitizerSummary, RacecheckCountsHazardsNotErrors) {
 /// (1, 2...), $tool and $log, the report of the repetition's first runner; the loop's body and
 /// "done" follow.
 #define REDUCE_FAKE_EACH_REPETITION                                                   \
-  "i=0\n"                                                                             \
-  "printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_PREFIXES\" | tr '\\036' '\\n' |\n"      \
+  "i=0\n" REDUCE_GRADE_FAKE_SUITE                                                     \
+  " --spec=repetitions |\n"                                                           \
   "while IFS= read -r words; do\n"                                                    \
   "  i=$((i + 1))\n"                                                                  \
-  "  tool=$(printf '%s' \"$words\" | tr '\\037' '\\n' | sed -n '/^--tool$/{n;p}')\n"  \
-  "  log=$(printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_REPORTS\" | tr '\\036' '\\n' |" \
-  " sed -n \"${i}p\" | sed 's/%n/1/')\n"
+  "  tool=$(printf '%s\\n' \"$words\" | tr '\\t' '\\n' | sed -n '/^--tool$/{n;p}')\n" \
+  "  log=$(printf '%s\\n' \"$words\" | cut -f1 | sed 's/%n/1/')\n"
 
 /// A stand-in for compute-sanitizer: runs the test binary with the gtest flags it was given and
 /// prints a racecheck summary with hazards.
@@ -70,17 +74,20 @@ fs::path fake_sanitizer(const fs::path& dir) {
 }
 
 /// A checker that does what a real one does under the sanitizer: for each repetition of its
-/// tests it starts a lab runner under that repetition's tool
-/// (REDUCE_RUNNER_REPETITION_PREFIXES) and drains its report pipe into that repetition's log
-/// (REDUCE_RUNNER_REPETITION_REPORTS). Here it writes, up front, the log that each tool's report
-/// would fill: racecheck finds hazards, the other tools nothing.
+/// tests it starts a lab runner under that repetition's tool and drains its report pipe into
+/// that repetition's log (both from its launch spec's runner). Here it writes, up front, the log
+/// that each tool's report would fill: racecheck finds hazards, the other tools nothing; and
+/// beside itself the spec's runner prefix (prefix.txt) and the names of the REDUCE_ variables of
+/// its environment (env.txt).
 fs::path fake_checker(const fs::path& dir) {
   const fs::path script = dir / "fake-checker";
   write_file(
       script,
       "#!/bin/sh\n"
-      "printf '%s\\n' \"$REDUCE_RUNNER_PREFIX\" > \"$(dirname "
-      "\"$0\")/prefix.txt\"\n" REDUCE_FAKE_EACH_REPETITION
+      "d=$(dirname \"$0\")\n" REDUCE_GRADE_FAKE_SUITE
+      " --spec=prefix > \"$d/prefix.txt\"\n"
+      "env | sed -n 's/^\\(REDUCE_[A-Z_]*\\)=.*/\\1/p' | sort > "
+      "\"$d/env.txt\"\n" REDUCE_FAKE_EACH_REPETITION
       "  if [ \"$tool\" = racecheck ]; then\n"
       "    printf '%s\\n' '========= COMPUTE-SANITIZER' "
       "'========= Warning: Race reported between Read access at 0x1 in sum.cu:42' "
@@ -128,11 +135,25 @@ TEST(SanitizerRun, HazardsMakeItUnclean) {
 TEST(SanitizerRun, EachToolOfOneCheckerGetsItsOwnResult) {
   const fs::path dir = make_temp_dir("reduce-grade-san-");
   SanitizerSpec spec = spec_for(dir, "Fake.Passes:Fake.After1", {"memcheck", "racecheck"});
-  // The sandbox comes once, from the spec: it replaces the one in the checker's environment.
-  spec.runner_prefix = {"/usr/bin/env"};
-  spec.env = {{"REDUCE_RUNNER_PREFIX", "the-environment's-sandbox"}};
+  // The sandbox and the tools' words reach the checker in its launch spec alone, beside its
+  // log, and its environment names nothing else of the grader's.
+  spec.launch.runner.prefix = {"/usr/bin/env", "A=b c"};
+  spec.launch.seed = 7;
   const std::vector<SanitizerRun> runs = run_sanitizer(spec);
-  EXPECT_EQ(read_file(dir / "prefix.txt"), "/usr/bin/env\n");
+  EXPECT_EQ(read_file(dir / "prefix.txt"), "/usr/bin/env\nA=b c\n");
+  EXPECT_EQ(read_file(dir / "env.txt"), "REDUCE_LAUNCH_SPEC\n");
+  const launch::LaunchSpec told =
+      launch::read_launch_spec((dir / "sanitizer.launch.json").string(), launch::Child::kChecker);
+  EXPECT_EQ(told.seed, std::optional<std::uint64_t>(7));
+  ASSERT_EQ(told.runner.repetitions.size(), 2u);
+  EXPECT_EQ(told.runner.repetitions[1].prefix,
+            (std::vector<std::string>{"/bin/true", "--tool", "racecheck", "--print-limit", "5",
+                                      "--log-file", "/dev/fd/5"}));
+  EXPECT_EQ(told.runner.repetitions[1].report,
+            (sanitizer_log_dir(dir / "sanitizer.log", "racecheck") / "runner-%n.log").string());
+  EXPECT_EQ(told.runner.exit_grace_s, 60) << "the sanitizer's summary comes as the runner exits";
+  EXPECT_EQ(fs::status(dir / "sanitizer.launch.json").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].tool, "memcheck");
   EXPECT_TRUE(runs[0].clean()) << runs[0].problem;
@@ -186,7 +207,7 @@ TEST(SanitizerRun, TheLabsWordsDecideNoTestUnderATool) {
   remove_all_quietly(dir);
 }
 
-/// A checker of several labs (--labs-file=PLAN --lab-mark=MARK) as checker_main runs one: for
+/// A checker of several labs (its launch spec's labs and mark) as checker_main runs one: for
 /// each repetition (tool) and part (a lab's operation), the mark line and the fake suite run
 /// with \p tests (FAKE_MODE is the lab's name); each tool's one runner report is written up
 /// front. racecheck's report has hazards (whose, it cannot say).
@@ -195,9 +216,10 @@ fs::path fake_group_checker(const fs::path& dir, const std::string& tests = "Fak
   write_file(
       script,
       "#!/bin/sh\n"
-      "plan=''; mark=$REDUCE_LAB_MARK; record=''\n"
-      "for a in \"$@\"; do case \"$a\" in --labs-file=*) plan=${a#--labs-file=};;"
-      " --lab-mark=*) mark=${a#--lab-mark=};; --record=*) record=$a;; esac; "
+      "mark=$(" REDUCE_GRADE_FAKE_SUITE
+      " --spec=mark) || exit 2\n"
+      "record=''\n"
+      "for a in \"$@\"; do case \"$a\" in --record=*) record=$a;; esac; "
       "done\n" REDUCE_FAKE_EACH_REPETITION
       "  if [ \"$tool\" = racecheck ]; then\n"
       "    printf '%s\\n' '========= RACECHECK SUMMARY: 5 hazards displayed (0 errors, 5 warnings)'"
@@ -206,7 +228,8 @@ fs::path fake_group_checker(const fs::path& dir, const std::string& tests = "Fak
       "    printf '%s\\n' '========= ERROR SUMMARY: 0 errors' > \"$log\"\n"
       "  fi\n"
       "  k=0\n"
-      "  cut -f1,2 \"$plan\" | while read -r lab op; do\n"
+      "  " REDUCE_GRADE_FAKE_SUITE
+      " --spec=labs | cut -f1,2 | while read -r lab op; do\n"
       "    echo \"[ lab      ] $mark $((i - 1)) $lab $op\"\n"
       "    FAKE_MODE=$lab " REDUCE_GRADE_FAKE_SUITE " --gtest_filter=" +
           tests +
@@ -223,7 +246,8 @@ fs::path fake_alone_checker(const fs::path& dir) {
   const fs::path script = dir / "fake-alone-checker";
   write_file(script,
              "#!/bin/sh\n"
-             "log=$(printf '%s\\n' \"$REDUCE_RUNNER_REPETITION_REPORTS\" | sed 's/%n/1/')\n"
+             "log=$(" REDUCE_GRADE_FAKE_SUITE
+             " --spec=repetitions | cut -f1 | sed 's/%n/1/')\n"
              "case \"$*\" in *--lab-name=b*) printf '%s\\n' '========= RACECHECK SUMMARY: 5 "
              "hazards displayed (0 errors, 5 warnings)' > \"$log\";;\n"
              "  *) printf '%s\\n' '========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, "
@@ -263,7 +287,7 @@ TEST(SanitizerGroup, CleanToolsServeEveryLabAndAFindingGoesToTheLabThatMakesItAl
   }
   EXPECT_TRUE(runs[0][1].clean()) << runs[0][1].problem;  // a, alone: no hazard
   EXPECT_EQ(runs[1][1].summary.problems(), 5);            // b, alone: its hazards
-  EXPECT_TRUE(contains(read_file(dir / "sanitizer" / "group_0.labs.txt"),
+  EXPECT_TRUE(contains(planned_lines(dir / "sanitizer" / "group_0.launch.json"),
                        "b\tmaximum\ttree\tmaximum\t/libb.so\tmaximum-filter\t*EmptyInput*\n"));
   remove_all_quietly(dir);
 }

@@ -7,6 +7,7 @@
 #include <reduce_grade/base/rubric.hpp>
 #include <reduce_grade/observations/facts.hpp>
 #include <reduce_grade/submission/submission.hpp>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <cstddef>
 #include <filesystem>
@@ -31,10 +32,12 @@ struct LabRunContext {
   const PreparedSubmission& p;
   const Course& course;
   const Rubric& rubric;
-  const std::vector<std::pair<std::string, std::string>>& env;
-  const std::filesystem::path& sanitizer;   ///< compute-sanitizer (empty: not found)
-  const std::vector<std::string>& sandbox;  ///< the runner's sandbox command (empty: none)
-  std::filesystem::path logs;               ///< <out>/logs
+  const std::vector<std::pair<std::string, std::string>>& env;  ///< the checkers' environment
+  const std::filesystem::path& sanitizer;  ///< compute-sanitizer (empty: not found)
+  /// What every checker is told (its launch spec, SuiteOptions::launch): the runner's sandbox,
+  /// its call timeout, the GPU's memory and its large-memory slots; each run sets its own key.
+  const launch::LaunchSpec& launch;
+  std::filesystem::path logs;  ///< <out>/logs
   const std::string& tag;
   Progress& progress;
   ProcessCounts& counts;  ///< the processes of checkers whose runs no lab keeps

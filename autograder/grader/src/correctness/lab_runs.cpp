@@ -25,10 +25,7 @@ std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab
 }
 
 void use_tests_key(SuiteOptions& so, const LabRunContext& c, std::string_view use) {
-  so.env.erase(std::remove_if(so.env.begin(), so.env.end(),
-                              [](const auto& v) { return v.first == "REDUCE_SEED"; }),
-               so.env.end());
-  so.env.emplace_back("REDUCE_SEED", std::to_string(derive_key(c.p.seed, use)));
+  so.launch.seed = derive_key(c.p.seed, use);
 }
 
 SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
@@ -39,6 +36,7 @@ SuiteOptions suite_options(const LabRunContext& c, const std::string& lab, const
   so.binary = c.p.course->manifest.suites(plan.op, kind).checker;
   so.args = lab_args(c, lab, plan, kind);
   so.env = c.env;
+  so.launch = c.launch;
   use_tests_key(so, c, "tests alone");
   so.timeout_s = hidden ? limits.hidden_timeout_s : limits.test_timeout_s;
   so.output_cap = limits.output_cap_bytes;

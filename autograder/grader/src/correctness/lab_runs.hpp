@@ -23,10 +23,10 @@ namespace reduce::grade {
 std::vector<std::string> lab_args(const LabRunContext& c, const std::string& lab,
                                   const OpPlan& plan, SuiteKind kind);
 
-/// Gives \p so the checkers' key for one \p use of the grading secret (REDUCE_SEED, derived by
-/// reduce::derive_key()): the tests of several-lab checkers, of a lab alone ("tests alone", the
-/// default of suite_options()) and of suites run again each get inputs of their own, so a run
-/// after another never meets the same inputs.
+/// Gives \p so the checkers' key for one \p use of the grading secret (its launch spec's seed,
+/// derived by reduce::derive_key()): the tests of several-lab checkers, of a lab alone ("tests
+/// alone", the default of suite_options()) and of suites run again each get inputs of their own, so
+/// a run after another never meets the same inputs.
 void use_tests_key(SuiteOptions& so, const LabRunContext& c, std::string_view use);
 
 /// The options of one checker process for \p lab's public (or \p hidden) suites of \p plan.

@@ -33,7 +33,7 @@ SanitizerGroupSpec sanitizer_group_spec(const PreparedSubmission& p, const std::
   common.tools = c.rubric.sanitizer.tools;
   common.checker = c.p.course->manifest.public_checker;
   common.env = c.env;
-  common.runner_prefix = c.sandbox;
+  common.launch = c.launch;
   common.timeout_s = limits.sanitizer_timeout_s;
   common.output_cap = limits.output_cap_bytes;
   common.log_file = c.logs / "sanitizer" / (name + ".log");

@@ -423,21 +423,23 @@ Rubric checking_rubric(GradeRun& g) {
 /// them is timed). Returns the labs that ran; none when CUDA turned out to be missing.
 std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isolation) {
   const GradeOptions& o = g.p.options;
-  // The tests' key reaches the checkers only: the lab's runner gets a clean environment. It is
-  // derived from the grading secret like the benchmark's, and no input tells anything about it.
-  std::vector<std::pair<std::string, std::string>> env = isolation.runner_env();
-  env.emplace_back("REDUCE_SEED", std::to_string(derive_key(g.p.seed, "tests")));
-  env.emplace_back("REDUCE_CALL_TIMEOUT_S", "60");
-  if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
+  // What every checker is told goes into its launch spec, in the grader's logs; the tests' key
+  // reaches the checkers only (the lab's runner gets a clean environment). It is derived from
+  // the grading secret like the benchmark's, and no input tells anything about it.
+  launch::LaunchSpec told;
+  told.seed = derive_key(g.p.seed, "tests");
+  told.runner.prefix = isolation.runner_prefix;
+  told.runner.call_timeout_s = 60;
   // The large-memory slots (MemoryLease in autograder/tests/gpu_test.hpp): lock files of the
   // GPU, shared with every submission graded on it at once; no lab's sandbox shows them.
-  const fs::path slots = gpu_memory_slots(o.cuda_device);
-  env.emplace_back("REDUCE_MEMORY_SLOTS", fmt::format("{}:{}", slots.string(),
-                                                      std::max(1, g.rubric.limits.parallel_labs)));
+  told.memory_slots_dir = gpu_memory_slots(o.cuda_device).string();
+  told.memory_slots = std::max(1, g.rubric.limits.parallel_labs);
   // The tests count on no more memory than the rubric lets the grading use (memory_shortfall(),
   // MemoryLease in autograder/tests/gpu_test.hpp).
   if (const auto usable = usable_gpu_memory(std::nullopt, g.rubric.limits.gpu_memory_gib))
-    env.emplace_back("REDUCE_GPU_MEMORY_BYTES", std::to_string(*usable));
+    told.gpu_memory_bytes = *usable;
+  std::vector<std::pair<std::string, std::string>> env;
+  if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
   const fs::path sanitizer = g.gpu ? find_compute_sanitizer() : fs::path();
   std::vector<std::size_t> runnable;
   for (std::size_t i = 0; i < g.p.labs.size(); ++i) {
@@ -447,9 +449,8 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   }
   // Fitted to the GPU only where checkers run: a report without them says 0.
   const Rubric checking = g.gpu && !runnable.empty() ? checking_rubric(g) : g.rubric;
-  const LabRunContext context{
-      g.p,   g.course,   checking,          env, sanitizer, isolation.runner_prefix, o.out / "logs",
-      g.tag, g.progress, g.report.processes};
+  const LabRunContext context{g.p,  g.course,       checking, env,        sanitizer,
+                              told, o.out / "logs", g.tag,    g.progress, g.report.processes};
   bool cuda_missing = false;
   {
     const std::shared_lock<TimingLock> sharing(

@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <system_error>
 
@@ -169,20 +168,36 @@ fs::path suite_log(const SuiteOptions& options, const std::string& suffix) {
   return options.log_dir.empty() ? fs::path() : options.log_dir / (options.log_stem + suffix);
 }
 
-ProcessSpec checker_spec(const SuiteOptions& options) {
+/// Where the launch spec of the checker process \p suffix goes: beside its logs, else a fresh
+/// temporary folder.
+fs::path launch_path(const SuiteOptions& options, const std::string& suffix) {
+  const fs::path beside = suite_log(options, suffix + ".launch.json");
+  return beside.empty() ? make_temp_dir("reduce-grade-launch-") / "launch.json" : beside;
+}
+
+/// The checker process of \p options (its logs' \p suffix: "", ".list", ".retry1"), told
+/// \p launch.
+ProcessSpec checker_spec(const SuiteOptions& options, const std::string& suffix,
+                         const launch::LaunchSpec& launch) {
   ProcessSpec spec;
   spec.argv = {options.binary.string()};
   spec.argv.insert(spec.argv.end(), options.args.begin(), options.args.end());
   spec.env = options.env;
   spec.timeout_s = options.timeout_s;
   spec.output_cap = options.output_cap;
+  give_launch_spec(spec, launch_path(options, suffix), launch);
   return spec;
+}
+
+/// checker_spec() told options.launch.
+ProcessSpec checker_spec(const SuiteOptions& options, const std::string& suffix) {
+  return checker_spec(options, suffix, options.launch);
 }
 
 /// The binary's tests by name (--gtest_list_tests); empty with run.problem set when it does not
 /// start.
 std::vector<std::string> list_tests(const SuiteOptions& options, SuiteRun& run) {
-  ProcessSpec list = checker_spec(options);
+  ProcessSpec list = checker_spec(options, ".list");
   list.argv.push_back("--gtest_list_tests");
   list.timeout_s = std::min(60.0, options.timeout_s);
   list.log_file = suite_log(options, ".list.log");
@@ -253,7 +268,7 @@ Attempt run_attempt(const SuiteOptions& options, const std::vector<std::string>&
   const std::string suffix = attempt == 0 ? "" : fmt::format(".retry{}", attempt);
   const fs::path record = record_path(options, suffix);
   fs::remove(record, ec);
-  ProcessSpec spec = checker_spec(options);
+  ProcessSpec spec = checker_spec(options, suffix);
   spec.argv.push_back("--gtest_color=no");
   spec.argv.push_back("--record=" + record.string());
   if (attempt > 0) spec.argv.push_back("--gtest_filter=" + gtest_filter_for(remaining));
@@ -337,14 +352,19 @@ std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run) {
   return {std::move(parts[0]), std::move(parts[1])};
 }
 
-void write_lab_plan(const fs::path& file, const std::vector<PlannedLab>& labs) {
-  std::ofstream out(file);
-  for (const PlannedLab& lab : labs) {
-    out << lab.name << '\t' << lab.op << '\t' << lab.order << '\t' << lab.entry << '\t'
-        << lab.library.string();
-    for (const std::string& filter : lab.filters) out << '\t' << filter;
-    out << '\n';
-  }
+void give_launch_spec(ProcessSpec& process, const fs::path& file,
+                      const launch::LaunchSpec& launch) {
+  std::error_code ec;
+  fs::create_directories(file.parent_path(), ec);
+  launch::write_launch_spec(file.string(), launch);
+  process.env.emplace_back(launch::kLaunchSpecVariable, file.string());
+}
+
+std::vector<launch::PlannedLab> launch_labs(const std::vector<PlannedLab>& labs) {
+  std::vector<launch::PlannedLab> planned;
+  for (const PlannedLab& lab : labs)
+    planned.push_back({lab.name, lab.op, lab.order, lab.entry, lab.library.string(), lab.filters});
+  return planned;
 }
 
 std::string lab_mark() {
@@ -383,19 +403,17 @@ std::vector<std::string> part_labels(const std::vector<PlannedLab>& labs) {
   return labels;
 }
 
-/// The checker of \p options over the plan of \p labs, written beside its logs as
-/// `<stem>.labs.txt` (the grader's logs, which no lab process sees), its parts opened by \p mark
-/// (in the environment: see lab_mark()).
+/// The checker of \p options over \p labs, its logs' \p suffix: the labs and \p mark, which
+/// opens each part (lab_mark()), go into its launch spec with the rest of options.launch (a
+/// command line is public, the grader's logs are not).
 ProcessSpec plan_checker(const SuiteOptions& options, const std::vector<PlannedLab>& labs,
-                         const std::string& mark) {
-  const fs::path plan = suite_log(options, ".labs.txt");
-  write_lab_plan(plan, labs);
+                         const std::string& mark, const std::string& suffix) {
   SuiteOptions group = options;
-  group.args = {"--labs-file=" + plan.string()};
-  // The mark travels in the environment, which /proc shows to no other process of the user
-  // (the checker is not dumpable), where a command line is public.
-  group.env.emplace_back("REDUCE_LAB_MARK", mark);
-  return checker_spec(group);
+  group.args.clear();
+  launch::LaunchSpec spec = options.launch;
+  spec.labs = launch_labs(labs);
+  spec.mark = mark;
+  return checker_spec(group, suffix, spec);
 }
 
 /// Whether the recorded \p part ran every test of \p tests and each passed, or failed only with a
@@ -428,7 +446,7 @@ std::vector<std::vector<std::string>> list_lab_tests(const SuiteOptions& options
   }
   fs::create_directories(options.log_dir, ec);
   const std::string mark = lab_mark();
-  ProcessSpec spec = plan_checker(options, labs, mark);
+  ProcessSpec spec = plan_checker(options, labs, mark, ".list");
   spec.argv.push_back("--gtest_list_tests");
   spec.timeout_s = std::min(60.0, options.timeout_s);
   spec.log_file = suite_log(options, ".list.log");
@@ -465,7 +483,7 @@ LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<Plan
   if (tests.size() != labs.size() || options.log_dir.empty()) return result;
   fs::create_directories(options.log_dir, ec);
   const std::string mark = lab_mark();
-  ProcessSpec spec = plan_checker(options, labs, mark);
+  ProcessSpec spec = plan_checker(options, labs, mark, "");
   const fs::path record = suite_log(options, ".record");
   fs::remove(record, ec);
   spec.argv.push_back("--gtest_color=no");

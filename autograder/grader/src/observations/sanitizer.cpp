@@ -119,9 +119,9 @@ std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec) {
            (contains(run.excerpt + run.problem, "terminated before first instrumented API call") ||
             contains(read_file(spec.log_file), "cannot confine"));
   });
-  if (!spec.runner_prefix.empty() && refused) {
+  if (!spec.launch.runner.prefix.empty() && refused) {
     SanitizerSpec open = spec;
-    open.runner_prefix.clear();
+    open.launch.runner.prefix.clear();
     const int contexts = runs.empty() ? 0 : runs[0].checker_contexts;
     const int lab_processes = runs.empty() ? 0 : runs[0].lab_process_starts;
     runs = run_sanitizer_once(open);
@@ -208,28 +208,31 @@ std::map<std::pair<std::size_t, std::size_t>, RecordedPart> recorded_parts(
   return parse_outcome_record(read_file_at_most(sanitizer_record(spec), kMaxLogBytes));
 }
 
-/// The checker process of \p spec with the lab arguments \p args: its tests repeated once per
-/// tool, the runner of repetition k under tools[k] inside the sandbox, each runner's report
-/// drained into sanitizer_log_dir(log_file, tool)/runner-<n>.log (emptied first).
-ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::string>& args) {
+/// The checker process of \p spec with the lab arguments \p args, or over \p labs (none: the
+/// lab of \p args): its tests repeated once per tool, the runner of repetition k under tools[k]
+/// inside the sandbox, each runner's report drained into sanitizer_log_dir(log_file,
+/// tool)/runner-<n>.log (emptied first). All of it is in its launch spec, beside its log.
+ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::string>& args,
+                              const std::vector<PlannedLab>& labs = {}) {
+  launch::LaunchSpec told = spec.launch;
+  told.labs = launch_labs(labs);
   // One repetition of the tests per tool, each with its runner under that tool. %n: the lab
   // client numbers each runner it starts (a crash starts a fresh one).
   // The sanitizer writes its report into a pipe that the checker drains into these logs (the
   // lab's sandbox shows no logs folder, and the runner closes its copies of the pipe).
-  std::string repetitions, reports;
   for (const std::string& tool : spec.tools) {
     const fs::path logs = sanitizer_log_dir(spec.log_file, tool);
     std::error_code ec;
     fs::remove_all(logs, ec);
     fs::create_directories(logs, ec);
     const std::string log_path = "/dev/fd/" + std::to_string(runner::kSanitizerLogFd);
-    const std::vector<std::string> words = {
-        spec.sanitizer.string(), "--tool", tool, "--print-limit", "5", "--log-file", log_path};
-    if (!repetitions.empty()) repetitions += '\x1e';
-    repetitions += join(words, "\x1f");
-    if (!reports.empty()) reports += '\x1e';
-    reports += (logs / "runner-%n.log").string();
+    told.runner.repetitions.push_back(
+        {{spec.sanitizer.string(), "--tool", tool, "--print-limit", "5", "--log-file", log_path},
+         (logs / "runner-%n.log").string()});
   }
+  // The sanitizer's summary comes as the runner exits: a runner killed early leaves none, and
+  // the run would lose its point for want of a summary. The test timeout still bounds it all.
+  told.runner.exit_grace_s = 60;
   ProcessSpec ps;
   ps.argv = {spec.checker.string()};
   ps.argv.insert(ps.argv.end(), args.begin(), args.end());
@@ -240,13 +243,8 @@ ProcessSpec sanitizer_checker(const SanitizerSpec& spec, const std::vector<std::
   fs::remove(sanitizer_record(spec), ec);  // a run's record holds that run alone
   ps.argv.push_back("--record=" + sanitizer_record(spec).string());
   ps.env = spec.env;
-  // The sandbox first (this spec's, which replaces the environment's), then the tool.
-  ps.env.emplace_back("REDUCE_RUNNER_PREFIX", join(spec.runner_prefix, "\x1f"));
-  ps.env.emplace_back("REDUCE_RUNNER_REPETITION_PREFIXES", repetitions);
-  ps.env.emplace_back("REDUCE_RUNNER_REPETITION_REPORTS", reports);
-  // The sanitizer's summary comes as the runner exits: a runner killed early leaves none, and
-  // the run would lose its point for want of a summary. The test timeout still bounds it all.
-  ps.env.emplace_back("REDUCE_RUNNER_EXIT_GRACE_S", "60");
+  fs::path spec_file = spec.log_file;
+  give_launch_spec(ps, spec_file.replace_extension(".launch.json"), told);
   ps.timeout_s = spec.timeout_s * static_cast<double>(std::max<std::size_t>(1, spec.tools.size()));
   ps.output_cap = spec.output_cap;
   ps.log_file = spec.log_file;
@@ -333,17 +331,12 @@ std::vector<std::vector<SanitizerRun>> run_sanitizer_group(const SanitizerGroupS
       result[i] = run_sanitizer(spec.labs[i].alone);
     return result;
   }
-  // The plan lies beside the group's log, in the grader's logs, which no lab process sees.
-  std::error_code ec;
-  fs::create_directories(common.log_file.parent_path(), ec);
-  const fs::path plan =
-      common.log_file.parent_path() / (common.log_file.stem().string() + ".labs.txt");
+  // The labs go into the group's launch spec, beside its log, in the grader's logs.
   std::vector<PlannedLab> planned;
   for (const SanitizedLab& lab : spec.labs) planned.push_back(lab.part);
-  write_lab_plan(plan, planned);
   SanitizerSpec group = common;
   group.timeout_s = common.timeout_s * static_cast<double>(spec.labs.size());
-  const ProcessResult r = run_process(sanitizer_checker(group, {"--labs-file=" + plan.string()}));
+  const ProcessResult r = run_process(sanitizer_checker(group, {}, planned));
   const auto parts = recorded_parts(group);
   std::vector<std::vector<std::string>> alone(spec.labs.size());  // tools to run a lab alone
   for (std::size_t t = 0; t < common.tools.size(); ++t) {

@@ -18,12 +18,6 @@ bool switched_off(const char* variable) {
   return v != nullptr && (std::strcmp(v, "off") == 0 || std::strcmp(v, "0") == 0);
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : "\x1f") + word;
-  return text;
-}
-
 std::string absolute_path(const fs::path& p) {
   std::error_code ec;
   return fs::weakly_canonical(fs::absolute(p, ec), ec).string();
@@ -103,10 +97,6 @@ std::string try_prefix(std::vector<std::string> prefix) {
 }
 
 }  // namespace
-
-std::vector<std::pair<std::string, std::string>> Isolation::runner_env() const {
-  return {{"REDUCE_RUNNER_PREFIX", joined(runner_prefix)}};
-}
 
 std::vector<MountStep> own_places(std::uint64_t tmp_bytes) {
   using Kind = MountStep::Kind;

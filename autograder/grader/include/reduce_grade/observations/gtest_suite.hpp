@@ -11,6 +11,7 @@
 #pragma once
 
 #include <reduce_grade/processes/process.hpp>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <filesystem>
 #include <map>
@@ -68,9 +69,12 @@ struct SuiteRun {
 struct SuiteOptions {
   std::filesystem::path binary;   ///< the GoogleTest executable
   std::vector<std::string> args;  ///< arguments before GoogleTest's own (the lab: --lab=...)
-  std::vector<std::pair<std::string, std::string>> env;  ///< e.g. {"REDUCE_SEED", "123"}
-  double timeout_s = 300;                                ///< per attempt
-  std::size_t output_cap = std::size_t{4} << 20;         ///< per attempt
+  std::vector<std::pair<std::string, std::string>> env;  ///< e.g. {"CUDA_VISIBLE_DEVICES", "0"}
+  /// What the checker is told (its key, its runner, the GPU's memory): written beside its logs,
+  /// `<stem>`.launch.json, and named by REDUCE_LAUNCH_SPEC (give_launch_spec()).
+  launch::LaunchSpec launch;
+  double timeout_s = 300;                         ///< per attempt
+  std::size_t output_cap = std::size_t{4} << 20;  ///< per attempt
   int max_restarts = 3;            ///< fresh processes after a crash or a sticky CUDA error
   std::filesystem::path log_dir;   ///< where `<stem>`.log, `<stem>`.json, `<stem>`.retryN.log go
   std::string log_stem = "tests";  ///< file name stem of the logs
@@ -103,7 +107,14 @@ struct CheckerStartups {
 /// Counts the start-up lines of one checker process's \p output.
 CheckerStartups checker_startups(const std::string& output);
 
-/// One part of a checker that tests several labs in turn (checker_main's --labs-file): one lab's
+/// Writes \p launch to \p file (the grader's logs, which no lab process sees; the owner's alone,
+/// through launch::write_launch_spec()) and names it in \p process's environment
+/// (launch::kLaunchSpecVariable): the checker's one source of what the grader tells it.
+/// \throws launch::LaunchSpecError where the file cannot be written.
+void give_launch_spec(ProcessSpec& process, const std::filesystem::path& file,
+                      const launch::LaunchSpec& launch);
+
+/// One part of a checker that tests several labs in turn (its launch spec's labs): one lab's
 /// library of one operation, and what selects that operation's tests.
 struct PlannedLab {
   std::string name;               ///< lab folder, e.g. "04_sequential"
@@ -119,13 +130,12 @@ struct PlannedLab {
   std::string label() const { return name + " " + op; }
 };
 
-/// Writes \p labs as a --labs-file plan: one line per part,
-/// "name<TAB>op<TAB>order<TAB>entry<TAB>library<TAB>filter[<TAB>filter...]".
-void write_lab_plan(const std::filesystem::path& file, const std::vector<PlannedLab>& labs);
+/// \p labs as the launch spec's planned labs (launch::LaunchSpec::labs).
+std::vector<launch::PlannedLab> launch_labs(const std::vector<PlannedLab>& labs);
 
 /// A fresh random mark for the lines that open each lab's part of a several-lab checker's output
-/// (no lab can print the line, because none knows the mark: it reaches the checker in its
-/// environment, REDUCE_LAB_MARK, which the lab's process neither inherits nor can read).
+/// (no lab can print the line, because none knows the mark: it reaches the checker in its launch
+/// spec, in the grader's logs, which the lab's process cannot read).
 std::string lab_mark();
 
 /// The parts of a several-lab checker's \p output, keyed by (repetition, index in \p labels):
@@ -134,9 +144,9 @@ std::map<std::pair<std::size_t, std::size_t>, std::string> split_lab_output(
     const std::string& output, const std::string& mark, const std::vector<std::string>& labels);
 
 /// The tests each part of \p labs selects in \p options' binary, in order: one listing process
-/// (--labs-file with --gtest_list_tests), which starts no lab process and no CUDA context. Empty
-/// when the binary does not list them (\p problem, if given, says why); a part that selects no
-/// test has an empty list.
+/// (its spec's labs, with --gtest_list_tests), which starts no lab process and no CUDA context.
+/// Empty when the binary does not list them (\p problem, if given, says why); a part that selects
+/// no test has an empty list.
 std::vector<std::vector<std::string>> list_lab_tests(const SuiteOptions& options,
                                                      const std::vector<PlannedLab>& labs,
                                                      std::string* problem = nullptr);

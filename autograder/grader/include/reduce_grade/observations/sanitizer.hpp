@@ -65,7 +65,10 @@ struct SanitizerSpec {
   std::vector<std::string> args;    ///< the checker's lab arguments (--lab=..., --lab-filter=...)
   std::string filter;               ///< GoogleTest filter (small sizes); empty: none
   std::vector<std::pair<std::string, std::string>> env;  ///< the checker's environment
-  std::vector<std::string> runner_prefix;         ///< the sandbox in front of the sanitizer, if any
+  /// What the checker is told (give_launch_spec(), beside log_file as `STEM`.launch.json): its
+  /// key and the GPU's memory; its runner's prefix is the sandbox in front of the sanitizer, if
+  /// any, and the run adds a repetition per tool.
+  launch::LaunchSpec launch;
   double timeout_s = 300;                         ///< wall-clock limit per tool
   std::size_t output_cap = std::size_t{4} << 20;  ///< output cap of the checker
   std::filesystem::path log_file;  ///< the checker's log; the sanitizer's go to `STEM.<tool>/`
@@ -77,8 +80,8 @@ struct SanitizerSpec {
 /// repetition k under `compute-sanitizer --tool <tools[k]>` (so only the lab's process is
 /// sanitized, and one checker context serves every tool), and reads the sanitizer's own log
 /// files, one per runner started. The checker's output of each repetition says whether the tests
-/// under that tool passed. The sanitizer starts inside \p spec.runner_prefix (the sandbox, in
-/// which the report folder's logs/ is writable); should the two not go together on this host,
+/// under that tool passed. The sanitizer starts inside \p spec.launch's runner prefix (the sandbox,
+/// in which the report folder's logs/ is writable); should the two not go together on this host,
 /// the run is repeated unconfined and SanitizerRun::unconfined says so. One result per tool.
 std::vector<SanitizerRun> run_sanitizer(const SanitizerSpec& spec);
 
@@ -100,7 +103,7 @@ struct SanitizerGroupSpec {
   std::vector<SanitizedLab> labs;  ///< at least one
 };
 
-/// Runs \p spec's labs under every tool in one checker (checker_main's --labs-file). A lab
+/// Runs \p spec's labs under every tool in one checker (its launch spec's labs). A lab
 /// process's report is that of every lab it served, so a tool's result is given to each lab only
 /// where every report of that tool is clean and the lab's tests under it passed; for any other
 /// (lab, tool), the lab runs under that tool alone (run_sanitizer() with its own spec), so that

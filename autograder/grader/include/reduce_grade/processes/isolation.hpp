@@ -27,10 +27,6 @@ struct Isolation {
   bool sandboxed = false;                  ///< the prefix below works here
   std::string description;                 ///< one line for reports
   std::vector<std::string> runner_prefix;  ///< the command in front of the confined process
-
-  /// What a checker needs to start its runners this way: REDUCE_RUNNER_PREFIX (words
-  /// separated by ASCII 0x1F).
-  std::vector<std::pair<std::string, std::string>> runner_env() const;
 };
 
 /// The most a lab's process may keep in its /tmp and in its /dev/shm (each): far above what a
