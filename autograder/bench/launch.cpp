@@ -36,22 +36,6 @@ double seconds(const std::string& flag, const std::string& value) {
   return s;
 }
 
-/// REDUCE_SEED as a key (decimal, or 0x hexadecimal), or none where unset.
-std::optional<std::uint64_t> seed_from_environment() {
-  const char* env = std::getenv("REDUCE_SEED");
-  if (env == nullptr || *env == '\0') return std::nullopt;
-  std::size_t used = 0;
-  std::uint64_t seed = 0;
-  try {
-    seed = std::stoull(env, &used, 0);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || env[used] != '\0' || env[0] == '-')
-    throw std::invalid_argument(std::string("REDUCE_SEED=") + env + ": expected a key (a count)");
-  return seed;
-}
-
 }  // namespace
 
 bool HandFlags::any() const {
@@ -97,7 +81,7 @@ launch::LaunchSpec bench_launch(const HandFlags& flags) {
   }
   launch::LaunchSpec spec;
   spec.child = launch::Child::kBench;
-  spec.seed = seed_from_environment();
+  spec.seed = launch::seed_from_environment();
   spec.sizes = size_list("REDUCE_BENCH_SIZES", "");
   spec.graded = flags.graded;
   spec.references = flags.references;

@@ -85,7 +85,7 @@ TEST_F(HiddenSegmentedSum, QueuesOnTheGivenStream) {
   const std::uint64_t values = input_seed(5);
   for (std::size_t i = 0; i < host.size(); ++i)
     host[i] = static_cast<float>(1 + mix(values, i) % 3);
-  runner::LabRunner& lab = runner::LabRunner::from_environment();
+  runner::LabRunner& lab = runner::LabRunner::of_process();
   lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round)
     expect_exact(host, offsets,

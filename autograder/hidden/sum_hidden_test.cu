@@ -222,7 +222,7 @@ TEST_F(HiddenSum, QueuesOnTheGivenStream) {
   const std::size_t n = std::size_t{1} << 24;
   const std::vector<float> host = exact_integers(n, input_seed(0x57AE));
   const DeviceBuffer<float> in(host);
-  runner::LabRunner& lab = runner::LabRunner::from_environment();
+  runner::LabRunner& lab = runner::LabRunner::of_process();
   lab.set_stage_inputs(true);
   for (int round = 0; round < 3; ++round) {
     expect_exact(run(in.data(), n), reference_sum(host),

@@ -2,24 +2,28 @@
 // public and hidden suite): the lab under test and the operation's tests come from the command
 // line, so one binary serves every lab of every operation.
 //   course_test --lab=LIBRARY --lab-filter=FILTER [--lab-entry=ENTRY] [--lab-order=serial|tree]
-//               [--lab-name=04_sequential] [gtest flags]
-//   course_test --labs-file=PLAN [--lab-mark=MARK] [gtest flags]   (or REDUCE_LAB_MARK=MARK)
+//               [--lab-name=04_sequential] [--runner-prefix=WORD ...] [gtest flags]
 //   either with --record=FILE: each test's outcome as JSON lines (outcome_record.hpp), which is
 //   what the grader reads; the text on stdout is only shown.
 // --lab-filter selects the operation's tests (the build writes each operation's filter into
 // course-manifest.json); a test runs when it matches that filter and --gtest_filter. --lab-entry
 // names the lab.cuh entry point a suite shared by several operations calls (the sum's suites:
-// sum, sum_compensated, sum_reproducible). The options become REDUCE_LAB_LIBRARY,
-// REDUCE_LAB_FILTER, REDUCE_LAB_ENTRY, REDUCE_LAB_ORDER and REDUCE_LAB for this process only; the
-// runner it starts for the lab gets none of them. With --labs-file, one process tests several
-// labs, of any operations, in turn (PLAN: one line per lab and operation,
-// "name<TAB>op<TAB>order<TAB>entry<TAB>library<TAB>filter[<TAB>filter...]"), all through one
-// runner that holds every library; see run_labs().
+// sum, sum_compensated, sum_reproducible). --runner-prefix, once per word, puts a command (a
+// sandbox) in front of the lab's process, as tools/lab-test --under does.
+// A grading gives the checker its launch spec (REDUCE_LAUNCH_SPEC), read once here into the
+// process's CheckerLaunch (checker_launch.hpp): the key, the runner's sandbox and sanitizer, the
+// GPU's memory; with labs in it, one process tests several labs, of any operations, in turn, all
+// through one runner that holds every library (run_labs()). Without a spec (ctest, a person's
+// run) the key is REDUCE_SEED's or the default, and nothing else is limited. The runner the
+// checker starts for the lab gets none of it.
 #include "outcome_record.hpp"
+
+#include "checker_launch.hpp"
 
 #include <reduce/not_implemented.hpp>
 #include <reduce/split.hpp>
 #include <reduce_runner/lab_runner.hpp>
+#include <reduce_vocabulary/launch_spec.hpp>
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
@@ -29,37 +33,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
 namespace {
 
-/// One line of a --labs-file plan: one lab's library of one operation, and what selects that
-/// operation's tests.
-struct PlannedLab {
-  std::string name;                  ///< lab folder, e.g. "04_sequential"
-  std::string op;                    ///< the operation, e.g. "sum_compensated"
-  std::string order;                 ///< "serial", "tree" or "tree_atomic"
-  std::string entry;                 ///< the entry point the shared suites call
-  std::string library;               ///< the lab's library of that operation
-  std::vector<std::string> filters;  ///< GoogleTest filters a test must all match
-};
-
-/// The plan's labs; a line with fewer than six fields is skipped.
-std::vector<PlannedLab> read_plan(const char* path) {
-  std::vector<PlannedLab> labs;
-  std::ifstream in(path);
-  for (std::string line; std::getline(in, line);) {
-    const std::vector<std::string> f = reduce::split_fields(line, '\t');
-    if (f.size() < 6) continue;
-    labs.push_back({f[0], f[1], f[2], f[3], f[4], {f.begin() + 5, f.end()}});
-  }
-  return labs;
-}
+using reduce::launch::PlannedLab;
+using reduce::testing::checker_launch;
 
 /// Whether \p name matches the glob \p pattern ('*': any run of characters, '?': any one), as
 /// GoogleTest matches one pattern of a filter.
@@ -122,9 +105,10 @@ std::string selection(const std::vector<std::string>& filters, const std::string
 /// Makes \p lab the lab under test of this process: its name, order and entry point for the
 /// suites, and its operation's tests for GoogleTest (those that also match \p base).
 void enter_lab(const PlannedLab& lab, const std::string& base) {
-  setenv("REDUCE_LAB", lab.name.c_str(), 1);
-  setenv("REDUCE_LAB_ORDER", lab.order.c_str(), 1);
-  setenv("REDUCE_LAB_ENTRY", lab.entry.c_str(), 1);
+  reduce::testing::CheckerLaunch& launch = checker_launch();
+  launch.lab = lab.name;
+  launch.order = lab.order;
+  launch.entry = lab.entry;
   ::testing::GTEST_FLAG(filter) = selection(lab.filters, base);
 }
 
@@ -141,18 +125,16 @@ bool context_broken() {
   return cudaDeviceSynchronize() != cudaSuccess;
 }
 
-/// Installs the record of --record=FILE (REDUCE_OUTCOME_RECORD), if given.
-void start_record() {
-  const char* path = std::getenv("REDUCE_OUTCOME_RECORD");
-  if (path == nullptr || *path == '\0') return;
+/// Installs the record of --record=FILE (\p path), if given.
+void start_record(const std::string& path) {
+  if (path.empty()) return;
   auto record = std::make_unique<reduce::testing::OutcomeRecord>(path, context_broken);
   if (!record->open()) {
-    std::fprintf(stderr, "checker: cannot write the outcome record %s\n", path);
+    std::fprintf(stderr, "checker: cannot write the outcome record %s\n", path.c_str());
     std::exit(2);
   }
   g_record = record.get();
   ::testing::UnitTest::GetInstance()->listeners().Append(record.release());
-  unsetenv("REDUCE_OUTCOME_RECORD");
 }
 
 /// Prints the line "[ lab      ] MARK <repetition> <name> <op>" that opens a lab's part of the
@@ -200,7 +182,7 @@ bool only_stub_failures() {
 }
 
 /// Tests every lab of \p labs in turn, once per repetition (one per sanitizer tool, each with
-/// its runner under that tool, REDUCE_RUNNER_REPETITION_PREFIXES): before each lab's tests its
+/// its runner under that tool, the spec's runner repetitions): before each lab's tests its
 /// open_part() line, then GoogleTest's run of the tests its line selects (each lab a part of the
 /// outcome record of --record=FILE). One runner serves
 /// every lab of a repetition; it is stopped after a lab with a failure other than a stub's "not
@@ -209,7 +191,7 @@ int run_labs(const std::vector<PlannedLab>& labs, const std::string& mark,
              const std::string& base) {
   const int repetitions = std::max(1, static_cast<int>(::testing::GTEST_FLAG(repeat)));
   ::testing::GTEST_FLAG(repeat) = 1;
-  reduce::runner::LabRunner& runner = reduce::runner::LabRunner::from_environment();
+  reduce::runner::LabRunner& runner = reduce::runner::LabRunner::of_process();
   int failed = 0;
   for (int repetition = 0; repetition < repetitions; ++repetition) {
     runner.begin_repetition(repetition);
@@ -228,43 +210,83 @@ int run_labs(const std::vector<PlannedLab>& labs, const std::string& mark,
   return failed == 0 ? 0 : 1;
 }
 
-/// Moves the checker's own options (--lab=..., --labs-file=...) into the environment variables
-/// they stand for and returns the other arguments, for GoogleTest.
-std::vector<char*> take_options(int argc, char** argv) {
+/// The checker's own options, taken out of its command line.
+struct CommandLine {
+  std::string library;                            ///< --lab: the lab's library (one lab)
+  std::string filter;                             ///< --lab-filter: the operation's tests
+  std::string record;                             ///< --record: the outcome record
+  std::optional<std::string> name, order, entry;  ///< --lab-name, --lab-order, --lab-entry
+  std::vector<std::string> runner_prefix;  ///< --runner-prefix, once per word (a person's run)
+};
+
+/// Takes the checker's own options (--lab=..., --runner-prefix=...) into \p line and returns
+/// the other arguments, for GoogleTest.
+std::vector<char*> take_options(int argc, char** argv, CommandLine& line) {
   std::vector<char*> rest;
-  const struct {
-    const char* flag;
-    const char* variable;
-  } options[] = {{"--lab=", "REDUCE_LAB_LIBRARY"},       {"--lab-order=", "REDUCE_LAB_ORDER"},
-                 {"--lab-name=", "REDUCE_LAB"},          {"--lab-entry=", "REDUCE_LAB_ENTRY"},
-                 {"--lab-filter=", "REDUCE_LAB_FILTER"}, {"--labs-file=", "REDUCE_LABS_FILE"},
-                 {"--lab-mark=", "REDUCE_LAB_MARK"},     {"--record=", "REDUCE_OUTCOME_RECORD"}};
+  const auto value = [](const char* arg, const char* flag) -> const char* {
+    const std::size_t length = std::strlen(flag);
+    return std::strncmp(arg, flag, length) == 0 ? arg + length : nullptr;
+  };
   for (int i = 0; i < argc; ++i) {
-    bool taken = false;
-    for (const auto& option : options) {
-      const std::size_t length = std::strlen(option.flag);
-      if (std::strncmp(argv[i], option.flag, length) == 0) {
-        setenv(option.variable, argv[i] + length, 1);
-        taken = true;
-      }
+    if (const char* v = value(argv[i], "--lab=")) {
+      line.library = v;
+    } else if (const char* f = value(argv[i], "--lab-filter=")) {
+      line.filter = f;
+    } else if (const char* r = value(argv[i], "--record=")) {
+      line.record = r;
+    } else if (const char* n = value(argv[i], "--lab-name=")) {
+      line.name = n;
+    } else if (const char* o = value(argv[i], "--lab-order=")) {
+      line.order = o;
+    } else if (const char* e = value(argv[i], "--lab-entry=")) {
+      line.entry = e;
+    } else if (const char* w = value(argv[i], "--runner-prefix=")) {
+      line.runner_prefix.push_back(w);
+    } else {
+      rest.push_back(argv[i]);
     }
-    if (!taken) rest.push_back(argv[i]);
   }
   return rest;
 }
 
-/// The plan of --labs-file (empty without one); the runner is given every planned library
-/// (REDUCE_LAB_LIBRARIES, RunnerOptions).
-std::vector<PlannedLab> take_plan() {
-  std::vector<PlannedLab> plan;
-  if (const char* file = std::getenv("REDUCE_LABS_FILE")) {
-    plan = read_plan(file);
-    std::string libraries;
-    for (const PlannedLab& lab : plan) libraries += (libraries.empty() ? "" : "\x1f") + lab.library;
-    setenv("REDUCE_LAB_LIBRARIES", libraries.c_str(), 1);
-    unsetenv("REDUCE_LABS_FILE");
+/// Reads this process's launch once: the grader's spec, or a person's run from \p line and
+/// REDUCE_SEED; the lab under test from \p line. False, with what is wrong on stderr, where the
+/// spec does not read, a key does not read, or --runner-prefix comes beside a spec.
+bool read_launch(const CommandLine& line) {
+  using namespace reduce::launch;
+  reduce::testing::CheckerLaunch& launch = checker_launch();
+  try {
+    std::optional<LaunchSpec> spec = launch_spec_from_environment(Child::kChecker);
+    if (spec && !line.runner_prefix.empty())
+      throw std::invalid_argument(
+          "--runner-prefix is for a run without a launch spec, whose "
+          "runner says how the lab's process starts");
+    launch.graded = spec.has_value();
+    if (spec) launch.spec = std::move(*spec);
+    launch.spec.runner.prefix = launch.graded ? launch.spec.runner.prefix : line.runner_prefix;
+    const std::optional<std::uint64_t> seed =
+        launch.graded ? launch.spec.seed : seed_from_environment();
+    launch.seed = seed.value_or(reduce::testing::kDefaultSeed);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "checker: %s\n", e.what());
+    return false;
   }
-  return plan;
+  launch.lab = line.name.value_or(launch.lab);
+  launch.order = line.order.value_or(launch.order);
+  launch.entry = line.entry.value_or(launch.entry);
+  return true;
+}
+
+/// Configures the process's runner (LabRunner::of_process()) from the launch: its spec's runner
+/// and the libraries of its labs, else --lab's. False where there is no library to test.
+bool configure_runner(const CommandLine& line) {
+  const reduce::launch::LaunchSpec& spec = checker_launch().spec;
+  reduce::runner::RunnerOptions options = reduce::runner::RunnerOptions::from_launch(spec.runner);
+  for (const PlannedLab& lab : spec.labs) options.libraries.push_back(lab.library);
+  if (spec.labs.empty() && !line.library.empty()) options.libraries.push_back(line.library);
+  const bool has_lab = !options.libraries.empty();
+  reduce::runner::LabRunner::configure_process(std::move(options));
+  return has_lab;
 }
 
 /// The lab's process first, so that it makes its CUDA context while this one makes its own:
@@ -273,7 +295,7 @@ std::vector<PlannedLab> take_plan() {
 /// apart from the first test (without a GPU the tests say so themselves).
 void start_contexts() {
   try {
-    reduce::runner::LabRunner::from_environment().start_early();
+    reduce::runner::LabRunner::of_process().start_early();
   } catch (const std::exception&) {
   }
   const auto start = std::chrono::steady_clock::now();
@@ -285,31 +307,31 @@ void start_contexts() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<char*> rest = take_options(argc, argv);
+  CommandLine line;
+  std::vector<char*> rest = take_options(argc, argv, line);
+  if (!read_launch(line)) return 2;
   int count = static_cast<int>(rest.size());
   rest.push_back(nullptr);
   ::testing::InitGoogleTest(&count, rest.data());
   const std::string base = ::testing::GTEST_FLAG(filter);
-  const std::vector<PlannedLab> plan = take_plan();
-  const bool one_lab = plan.empty();
+  const reduce::launch::LaunchSpec& spec = checker_launch().spec;
+  const bool one_lab = spec.labs.empty();
   const bool listing = ::testing::GTEST_FLAG(list_tests);
-  const char* mark = std::getenv("REDUCE_LAB_MARK");
-  if (!one_lab && listing) return list_labs(plan, mark != nullptr ? mark : "", base);
-  if (!listing) start_record();
-  if (const char* filter = std::getenv("REDUCE_LAB_FILTER"); one_lab && filter != nullptr)
-    ::testing::GTEST_FLAG(filter) = selection({filter}, base);
-  // Each repetition of the tests may run the lab under another sanitizer tool
-  // (REDUCE_RUNNER_REPETITION_PREFIXES): one checker process, one runner per tool.
+  const bool has_lab = configure_runner(line);
+  if (!one_lab && listing) return list_labs(spec.labs, spec.mark, base);
+  if (!listing) start_record(line.record);
+  if (one_lab && !line.filter.empty())
+    ::testing::GTEST_FLAG(filter) = selection({line.filter}, base);
+  // Each repetition of the tests may run the lab under another sanitizer tool (the spec's
+  // runner repetitions): one checker process, one runner per tool.
   struct RepetitionListener : ::testing::EmptyTestEventListener {
     void OnTestIterationStart(const ::testing::UnitTest&, int iteration) override {
-      reduce::runner::LabRunner::from_environment().begin_repetition(iteration);
+      reduce::runner::LabRunner::of_process().begin_repetition(iteration);
     }
   };
-  if (one_lab && std::getenv("REDUCE_RUNNER_REPETITION_PREFIXES") != nullptr)
+  if (one_lab && !spec.runner.repetitions.empty())
     ::testing::UnitTest::GetInstance()->listeners().Append(new RepetitionListener);
-  const bool has_lab = std::getenv("REDUCE_LAB_LIBRARY") != nullptr ||
-                       std::getenv("REDUCE_LAB_LIBRARIES") != nullptr;
   if (has_lab && !listing) start_contexts();
-  if (!one_lab) return run_labs(plan, mark != nullptr ? mark : "", base);
+  if (!one_lab) return run_labs(spec.labs, spec.mark, base);
   return RUN_ALL_TESTS();
 }

@@ -1,5 +1,7 @@
 #include "gpu_test.hpp"
 
+#include "checker_launch.hpp"
+
 #include <reduce/cuda_check.cuh>
 #include <reduce/generators.hpp>
 #include <reduce/keyed_hash.hpp>
@@ -31,10 +33,14 @@ void expect_bits(float got, float want, const std::string& what) {
                 << " (REDUCE_SEED=" << test_seed() << ")";
 }
 
+CheckerLaunch& checker_launch() {
+  static CheckerLaunch launch;
+  return launch;
+}
+
 std::uint64_t test_seed() {
   static const std::uint64_t seed = [] {
-    const char* env = std::getenv("REDUCE_SEED");
-    const std::uint64_t value = env != nullptr ? std::stoull(env, nullptr, 0) : 20261122ull;
+    const std::uint64_t value = checker_launch().seed;
     std::printf("[ seed     ] REDUCE_SEED=%llu\n", static_cast<unsigned long long>(value));
     return value;
   }();
@@ -54,25 +60,22 @@ std::uint64_t input_seed_of(std::initializer_list<std::uint64_t> numbers) {
 }
 
 std::string lab_order() {
-  const char* env = std::getenv("REDUCE_LAB_ORDER");
-  const std::string order = env != nullptr && *env != '\0' ? env : "tree";
+  const std::string& order = checker_launch().order;
   if (order != "serial" && order != "tree" && order != "tree_atomic") {
     throw std::invalid_argument(
-        "REDUCE_LAB_ORDER (--lab-order) must be \"serial\", \"tree\" or \"tree_atomic\", "
-        "not \"" +
+        "the lab's order (--lab-order) must be \"serial\", \"tree\" or \"tree_atomic\", not \"" +
         order + "\"");
   }
   return order;
 }
 
 std::string lab_name() {
-  const char* env = std::getenv("REDUCE_LAB");
-  return env != nullptr && *env != '\0' ? env : "lab";
+  return checker_launch().lab;
 }
 
 std::string lab_entry(const char* otherwise) {
-  const char* env = std::getenv("REDUCE_LAB_ENTRY");
-  return env != nullptr && *env != '\0' ? env : otherwise;
+  const std::string& entry = checker_launch().entry;
+  return entry.empty() ? otherwise : entry;
 }
 
 FloatLab float_lab(const std::string& entry) {
@@ -106,10 +109,8 @@ FloatLab float_lab(const std::string& entry) {
 std::size_t device_memory_total() {
   std::size_t free_bytes = 0, total_bytes = 0;
   REDUCE_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (const char* limit = std::getenv("REDUCE_GPU_MEMORY_BYTES")) {
-    const unsigned long long bytes = std::strtoull(limit, nullptr, 10);
-    if (bytes > 0 && bytes < total_bytes) return static_cast<std::size_t>(bytes);
-  }
+  const std::uint64_t limit = checker_launch().spec.gpu_memory_bytes;
+  if (limit > 0 && limit < total_bytes) return static_cast<std::size_t>(limit);
   return total_bytes;
 }
 
@@ -135,13 +136,10 @@ int memory_slots_needed(std::size_t bytes, std::size_t usable, int slots) {
 }
 
 MemoryLease::MemoryLease(std::size_t bytes) {
-  const char* spec = std::getenv("REDUCE_MEMORY_SLOTS");
-  if (spec == nullptr) return;
-  const std::string text = spec;
-  const auto colon = text.rfind(':');
-  const int slots = colon == std::string::npos ? 0 : std::atoi(text.c_str() + colon + 1);
-  if (slots < 1) return;
-  const std::string dir = text.substr(0, colon);
+  const launch::LaunchSpec& spec = checker_launch().spec;
+  const int slots = spec.memory_slots;
+  if (slots < 1 || spec.memory_slots_dir.empty()) return;
+  const std::string& dir = spec.memory_slots_dir;
   const std::size_t total_bytes = device_memory_total();
   const std::size_t usable =
       total_bytes > kDeviceMemoryMargin ? total_bytes - kDeviceMemoryMargin : total_bytes;

@@ -115,17 +115,17 @@ std::uint64_t input_seed(Numbers... numbers) {
 }
 
 /// Summation order of the lab under test, "serial", "tree" or "tree_atomic" (reference.hpp's
-/// depths), from the environment variable
-/// REDUCE_LAB_ORDER (the checker's --lab-order option); "tree" when unset.
+/// depths), from the checker's launch (checker_launch.hpp: --lab-order, or the part of its
+/// spec's labs under test); "tree" when not given.
 /// \throws std::invalid_argument for any other value.
 std::string lab_order();
 
-/// Name of the lab under test (e.g. "04_sequential"), from the environment variable REDUCE_LAB
-/// (the checker's --lab-name option); "lab" when unset. For messages only.
+/// Name of the lab under test (e.g. "04_sequential"), from the checker's launch (--lab-name, or
+/// the part under test); "lab" when not given. For messages only.
 std::string lab_name();
 
-/// The lab.cuh entry point under test, from the environment variable REDUCE_LAB_ENTRY (the
-/// checker's --lab-entry option, or its plan's line); \p otherwise when unset. A suite that
+/// The lab.cuh entry point under test, from the checker's launch (--lab-entry, or the part
+/// under test); \p otherwise when not given. A suite that
 /// serves several operations (the sum's, for every mode of the sum) calls the lab through it.
 std::string lab_entry(const char* otherwise);
 
@@ -139,8 +139,8 @@ FloatLab float_lab(const std::string& entry);
 inline constexpr std::size_t kDeviceMemoryMargin = std::size_t{1} << 30;
 
 /// The GPU memory the tests count on: cudaMemGetInfo's total, or less where the grading says so
-/// (REDUCE_GPU_MEMORY_BYTES, from the rubric's limits.gpu_memory_gib: a course graded as on a
-/// smaller GPU).
+/// (its launch spec's gpu_memory_bytes, from the rubric's limits.gpu_memory_gib: a course graded
+/// as on a smaller GPU).
 std::size_t device_memory_total();
 
 /// Empty when the GPU's total memory (device_memory_total()) holds \p bytes plus
@@ -152,12 +152,13 @@ std::size_t device_memory_total();
 std::string memory_shortfall(std::size_t bytes);
 
 /// The grader's large-memory slots that a test's inputs take, held while it lives:
-/// REDUCE_MEMORY_SLOTS="DIR:N" names N lock files in DIR (slot-0 ... slot-N-1) shared by every
+/// the launch spec's memory_slots N and memory_slots_dir DIR name N lock files in DIR (slot-0 ...
+/// slot-N-1) shared by every
 /// checker graded on the GPU. Each slot stands for an N-th of the GPU's memory (its total less
 /// kDeviceMemoryMargin), and a test takes as many as its inputs need, all at once: so the
 /// inputs held at once never exceed the GPU's memory, whether it has 140 GiB (three 8 GiB tests
 /// side by side) or 15 GiB (one), while the other checkers' smaller tests run beside them.
-/// Without the variable (a student's own run) it holds nothing.
+/// Without a spec (a student's own run) it holds nothing.
 class MemoryLease {
  public:
   /// Waits for the slots that \p bytes of inputs need (printed when it waited).

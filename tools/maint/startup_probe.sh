@@ -27,11 +27,12 @@ t $C/course_test --gtest_list_tests
 F=SumTest.EmptyInputIsPositiveZero
 for i in 1 2; do t $C/course_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
 # The runner's sandbox as the grader starts it: reduce-grade confine, the course hidden.
-US=$'\x1f'
-PREFIX="${GRADER:-reduce-grade}${US}confine${US}--hide=/tmp${US}--hide=$PWD${US}--show=$(cd "$B" && pwd)${US}--"
-for i in 1 2; do REDUCE_RUNNER_PREFIX=$PREFIX t $C/course_test --lab=$LIB --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
-echo "8 checkers at once (confined):"; s=$(date +%s.%N); for i in $(seq 8); do REDUCE_RUNNER_PREFIX=$PREFIX $C/course_test --lab=$LIB --gtest_filter=$F > /tmp/p$i.out 2>&1 & done; wait; echo "$(since "$s") s"; grep -h "OK \]" /tmp/p*.out
+# One --runner-prefix per word, in order.
+PREFIX=()
+for word in "${GRADER:-reduce-grade}" confine --hide=/tmp --hide="$PWD" --show="$(cd "$B" && pwd)" --; do PREFIX+=("--runner-prefix=$word"); done
+for i in 1 2; do t $C/course_test --lab=$LIB "${PREFIX[@]}" --gtest_filter=$F; grep -m4 "OK \]\|FAILED \]\|Failure\|error\|runner" /tmp/probe.out; done
+echo "8 checkers at once (confined):"; s=$(date +%s.%N); for i in $(seq 8); do $C/course_test --lab=$LIB "${PREFIX[@]}" --gtest_filter=$F > /tmp/p$i.out 2>&1 & done; wait; echo "$(since "$s") s"; grep -h "OK \]" /tmp/p*.out
 if command -v strace >/dev/null; then
-  REDUCE_RUNNER_PREFIX=$PREFIX strace -f -tt -e trace=execve,exit_group,clone,clone3,unshare,mount -o /tmp/strace.txt $C/course_test --lab=$LIB --gtest_filter=$F >/dev/null 2>&1
+  strace -f -tt -e trace=execve,exit_group,clone,clone3,unshare,mount -o /tmp/strace.txt $C/course_test --lab=$LIB "${PREFIX[@]}" --gtest_filter=$F >/dev/null 2>&1
   head -60 /tmp/strace.txt; wc -l /tmp/strace.txt
 else echo "no strace"; fi

@@ -1,5 +1,5 @@
 // The lab contract (common/include/reduce/lab.cuh) as a checker process sees it: every entry
-// point forwards to the lab runner of this process (LabRunner::from_environment()). Test suites
+// point forwards to the lab runner of this process (LabRunner::of_process()). Test suites
 // link this instead of a lab library, so they are built once for every lab and never share a
 // process with the code they judge. The workspace a test passes is not handed on: the lab gets
 // a guarded workspace of exactly the size it asked for.
@@ -10,7 +10,7 @@ namespace reduce {
 namespace {
 
 runner::LabRunner& lab() {
-  return runner::LabRunner::from_environment();
+  return runner::LabRunner::of_process();
 }
 
 }  // namespace

@@ -30,9 +30,6 @@ void cuda(cudaError_t status, const char* what);
 /// Throws what the lab threw, as the same kind of exception, or a RunnerError.
 void rethrow(const Reply& reply);
 
-/// The value of the environment variable \p name, or \p fallback when it is unset or empty.
-std::string env_or(const char* name, const std::string& fallback);
-
 inline constexpr unsigned char kGuardByte = 0xA5;
 inline constexpr std::size_t kFrontGuard = 256;  // before the result slot; keeps it aligned
 

@@ -4,20 +4,17 @@
 // (begin_stop, begin_repetition).
 #include "lab_runner_parts.hpp"
 
-#include <reduce/split.hpp>
-
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #ifndef REDUCE_DEFAULT_RUNNER
 #define REDUCE_DEFAULT_RUNNER "reduce_lab_runner"
@@ -41,43 +38,7 @@ void cuda(cudaError_t status, const char* what) {
     throw RunnerError(std::string("checker: ") + what + ": " + cudaGetErrorString(status));
 }
 
-std::string env_or(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0' ? v : fallback;
-}
-
 // ---- options ------------------------------------------------------------------------------
-
-RunnerOptions RunnerOptions::from_environment() {
-  RunnerOptions o;
-
-  o.runner = env_or("REDUCE_LAB_RUNNER", REDUCE_DEFAULT_RUNNER);
-  if (std::string library = env_or("REDUCE_LAB_LIBRARY", ""); !library.empty())
-    o.libraries.push_back(std::move(library));
-  for (std::string& library : split(env_or("REDUCE_LAB_LIBRARIES", ""), "\x1f"))
-    o.libraries.push_back(std::move(library));
-  o.prefix = split(env_or("REDUCE_RUNNER_PREFIX", ""), "\x1f");
-  for (const std::string& list : split(env_or("REDUCE_RUNNER_REPETITION_PREFIXES", ""), "\x1e"))
-    o.repetition_prefixes.push_back(split(list, "\x1f"));
-  o.repetition_reports = split(env_or("REDUCE_RUNNER_REPETITION_REPORTS", ""), "\x1e");
-  // Numbers never throw: one that does not read, or lies outside its range, keeps the default.
-  const auto seconds = [](const char* name, double fallback, double most) {
-    const std::string text = env_or(name, "");
-    double value = 0;
-    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-    const bool ok = !text.empty() && error == std::errc() && end == text.data() + text.size() &&
-                    std::isfinite(value) && value >= 0 && value <= most;
-    return ok ? value : fallback;
-  };
-  o.call_timeout_s = seconds("REDUCE_CALL_TIMEOUT_S", o.call_timeout_s, 7 * 24 * 3600.0);
-  o.exit_grace_s = seconds("REDUCE_RUNNER_EXIT_GRACE_S", o.exit_grace_s, 3600.0);
-  const std::string cap = env_or("REDUCE_RUNNER_OUTPUT_CAP", "");
-  std::size_t bytes = 0;
-  const auto [end, error] = std::from_chars(cap.data(), cap.data() + cap.size(), bytes);
-  if (!cap.empty() && error == std::errc() && end == cap.data() + cap.size() && bytes > 0)
-    o.output_cap = bytes;
-  return o;
-}
 
 RunnerOptions RunnerOptions::from_launch(const launch::RunnerLaunch& launch) {
   RunnerOptions o;
@@ -107,8 +68,22 @@ LabRunner::~LabRunner() {
   }
 }
 
-LabRunner& LabRunner::from_environment() {
-  static LabRunner lab(RunnerOptions::from_environment());
+namespace {
+
+/// The options of LabRunner::of_process(), once configure_process() has given them.
+std::optional<RunnerOptions>& process_options() {
+  static std::optional<RunnerOptions> options;
+  return options;
+}
+
+}  // namespace
+
+void LabRunner::configure_process(RunnerOptions options) {
+  process_options() = std::move(options);
+}
+
+LabRunner& LabRunner::of_process() {
+  static LabRunner lab(process_options() ? *process_options() : RunnerOptions::from_launch({}));
   return lab;
 }
 
@@ -171,7 +146,7 @@ ChildSpec runner_spec(const RunnerOptions& o, std::vector<std::string> words, in
 
 void LabRunner::start() {
   if (options_.libraries.empty())
-    throw RunnerError("checker: no lab library given (set REDUCE_LAB_LIBRARY)");
+    throw RunnerError("checker: no lab library given (--lab=LIBRARY)");
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     throw RunnerError(std::string("checker: cannot create the runner's channels: ") +

@@ -15,6 +15,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 namespace reduce::launch {
@@ -217,6 +219,21 @@ std::optional<LaunchSpec> launch_spec_from_environment(Child child) {
   const char* path = std::getenv(kLaunchSpecVariable);
   if (path == nullptr || *path == '\0') return std::nullopt;
   return read_launch_spec(path, child);
+}
+
+std::optional<std::uint64_t> seed_from_environment() {
+  const char* env = std::getenv("REDUCE_SEED");
+  if (env == nullptr || *env == '\0') return std::nullopt;
+  std::size_t used = 0;
+  std::uint64_t seed = 0;
+  try {
+    seed = std::stoull(env, &used, 0);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || env[used] != '\0' || env[0] == '-')
+    throw std::invalid_argument(std::string("REDUCE_SEED=") + env + ": expected a key (a count)");
+  return seed;
 }
 
 void write_launch_spec(const std::string& path, const LaunchSpec& spec) {

@@ -56,14 +56,6 @@ struct RunnerOptions {
   double exit_grace_s = 1;
   std::size_t output_cap = std::size_t{4} << 20;  ///< bytes of runner output before "flood"
 
-  /// Options from the environment: REDUCE_LAB_LIBRARY (one library) and REDUCE_LAB_LIBRARIES
-  /// (more, separated by ASCII 0x1F), REDUCE_LAB_RUNNER (default:
-  /// the runner built with the course), REDUCE_RUNNER_PREFIX (words separated by ASCII 0x1F),
-  /// REDUCE_RUNNER_REPETITION_PREFIXES (lists separated by ASCII 0x1E, their words by 0x1F),
-  /// REDUCE_RUNNER_REPETITION_REPORTS (paths separated by ASCII 0x1E),
-  /// REDUCE_CALL_TIMEOUT_S, REDUCE_RUNNER_EXIT_GRACE_S and REDUCE_RUNNER_OUTPUT_CAP.
-  static RunnerOptions from_environment();
-
   /// Options from a launch spec's \p launch (reduce_vocabulary/launch_spec.hpp, read by its
   /// child): its prefix, each repetition's words and report, its call timeout and exit grace (0
   /// keeps the default), the runner built with the course; no library yet, and nothing from the
@@ -89,8 +81,13 @@ class LabRunner {
   LabRunner(const LabRunner&) = delete;
   LabRunner& operator=(const LabRunner&) = delete;
 
-  /// The lab of this checker process, configured from the environment (from_environment()).
-  static LabRunner& from_environment();
+  /// The lab of this checker process, started with the options of configure_process() (without
+  /// them: RunnerOptions::from_launch() of an empty launch, and no library).
+  static LabRunner& of_process();
+
+  /// The options of_process() starts with: the checker's, from its launch spec or its command
+  /// line (checker_main.cpp), given once, before the process's first of_process().
+  static void configure_process(RunnerOptions options);
 
   /// The lab's `<op>_workspace_bytes(n)`.
   std::size_t workspace_bytes(const std::string& op, std::size_t n);

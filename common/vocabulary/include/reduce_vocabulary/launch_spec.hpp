@@ -104,6 +104,11 @@ LaunchSpec read_launch_spec(const std::string& path, Child child);
 /// instructor's own run). \throws LaunchSpecError for a file that cannot be read.
 std::optional<LaunchSpec> launch_spec_from_environment(Child child);
 
+/// A person's key for a run without a spec: REDUCE_SEED (decimal, or 0x hexadecimal), none where
+/// it is unset or empty. A child given a spec never reads it. \throws std::invalid_argument for
+/// anything that is not a count.
+std::optional<std::uint64_t> seed_from_environment();
+
 /// Writes \p spec to \p path, readable by its owner alone, through a new file renamed over
 /// \p path (a link at \p path is replaced, never followed). \throws LaunchSpecError.
 void write_launch_spec(const std::string& path, const LaunchSpec& spec);

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The test course.checker_reads_its_launch_spec: the course's checker reads the launch spec that
+# REDUCE_LAUNCH_SPEC names (its labs and the mark that opens each part), stops with what is wrong
+# where the spec does not read or --runner-prefix comes beside it, and without a spec (ctest, a
+# person's run) lists its tests as before. No GPU needed: it lists tests only.
+#   check_launch.sh CHECKER
+set -uo pipefail
+checker=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail() { echo "check_launch: $*" >&2; exit 1; }
+
+# A spec the grader's writer would write (reduce_vocabulary/launch_spec.hpp, version 1).
+cat > "$dir/spec.json" <<'JSON'
+{"version": 1, "child": "checker", "seed": 5, "mark": "m0c4",
+ "runner": {"prefix": [], "repetitions": [], "call_timeout_s": 60, "exit_grace_s": 0},
+ "labs": [{"name": "a", "op": "sum", "order": "tree", "entry": "sum", "library": "/a.so",
+           "filters": ["*"]},
+          {"name": "b", "op": "maximum", "order": "serial", "entry": "maximum",
+           "library": "/b.so", "filters": ["-*"]}],
+ "memory_slots": {"dir": "", "count": 0}, "gpu_memory_bytes": 0}
+JSON
+out=$(REDUCE_LAUNCH_SPEC=$dir/spec.json "$checker" --gtest_list_tests 2>&1) ||
+  fail "a checker over the spec's labs did not list: $out"
+grep -qx '\[ lab      \] m0c4 0 a sum' <<<"$out" || fail "no part of lab a opened by the mark: $out"
+grep -qx '\[ lab      \] m0c4 0 b maximum' <<<"$out" || fail "no part of lab b: $out"
+[ "$(grep -c '^  ' <<<"$out")" -gt 0 ] || fail "lab a's part lists no test: $out"
+
+# A spec of another version, or --runner-prefix beside a spec: exit 2, saying why.
+sed 's/"version": 1/"version": 2/' "$dir/spec.json" > "$dir/v2.json"
+out=$(REDUCE_LAUNCH_SPEC=$dir/v2.json "$checker" --gtest_list_tests 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "version 2" <<<"$out" || fail "a spec of version 2 gave $rc: $out"
+out=$(REDUCE_LAUNCH_SPEC=$dir/spec.json "$checker" --runner-prefix=env --gtest_list_tests 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "runner-prefix" <<<"$out" || fail "--runner-prefix beside a spec gave $rc: $out"
+out=$(REDUCE_LAUNCH_SPEC=$dir/missing.json "$checker" --gtest_list_tests 2>&1)
+[ $? = 2 ] || fail "a missing spec did not stop the checker: $out"
+
+# A person's run: no spec, the lab on the command line, REDUCE_SEED checked.
+out=$(env -u REDUCE_LAUNCH_SPEC "$checker" --lab=/a.so --lab-filter='*' --runner-prefix=env \
+  --gtest_list_tests 2>&1) || fail "a run without a spec did not list: $out"
+grep -q '^\[ lab' <<<"$out" && fail "a run without a spec printed parts: $out"
+out=$(env -u REDUCE_LAUNCH_SPEC REDUCE_SEED=x1 "$checker" --gtest_list_tests 2>&1)
+rc=$?
+[ $rc = 2 ] && grep -q "REDUCE_SEED=x1" <<<"$out" || fail "REDUCE_SEED=x1 gave $rc: $out"
+echo "check_launch: the checker reads its spec, refuses a wrong one, and runs without one"
