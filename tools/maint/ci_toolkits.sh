@@ -29,7 +29,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
 for toolkit in "${toolkits[@]}"; do
-  read -ra wheels <<<"$toolkit"
+  read -d '' -ra wheels <<<"$toolkit" || true  # every line: -d '' reads to the end
   name=${wheels[0]}
   wheels=("${wheels[@]:1}")
   dir=$work/$name
@@ -41,10 +41,16 @@ for toolkit in "${toolkits[@]}"; do
   for wheel in "$dir"/wheels/*.whl; do python3 -m zipfile -e "$wheel" "$dir/toolkit"; done
   cu=$dir/toolkit/nvidia/cu13
   find "$cu" -path '*/bin/*' -type f -exec chmod +x {} +
-  # 13.0's nvcc wheel holds cicc in bin/, where its nvcc.profile does not look (nvvm/bin).
+  # 13.0's wheels keep cicc in bin/ and the headers in include/, where its nvcc.profile does not
+  # look (nvvm/bin, targets/x86_64-linux/include): without the links its nvcc would take the
+  # headers of whatever CUDA the host compiler finds, which compile_course.sh fails.
   if [ ! -e "$cu/nvvm/bin/cicc" ] && [ -e "$cu/bin/cicc" ]; then
     mkdir -p "$cu/nvvm/bin"
     ln -s ../../bin/cicc "$cu/nvvm/bin/cicc"
+  fi
+  if grep -q '_TARGET_DIR_)/include' "$cu/bin/nvcc.profile" && [ ! -e "$cu/targets" ]; then
+    mkdir -p "$cu/targets"
+    ln -s .. "$cu/targets/$(uname -m)-linux"
   fi
   tools/maint/compile_course.sh "$cu/bin/nvcc" "75 80 89 90" "$jobs" "$course_archs" || status=1
   rm -rf "$dir"

@@ -110,8 +110,10 @@ newest=${REDUCE_NEWEST_CCCL_INCLUDE:-}
 [ -z "$newest" ] && [ -f .cccl/include/cub/version.cuh ] && newest=.cccl/include
 [ "$newest" = OFF ] && newest=""
 cub_version() {  # the CUB version of the CCCL headers in $1, as 3.4.0
-  sed -n 's/^#define CUB_VERSION \([0-9]*\).*/\1/p' "$1/cub/version.cuh" 2>/dev/null |
-    awk '{printf "%d.%d.%d", $1 / 100000, $1 / 100 % 1000, $1 % 100}'
+  local v
+  v=$(sed -n 's/^#define CUB_VERSION \([0-9]*\).*/\1/p' "$1/cub/version.cuh" 2>/dev/null)
+  if [ -n "$v" ]; then echo "$v" | awk '{printf "%d.%d.%d", $1 / 100000, $1 / 100 % 1000, $1 % 100}'
+  else echo "(none found)"; fi
 }
 abi=-D_LIBCUDACXX_ABI_NAMESPACE=__4_cccl_newest
 if [ -n "$newest" ] && grep -q "int segment_size" "$newest/$probe" 2>/dev/null; then
