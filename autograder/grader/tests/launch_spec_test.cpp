@@ -54,6 +54,16 @@ LaunchSpec checker_spec() {
   return spec;
 }
 
+/// The benchmark's runner labs of \p a and \p b, field by field (graded labs or references).
+void expect_same_labs(const std::vector<RunnerLab>& a, const std::vector<RunnerLab>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].op, b[i].op);
+    EXPECT_EQ(a[i].library, b[i].library);
+  }
+}
+
 void expect_same(const LaunchSpec& a, const LaunchSpec& b) {
   EXPECT_EQ(a.version, b.version);
   EXPECT_EQ(a.child, b.child);
@@ -79,13 +89,8 @@ void expect_same(const LaunchSpec& a, const LaunchSpec& b) {
   EXPECT_EQ(a.memory_slots_dir, b.memory_slots_dir);
   EXPECT_EQ(a.memory_slots, b.memory_slots);
   EXPECT_EQ(a.gpu_memory_bytes, b.gpu_memory_bytes);
-  ASSERT_EQ(a.graded.size(), b.graded.size());
-  for (std::size_t i = 0; i < a.graded.size(); ++i) {
-    EXPECT_EQ(a.graded[i].name, b.graded[i].name);
-    EXPECT_EQ(a.graded[i].op, b.graded[i].op);
-    EXPECT_EQ(a.graded[i].library, b.graded[i].library);
-  }
-  EXPECT_EQ(a.references.size(), b.references.size());
+  expect_same_labs(a.graded, b.graded);
+  expect_same_labs(a.references, b.references);
   EXPECT_EQ(a.sizes, b.sizes);
 }
 
