@@ -126,9 +126,8 @@ def labs_line(entry):
 def bench_environment(base, labs_file, n, segment_length):
     """The benchmark's environment: the one lab of \\p labs_file loaded into its own process,
     no lab graded through a runner, at \\p n."""
-    env = {k: v for k, v in base.items()
-           if k not in ("REDUCE_LABS", "REDUCE_RUNNER_LABS", "REDUCE_REFERENCE_LABS",
-                        "REDUCE_RUNNER_PREFIX")}
+    # A launch spec would have the benchmark run graded labs through runner processes.
+    env = {k: v for k, v in base.items() if k not in ("REDUCE_LABS", "REDUCE_LAUNCH_SPEC")}
     env.update({
         "REDUCE_LABS_FILE": str(labs_file),
         "REDUCE_BENCH_SIZES": str(n),

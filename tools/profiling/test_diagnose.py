@@ -337,10 +337,10 @@ class PlanTest(unittest.TestCase):
         self.assertIn("a.sum,b.ratio", words)
         entry = {"bench_name": "04_sequential", "library": "/b/lib04.so"}
         self.assertEqual(plan.labs_line(entry), "04_sequential=/b/lib04.so\n")
-        env = plan.bench_environment({"REDUCE_RUNNER_LABS": "x", "REDUCE_LABS": "y",
-                                      "REDUCE_RUNNER_PREFIX": "z", "PATH": "/bin"},
+        env = plan.bench_environment({"REDUCE_LAUNCH_SPEC": "x", "REDUCE_LABS": "y",
+                                      "PATH": "/bin"},
                                      "/o/yours.labs.txt", N, 1024)
-        for gone in ("REDUCE_RUNNER_LABS", "REDUCE_LABS", "REDUCE_RUNNER_PREFIX"):
+        for gone in ("REDUCE_LAUNCH_SPEC", "REDUCE_LABS"):
             self.assertNotIn(gone, env)
         self.assertEqual(env["PATH"], "/bin")
         self.assertEqual(env["REDUCE_LABS_FILE"], "/o/yours.labs.txt")
@@ -394,7 +394,7 @@ here = pathlib.Path(__file__).parent
 labs = pathlib.Path(os.environ["REDUCE_LABS_FILE"]).read_text().strip()
 with open(here / "calls.log", "a") as log:
     log.write("bench " + repr(sys.argv[1:]) + " " + labs + " "
-              + repr(os.environ.get("REDUCE_RUNNER_LABS")) + "\\n")
+              + repr(os.environ.get("REDUCE_LAUNCH_SPEC")) + "\\n")
 if os.environ.get("FAKE_STUB"):
     print("sum/04_sequential/1  ERROR: not implemented: see labs/04_sequential/sum.cu")
     sys.exit(1)
