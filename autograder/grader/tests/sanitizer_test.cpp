@@ -8,8 +8,14 @@
 
 #include <sys/stat.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace reduce::grade {
 namespace {
@@ -57,6 +63,22 @@ TEST(SanitizerSummary, RacecheckCountsHazardsNotErrors) {
   "  tool=$(printf '%s\\n' \"$words\" | tr '\\t' '\\n' | sed -n '/^--tool$/{n;p}')\n" \
   "  log=$(printf '%s\\n' \"$words\" | cut -f1 | sed 's/%n/1/')\n"
 
+/// The names of the REDUCE_ variables a checker started now should see, one per line and
+/// sorted bytewise: REDUCE_LAUNCH_SPEC, which the grader adds, and whatever this test
+/// inherited (CI exports REDUCE_FORMAT_REQUIRED), which the grader passes through untouched.
+std::string expected_checker_variables() {
+  std::vector<std::string> names{"REDUCE_LAUNCH_SPEC"};
+  for (char** entry = ::environ; *entry != nullptr; ++entry) {
+    const std::string_view variable(*entry);
+    const std::string name(variable.substr(0, variable.find('=')));
+    if (name.rfind("REDUCE_", 0) == 0 && name != "REDUCE_LAUNCH_SPEC") names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());
+  std::string lines;
+  for (const std::string& name : names) lines += name + "\n";
+  return lines;
+}
+
 /// A stand-in for compute-sanitizer: runs the test binary with the gtest flags it was given and
 /// prints a racecheck summary with hazards.
 fs::path fake_sanitizer(const fs::path& dir) {
@@ -86,7 +108,7 @@ fs::path fake_checker(const fs::path& dir) {
       "#!/bin/sh\n"
       "d=$(dirname \"$0\")\n" REDUCE_GRADE_FAKE_SUITE
       " --spec=prefix > \"$d/prefix.txt\"\n"
-      "env | sed -n 's/^\\(REDUCE_[A-Z_]*\\)=.*/\\1/p' | sort > "
+      "env | sed -n 's/^\\(REDUCE_[A-Z_]*\\)=.*/\\1/p' | LC_ALL=C sort > "
       "\"$d/env.txt\"\n" REDUCE_FAKE_EACH_REPETITION
       "  if [ \"$tool\" = racecheck ]; then\n"
       "    printf '%s\\n' '========= COMPUTE-SANITIZER' "
@@ -136,12 +158,12 @@ TEST(SanitizerRun, EachToolOfOneCheckerGetsItsOwnResult) {
   const fs::path dir = make_temp_dir("reduce-grade-san-");
   SanitizerSpec spec = spec_for(dir, "Fake.Passes:Fake.After1", {"memcheck", "racecheck"});
   // The sandbox and the tools' words reach the checker in its launch spec alone, beside its
-  // log, and its environment names nothing else of the grader's.
+  // log, and the grader adds nothing else to its environment.
   spec.launch.runner.prefix = {"/usr/bin/env", "A=b c"};
   spec.launch.seed = 7;
   const std::vector<SanitizerRun> runs = run_sanitizer(spec);
   EXPECT_EQ(read_file(dir / "prefix.txt"), "/usr/bin/env\nA=b c\n");
-  EXPECT_EQ(read_file(dir / "env.txt"), "REDUCE_LAUNCH_SPEC\n");
+  EXPECT_EQ(read_file(dir / "env.txt"), expected_checker_variables());
   const launch::LaunchSpec told =
       launch::read_launch_spec((dir / "sanitizer.launch.json").string(), launch::Child::kChecker);
   EXPECT_EQ(told.seed, std::optional<std::uint64_t>(7));
