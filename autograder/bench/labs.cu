@@ -63,10 +63,10 @@ void report_rate(benchmark::State& state, Row& row, const std::vector<double>& s
   state.counters["median_gbps"] = row.gbps;
 }
 
-void bench_host(benchmark::State& state, const BenchSession& session, Rows& rows,
-                const Operation& op, std::size_t n) {
+void bench_host(benchmark::State& state, BenchSession& session, Rows& rows, const Operation& op,
+                std::size_t n) {
   Row& row = rows.open(RowId::of(op.name, "cpu", n));
-  Inputs& in = inputs_for(op, n, session.seed());
+  Inputs& in = session.trusted_inputs(op, n);
   const std::vector<float> host = in.device[0].to_host();  // outside the clock
   std::vector<double> samples;
   double got = 0;
@@ -127,24 +127,15 @@ void bench_graded(benchmark::State& state, BenchSession& session, Rows& rows, co
       }
       return t;
     };
-    // Warm-up: a call or two tell how many fit in a request; a fast lab then reads every input
-    // once.
-    const double one_ms = one_call_ms([&] { return request(1).host_ms; });
-    const double filled_s = allocated_s + inputs.cost().wall_ms.front() * 1e-3;
-    const int calls = calls_per_request(one_ms, count);
-    if (calls > 1) request(calls);
-    const int warmup_wrong = wrong;
-    const double warmed_s = seconds_since(started);
-    const auto sampling = std::chrono::steady_clock::now();
-    const GradedSamples samples = sample_graded(state, request, calls);
-    report_phases(state, allocated_s, filled_s, warmed_s, seconds_since(sampling));
-    report_regeneration(state, inputs.cost());
-    report_rate(state, row, samples.host_ms, n);
+    const GradedMeasurement m = measure_graded(
+        state, {request, count, &inputs.cost(), [&wrong] { return wrong; }, started, allocated_s},
+        session.clocks());
+    report_rate(state, row, m.samples.host_ms, n);
     state.counters["runner_starts"] = runner.starts();
     state.counters["lab_process_starts"] = Runner::process_starts();
-    judge_graded(state, row, samples, wrong, warmup_wrong,
-                 "WRONG in " + std::to_string(wrong) + " timed calls (" +
-                     std::to_string(warmup_wrong) + " of them warm-up calls; results captured " +
+    judge_graded(state, row, m.samples, wrong, m.warmup_wrong,
+                 "WRONG in " + std::to_string(wrong) + " timed calls (" + fixed(m.warmup_wrong, 0) +
+                     " of them warm-up calls; results captured " +
                      "in stream order; every input made anew from a fresh seed before every " +
                      "call)");
   } catch (const std::exception& e) {
@@ -222,10 +213,11 @@ std::vector<Impl> graded_labs(BenchSession& session) {
   return runner_labs(session.graded(), "graded", session.graded_runner());
 }
 
-Impl probe_impl(const Operation& op) {
+/// The probe's row of \p op: \p probe's read (the session's, alive until every row has run).
+Impl probe_impl(const Operation& op, const reduce::CeilingProbe& probe) {
   return {&op, "stream_read", [](std::size_t) { return std::size_t{0}; },
-          [](const float* in, std::size_t n, void* out, Workspace, cudaStream_t stream) {
-            reduce::stream_read(in, n, static_cast<float*>(out), stream);
+          [&probe](const float* in, std::size_t n, void* out, Workspace, cudaStream_t stream) {
+            probe.read(in, n, static_cast<float*>(out), stream);
           },
           /*checks_result=*/false};
 }
@@ -321,7 +313,7 @@ void bench_trusted(benchmark::State& state, BenchSession& session, Rows& rows, c
   const Operation& op = *impl.op;
   const std::size_t n = id.n;
   try {
-    Inputs& in = inputs_for(op, n, session.seed());
+    Inputs& in = session.trusted_inputs(op, n);
     reduce::Stream stream;
     DeviceBuffer<unsigned char> workspace(impl.workspace_bytes(n));
     DeviceBuffer<std::int64_t> out(1);
@@ -369,7 +361,7 @@ std::vector<std::pair<const Operation*, std::string>> register_operation_rows(
     const bool present =
         std::any_of(labs.begin(), labs.end(), [&op](const Impl& i) { return i.op == &op; });
     if (!present) continue;
-    impls.push_back(probe_impl(op));
+    impls.push_back(probe_impl(op, session.ceiling()));
     impls.push_back(cub_impl(op));
     for (const Impl& lab : labs)
       if (lab.op == &op) impls.push_back(lab);

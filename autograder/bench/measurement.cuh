@@ -4,6 +4,7 @@
 /// runner by this process's clock, the runner's events a second clock that must agree.
 #pragma once
 
+#include "clock_watch.hpp"
 #include "operations.cuh"
 #include "reporting.hpp"
 #include "runner.hpp"
@@ -111,43 +112,43 @@ struct TimedArrays {
 /// one, at most \p count (the distinct inputs).
 int calls_per_request(double one_ms, int count);
 
-/// One call's milliseconds for calls_per_request(), from \p one_call (a request of one call,
-/// returning its host milliseconds): a lab's first call may pay for loading its kernels, and
-/// three calls per request instead of thirteen would add the request's own cost to every call, so
-/// a first call under 100 ms is timed again and the faster of the two counts.
-template <class OneCall>
-double one_call_ms(OneCall&& one_call) {
-  const double first = one_call();
-  return first < 100.0 ? std::min(first, one_call()) : first;
-}
-
 /// One graded request of `calls` calls, its inputs made anew before it and its results checked
 /// after it, outside both clocks.
 using GradedRequest = std::function<TimedRun(int calls)>;
 
-/// A graded row's samples, per call: this process's clock and the runner's events.
-struct GradedSamples {
-  int calls = 1;                 ///< calls per request
-  std::vector<double> host_ms;   ///< per sample, this process's clock over the calls
-  std::vector<double> event_ms;  ///< per sample, the runner's CUDA events over the calls
+/// A graded row as measure_graded() takes it: its requests and what it has done before them.
+struct GradedRow {
+  GradedRequest request;                          ///< one request of `calls` calls
+  int inputs = 1;                                 ///< the distinct inputs: calls per request
+  const RegenerationCost* cost = nullptr;         ///< what making its inputs anew has cost
+  std::function<double()> wrong;                  ///< the wrong results so far
+  std::chrono::steady_clock::time_point started;  ///< when the row began
+  double allocated_s = 0;  ///< seconds from then until the runner and the inputs were at hand
 };
 
-/// The graded loop: one benchmark iteration holds every sample, one request of \p calls calls
-/// each, until sampling_done() says the samples (this process's clock) are enough.
-GradedSamples sample_graded(benchmark::State& state, const GradedRequest& request, int calls);
+/// What measure_graded() took: the samples, and the wrong results of the warm-up calls.
+struct GradedMeasurement {
+  GradedSamples samples;    ///< per call (sampling_rule.hpp)
+  double warmup_wrong = 0;  ///< wrong results before the first sample
+};
 
-/// Where a graded row's wall time goes, as counters: setup_s (until the warm-ups are done),
-/// allocate_s (the runner ready and the inputs at hand, \p allocated_s), fill_s (the first
-/// regeneration, ending at \p filled_s), warmup_s (until \p warmed_s) and sampling_s.
-void report_phases(benchmark::State& state, double allocated_s, double filled_s, double warmed_s,
-                   double sampling_s);
-
-/// The regeneration's cost as counters: per request (all its inputs, until the device is idle),
-/// the GPU time of one input's pass, and the inputs made in all.
-void report_regeneration(benchmark::State& state, const RegenerationCost& cost);
+/// The one measurement of a graded row, the operations' and the segmented ones' alike:
+/// - warm up by one rule: a request of one call, and a second where the first took under 100 ms
+///   (a lab's first call may pay for loading its kernels or mapping its buffers), the faster
+///   counting; from it the calls per request (calls_per_request()); where more than one, a
+///   request of that many, so that every input has been read once;
+/// - sample: one benchmark iteration holds every sample, a request of that many calls each, with
+///   \p clocks read before and after it (GradedSampler: a sample taken while the GPU slowed its
+///   clocks is left out), until the stopping rule on noise is met (sampling_done());
+/// - write where the row's time went (setup_s, allocate_s, fill_s, warmup_s, sampling_s) and what
+///   making inputs anew cost (regenerate_ms, regenerate_gpu_ms_per_input, inputs_regenerated) as
+///   counters. judge_graded() then gives the verdict.
+GradedMeasurement measure_graded(benchmark::State& state, const GradedRow& row,
+                                 const ClockWatch& clocks);
 
 /// A graded row's verdict, after its row's median_us is set: its counters (runner_event_us,
-/// noise and event_noise, calls_per_sample, samples, wrong_results, warmup_wrong, clocks_agree),
+/// noise and event_noise, calls_per_sample, samples, throttled_samples, throttled_figure,
+/// slowdown_reasons, wrong_results, warmup_wrong, clocks_agree),
 /// then the row passes or fails: wrong results first (\p wrong_message), then clocks that disagree.
 void judge_graded(benchmark::State& state, Row& row, const GradedSamples& samples, double wrong,
                   double warmup_wrong, const std::string& wrong_message);

@@ -290,23 +290,18 @@ void write_at(float* x, std::size_t i, float v) {
   REDUCE_CUDA_CHECK(cudaMemcpy(x + i, &v, sizeof v, cudaMemcpyHostToDevice));
 }
 
-Inputs& inputs_for(const Operation& op, std::size_t n, std::uint64_t seed) {
-  static std::unique_ptr<Inputs> current;
-  if (!current || current->n != n || current->op != &op) {
-    current.reset();  // free the previous inputs first
-    auto fresh = std::make_unique<Inputs>();
-    fresh->op = &op;
-    fresh->n = n;
-    for (int k = 0; k < kRotation; ++k) {
-      fresh->device.emplace_back(std::max<std::size_t>(n, 1));
-      fresh->expected.push_back(
-          n > 0 ? op.make(fresh->device.back().data(), n, reduce::derive_key(seed, "trusted", k, n))
-                : Expected{});
-    }
-    REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
-    current = std::move(fresh);
+std::unique_ptr<Inputs> make_inputs(const Operation& op, std::size_t n, std::uint64_t seed) {
+  auto fresh = std::make_unique<Inputs>();
+  fresh->op = &op;
+  fresh->n = n;
+  for (int k = 0; k < kRotation; ++k) {
+    fresh->device.emplace_back(std::max<std::size_t>(n, 1));
+    fresh->expected.push_back(
+        n > 0 ? op.make(fresh->device.back().data(), n, reduce::derive_key(seed, "trusted", k, n))
+              : Expected{});
   }
-  return *current;
+  REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
+  return fresh;
 }
 
 }  // namespace reduce::bench

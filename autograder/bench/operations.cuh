@@ -70,8 +70,8 @@ struct Inputs {
   std::vector<Expected> expected;           ///< their results
 };
 
-/// The rotating inputs of (\p op, \p n), made from \p seed; kept while rows reuse them (the
-/// previous ones are freed first).
-Inputs& inputs_for(const Operation& op, std::size_t n, std::uint64_t seed);
+/// New rotating inputs of (\p op, \p n), made from \p seed (BenchSession::trusted_inputs()
+/// keeps them while rows reuse them).
+std::unique_ptr<Inputs> make_inputs(const Operation& op, std::size_t n, std::uint64_t seed);
 
 }  // namespace reduce::bench

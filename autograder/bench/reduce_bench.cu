@@ -78,14 +78,16 @@ using namespace reduce::bench;
 
 /// The run's context in the JSON: the GPU, the ceiling probe, the seed and the CUBs.
 void add_context(const reduce::DeviceInfo& gpu, const BenchSession& session) {
-  const Ceiling& ceiling = session.ceiling();
+  const reduce::CeilingProbe& ceiling = session.ceiling();
   benchmark::AddCustomContext("gpu", gpu.name);
   benchmark::AddCustomContext("sm_count", std::to_string(gpu.sm_count));
   benchmark::AddCustomContext("theoretical_gbps", fixed(gpu.theoretical_bandwidth_gbps(), 1));
-  benchmark::AddCustomContext("ceiling_gbps", fixed(ceiling.gbps, 1));
-  benchmark::AddCustomContext("ceiling_elements", std::to_string(ceiling.n));
-  benchmark::AddCustomContext("ceiling_kernel", ceiling.kernel);
+  benchmark::AddCustomContext("ceiling_gbps", fixed(ceiling.gbps(), 1));
+  benchmark::AddCustomContext("ceiling_elements", std::to_string(ceiling.elements()));
+  benchmark::AddCustomContext("ceiling_kernel", ceiling.kernel());
   benchmark::AddCustomContext("seed", std::to_string(session.seed()));
+  // Where the graded rows' slowed-clock samples are seen from ("nvml"), or why they are not.
+  benchmark::AddCustomContext("clock_watch", session.clocks().source());
   // Lab 17's CUB rows: "cub" with CUDA's own CUB, "cub_fixed" with the newest (if built).
   benchmark::AddCustomContext("cub_version", std::to_string(CUB_MAJOR_VERSION) + "." +
                                                  std::to_string(CUB_MINOR_VERSION) + "." +
@@ -93,7 +95,7 @@ void add_context(const reduce::DeviceInfo& gpu, const BenchSession& session) {
   benchmark::AddCustomContext("cub_fixed_version", reduce::cub_fixed::available()
                                                        ? reduce::cub_fixed::cub_version()
                                                        : reduce::cub_fixed::kAbsent);
-  for (const reduce::ProbeTiming& t : ceiling.timings)
+  for (const reduce::ProbeTiming& t : ceiling.timings())
     benchmark::AddCustomContext(std::string("probe ") + t.name, fixed(t.gbps, 1));
 }
 
@@ -127,11 +129,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   BenchSession& session = *made;
-  Ceiling& ceiling = session.ceiling();
-  ceiling.n = reduce::ceiling_probe_size();
-  ceiling.gbps = reduce::measure_ceiling_gbps(ceiling.n);
-  ceiling.kernel = reduce::stream_read_variant();
-  ceiling.timings = reduce::probe_timings();
+  session.measure_ceiling();
   add_context(gpu, session);
 
   const std::vector<std::size_t> sizes = session.sizes();
@@ -139,7 +137,7 @@ int main(int argc, char** argv) {
   // Lab 17's rows (segmented reductions), after the floor of each size: segmented.cuh.
   const auto [families, segmented_names] = register_segmented_rows(rows, sizes, session);
   benchmark::RunSpecifiedBenchmarks(nullptr, file_reporter.get());
-  print_tables(rows, sizes, impls, gpu, ceiling);
+  print_tables(rows, sizes, impls, gpu, session.ceiling());
   print_segmented_tables(rows, sizes, families, segmented_names);
   benchmark::Shutdown();
   return 0;

@@ -1,11 +1,13 @@
 /// \file
 /// \brief When a graded row has sampled enough, decided by the samples' own noise (in the manner
-/// of nvbench's stopping criteria): CUDA-free, so that the rule is tested on any machine.
+/// of nvbench's stopping criteria), and which samples its figure is made of (none taken while the
+/// GPU slowed its clocks): CUDA-free, so that the rules are tested on any machine.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace reduce::bench {
@@ -59,5 +61,72 @@ inline bool sampling_done(const std::vector<double>& samples, double seconds,
   if (median_error(samples) <= rule.target_error) return true;
   return k >= rule.max_samples || seconds >= rule.noisy_seconds;
 }
+
+/// NVML's clocks-event reasons that hold a running kernel below the clocks it would run at
+/// (nvml.h's nvmlClocksEventReason*): the software power cap (0x4), a hardware slowdown (0x8),
+/// software and hardware thermal slowdown (0x20, 0x40) and the power brake (0x80). An idle GPU,
+/// application clocks, sync boost and display clocks slow no kernel of the row.
+inline constexpr std::uint64_t kSlowdownReasons = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+
+/// A graded row's samples, per call.
+struct GradedSamples {
+  int calls = 1;                 ///< calls per request
+  std::vector<double> host_ms;   ///< the figure's samples: this process's clock over the calls
+  std::vector<double> event_ms;  ///< the same samples on the runner's CUDA events
+  int throttled = 0;             ///< samples taken while the GPU slowed its clocks
+  std::uint64_t slowdown = 0;    ///< the kSlowdownReasons seen during them, or-ed
+  /// Too few samples ran at full clocks: the figure is made of every sample, throttled included.
+  bool throttled_figure = false;
+};
+
+/// Takes a graded row's samples one request at a time: a sample during which the GPU slowed its
+/// clocks (a power or thermal limit, not the lab) is left out of the figure and counted, so that
+/// a hot GPU does not make a lab slower than it is. Sampling stops by sampling_done() on the
+/// samples at full clocks, over the time of every sample. Where the clocks stay slowed it stops
+/// with fewer than 3 samples at full clocks once max_samples were throttled or enough_seconds have
+/// passed (a row costs at most about that much more), its figure then made of every sample and
+/// said to be so (GradedSamples::throttled_figure).
+class GradedSampler {
+ public:
+  /// Requests of \p calls calls, stopped by \p rule.
+  explicit GradedSampler(int calls, const SamplingRule& rule = {}) : rule_(rule) {
+    samples_.calls = calls;
+  }
+
+  /// Adds one request: its milliseconds over all its calls on both clocks, and the clocks-event
+  /// reasons read before and after it, or-ed (0 where they cannot be read). Returns whether
+  /// sampling is done.
+  bool add(double host_ms, double event_ms, std::uint64_t reasons) {
+    seconds_ += host_ms * 1e-3;
+    const int calls = samples_.calls;
+    if ((reasons & kSlowdownReasons) != 0) {
+      ++samples_.throttled;
+      samples_.slowdown |= reasons & kSlowdownReasons;
+      throttled_host_.push_back(host_ms / calls);
+      throttled_event_.push_back(event_ms / calls);
+    } else {
+      samples_.host_ms.push_back(host_ms / calls);
+      samples_.event_ms.push_back(event_ms / calls);
+    }
+    if (sampling_done(samples_.host_ms, seconds_, rule_)) return true;
+    const bool out_of_time =
+        samples_.throttled >= rule_.max_samples || seconds_ >= rule_.enough_seconds;
+    if (samples_.host_ms.size() >= 3 || !out_of_time) return false;
+    samples_.host_ms.insert(samples_.host_ms.end(), throttled_host_.begin(), throttled_host_.end());
+    samples_.event_ms.insert(samples_.event_ms.end(), throttled_event_.begin(),
+                             throttled_event_.end());
+    samples_.throttled_figure = true;
+    return true;
+  }
+
+  /// The samples taken so far.
+  const GradedSamples& samples() const { return samples_; }
+
+ private:
+  SamplingRule rule_;
+  GradedSamples samples_;
+  std::vector<double> throttled_host_, throttled_event_;
+  double seconds_ = 0;
+};
 
 }  // namespace reduce::bench

@@ -1,5 +1,7 @@
-// The graded rows' stopping rule (sampling_rule.hpp), on made-up samples.
+// The graded rows' stopping rule and their samples' figure (sampling_rule.hpp), on made-up
+// samples; the clocks' watch (clock_watch.hpp) on whatever machine runs the test.
 #include "sampling_rule.hpp"
+#include "clock_watch.hpp"
 
 #include <gtest/gtest.h>
 
@@ -46,6 +48,77 @@ TEST(SamplingRule, ALongRowStopsOnTimeAsBefore) {
   EXPECT_TRUE(sampling_done(alternating(5, 50.0, 10.0), 0.25)) << "five samples and 0.25 s";
   EXPECT_TRUE(sampling_done(alternating(3, 400.0, 100.0), 1.2)) << "a slow lab: three and 1 s";
   EXPECT_FALSE(sampling_done(alternating(2, 600.0, 100.0), 1.2));
+}
+
+TEST(GradedSampler, SamplesTakenAtSlowedClocksAreLeftOutAndCounted) {
+  GradedSampler sampler(/*calls=*/4);
+  bool done = false;
+  int requests = 0;
+  // Every third request (4 calls of 1 ms) ran at the power cap and took twice as long.
+  while (!done) {
+    const bool capped = ++requests % 3 == 0;
+    done = sampler.add(capped ? 8.0 : 4.0, capped ? 8.0 : 4.0, capped ? 0x4 : 0x1);
+  }
+  const GradedSamples& s = sampler.samples();
+  EXPECT_EQ(s.calls, 4);
+  EXPECT_EQ(s.host_ms.size(), 10u) << "a quiet row stops at ten samples at full clocks";
+  EXPECT_EQ(s.throttled, 4) << "requests 3, 6, 9 and 12 of 14";
+  EXPECT_EQ(s.slowdown, 0x4u) << "idle (0x1) is no slowdown";
+  EXPECT_FALSE(s.throttled_figure);
+  for (double ms : s.host_ms) EXPECT_EQ(ms, 1.0) << "no slowed sample in the figure";
+  ASSERT_EQ(s.event_ms.size(), s.host_ms.size());
+}
+
+TEST(GradedSampler, ClocksThatStaySlowedGiveAFigureThatSaysSo) {
+  GradedSampler sampler(/*calls=*/1);
+  int requests = 0;
+  while (!sampler.add(2.0, 2.0, 0x20 | 0x40)) ++requests;
+  const GradedSamples& s = sampler.samples();
+  EXPECT_EQ(requests + 1, 100) << "stopped at the rule's cap of samples (0.2 s here)";
+  EXPECT_TRUE(s.throttled_figure);
+  EXPECT_EQ(s.throttled, 100);
+  EXPECT_EQ(s.host_ms.size(), 100u) << "the figure is made of every sample";
+  EXPECT_EQ(s.slowdown, 0x60u);
+}
+
+TEST(GradedSampler, ASlowRowAtSlowedClocksStopsOnTime) {
+  GradedSampler sampler(/*calls=*/1);
+  int requests = 1;
+  while (!sampler.add(300.0, 300.0, 0x4)) ++requests;
+  EXPECT_EQ(requests, 4) << "1.2 s: past enough_seconds";
+  EXPECT_TRUE(sampler.samples().throttled_figure);
+}
+
+TEST(GradedSampler, AFewSlowedSamplesNeverEndTheRowEarly) {
+  GradedSampler sampler(/*calls=*/1);
+  // Ten slowed samples first, then full clocks: enough of those, so the slowed stay out.
+  for (int i = 0; i < 10; ++i) EXPECT_FALSE(sampler.add(0.2, 0.2, 0x8)) << i;
+  EXPECT_FALSE(sampler.samples().throttled_figure);
+  int more = 0;
+  while (!sampler.add(0.1, 0.1, 0)) ++more;
+  EXPECT_EQ(more + 1, 10);
+  EXPECT_FALSE(sampler.samples().throttled_figure);
+  EXPECT_EQ(sampler.samples().throttled, 10);
+  for (double ms : sampler.samples().host_ms) EXPECT_EQ(ms, 0.1);
+}
+
+TEST(GradedSampler, WithoutAWatchItSamplesAsTheRuleAlone) {
+  GradedSampler sampler(/*calls=*/2);
+  std::vector<double> alone;
+  for (int i = 0;; ++i) {
+    const double ms = i % 2 == 0 ? 2.0 : 2.4;
+    alone.push_back(ms / 2);
+    if (sampler.add(ms, ms, 0)) break;
+  }
+  EXPECT_EQ(sampler.samples().host_ms, alone);
+  EXPECT_EQ(sampler.samples().throttled, 0);
+}
+
+TEST(ClockWatch, ReadsTheDriversReasonsOrNothingAndSaysWhich) {
+  const ClockWatch watch("00000000:00:00.0");  // no GPU sits at bus 0, device 0
+  EXPECT_FALSE(watch.available()) << watch.source();
+  EXPECT_EQ(watch.reasons(), 0u);
+  EXPECT_EQ(watch.source().rfind("none: ", 0), 0u) << watch.source();
 }
 
 }  // namespace

@@ -97,14 +97,20 @@ struct Segmentation {
   std::size_t max_length = 0;          ///< the longest one's length
   SegmentShape shape;                  ///< how they were cut
   DeviceBuffer<std::int64_t> offsets;  ///< segments + 1, on the device
+
+  /// Whether these are the segments of a row of \p rows floats cut as \p cut.
+  bool cuts(std::size_t rows, const SegmentShape& cut) const {
+    return n == rows && shape.length == cut.length && shape.ragged == cut.ragged;
+  }
 };
 
-/// The segmentation of (n, shape), kept while rows reuse it. Ragged lengths come from the keyed
+/// A new segmentation of (n, shape) (BenchSession::segmentation() keeps it while rows reuse
+/// it). Ragged lengths come from the keyed
 /// stream of derive_key(\p seed, "segmentation", mean) (reduce/keyed_hash.hpp): every
 /// implementation, both operations and every size see the same sequence (a smaller n holds a
 /// prefix of it), and no run of lengths tells the key.
-std::shared_ptr<const Segmentation> segmentation_for(std::size_t n, const SegmentShape& shape,
-                                                     std::uint64_t seed);
+std::shared_ptr<const Segmentation> make_segmentation(std::size_t n, const SegmentShape& shape,
+                                                      std::uint64_t seed);
 
 /// Bytes one call reads: the segments' floats, and their offsets where \p offsets.
 double segmented_read_bytes(const Segmentation& seg, bool offsets);
@@ -136,9 +142,11 @@ struct SegmentedInputs {
   DeviceBuffer<float> expected{1};          ///< CUB's results on it
 };
 
-/// The trusted rows' inputs of (\p op, \p n, \p shape), made from \p seed.
-SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, const SegmentShape& shape,
-                                  std::uint64_t seed);
+/// New inputs of the trusted rows of \p op, cut as \p seg, made from \p seed
+/// (BenchSession::segmented_inputs() keeps them while rows reuse them).
+std::unique_ptr<SegmentedInputs> make_segmented_inputs(const SegmentedOp& op,
+                                                       std::shared_ptr<const Segmentation> seg,
+                                                       std::uint64_t seed);
 
 /// Registers lab 17's rows (see above) at every size where a segmented lab is timed: floor/<n>
 /// first, then per shape and size the graded labs, CUB's two rows and the trusted labs. Returns

@@ -157,13 +157,8 @@ const SegmentedOp* find_segmented_op(const std::string& name) {
   return nullptr;
 }
 
-std::shared_ptr<const Segmentation> segmentation_for(std::size_t n, const SegmentShape& shape,
-                                                     std::uint64_t seed) {
-  static std::shared_ptr<const Segmentation> current;
-  if (current && current->n == n && current->shape.length == shape.length &&
-      current->shape.ragged == shape.ragged)
-    return current;
-  current.reset();
+std::shared_ptr<const Segmentation> make_segmentation(std::size_t n, const SegmentShape& shape,
+                                                      std::uint64_t seed) {
   auto fresh = std::make_shared<Segmentation>();
   fresh->n = n;
   fresh->shape = shape;
@@ -196,8 +191,7 @@ std::shared_ptr<const Segmentation> segmentation_for(std::size_t n, const Segmen
     fresh->elements = used;
     fresh->offsets = DeviceBuffer<std::int64_t>(offsets);
   }
-  current = std::move(fresh);
-  return current;
+  return fresh;
 }
 
 double segmented_read_bytes(const Segmentation& seg, bool offsets) {
@@ -239,17 +233,14 @@ void count_segment_mismatches(const SegmentedOp& op, const float* got, const flo
                                                              per_segment, relative, mismatches);
 }
 
-SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, const SegmentShape& shape,
-                                  std::uint64_t seed) {
-  static std::unique_ptr<SegmentedInputs> current;
-  if (current && current->op == op.name && current->seg->n == n &&
-      current->seg->shape.length == shape.length && current->seg->shape.ragged == shape.ragged)
-    return *current;
-  current.reset();
+std::unique_ptr<SegmentedInputs> make_segmented_inputs(const SegmentedOp& op,
+                                                       std::shared_ptr<const Segmentation> segments,
+                                                       std::uint64_t seed) {
   auto fresh = std::make_unique<SegmentedInputs>();
   fresh->op = op.name;
-  fresh->seg = segmentation_for(n, shape, seed);
+  fresh->seg = std::move(segments);
   const Segmentation& seg = *fresh->seg;
+  const SegmentShape& shape = seg.shape;
   fresh->x = DeviceBuffer<float>(std::max<std::size_t>(seg.elements, 1));
   fresh->expected = DeviceBuffer<float>(seg.segments * op.per_segment());
   fill_segmented_input(
@@ -263,8 +254,7 @@ SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n, const Se
   REDUCE_CUDA_CHECK(op.cub(storage.data(), bytes, fresh->x.data(), seg.offsets.data(), seg.segments,
                            fresh->expected.data(), nullptr));
   REDUCE_CUDA_CHECK(cudaDeviceSynchronize());
-  current = std::move(fresh);
-  return *current;
+  return fresh;
 }
 
 }  // namespace reduce::bench

@@ -119,8 +119,8 @@ struct SegmentedCall {
   }
 };
 
-void bench_segmented(benchmark::State& state, const BenchSession& session, Rows& rows,
-                     const RowId& id, const SegmentedImpl& impl, const SegmentShape& shape) {
+void bench_segmented(benchmark::State& state, BenchSession& session, Rows& rows, const RowId& id,
+                     const SegmentedImpl& impl, const SegmentShape& shape) {
   Row& row = rows.open(id);
   try {
     if (impl.kind == SegmentedKind::kCubFixed && !reduce::cub_fixed::available()) {
@@ -128,7 +128,7 @@ void bench_segmented(benchmark::State& state, const BenchSession& session, Rows&
       return;
     }
     const SegmentedOp& op = *impl.op;
-    const SegmentedInputs& in = segmented_inputs(op, id.n, shape, session.seed());
+    const SegmentedInputs& in = session.segmented_inputs(op, id.n, shape);
     const Segmentation& seg = *in.seg;
     const SegmentedCall call{
         impl, in,
@@ -254,29 +254,21 @@ void bench_graded_segmented(benchmark::State& state, BenchSession& session, Rows
   try {
     const auto started = std::chrono::steady_clock::now();
     impl.runner->use_library(impl.library);
-    const std::shared_ptr<const Segmentation> seg = segmentation_for(id.n, shape, session.seed());
+    const std::shared_ptr<const Segmentation> seg = session.segmentation(id.n, shape);
     SegmentedRequests request(session, *impl.runner, *impl.op, *seg);
     const double allocated_s = seconds_since(started);
-    // The first request maps the buffers into the runner: time the second.
-    request(1);
-    const double filled_s = allocated_s + request.cost().wall_ms.front() * 1e-3;
-    const double one_ms = request(1).host_ms;
-    const int calls = calls_per_request(one_ms, request.count());
-    if (calls > 1) request(calls);
-    const unsigned warmup_wrong = request.mismatches();
-    const double warmed_s = seconds_since(started);
-    const auto sampling = std::chrono::steady_clock::now();
-    const GradedSamples samples =
-        sample_graded(state, [&request](int c) { return request(c); }, calls);
-    const unsigned wrong = request.mismatches();
-    report_phases(state, allocated_s, filled_s, warmed_s, seconds_since(sampling));
-    report_segmented(state, rows, row, *seg, segmented_read_bytes(*seg, /*offsets=*/true),
-                     median(samples.host_ms) * 1e3);
     // Outside both clocks, per request: new inputs and offsets and their expected results.
-    report_regeneration(state, request.cost());
-    judge_graded(state, row, samples, wrong, warmup_wrong,
+    const GradedMeasurement m = measure_graded(
+        state,
+        {[&request](int c) { return request(c); }, request.count(), &request.cost(),
+         [&request] { return static_cast<double>(request.mismatches()); }, started, allocated_s},
+        session.clocks());
+    const unsigned wrong = request.mismatches();
+    report_segmented(state, rows, row, *seg, segmented_read_bytes(*seg, /*offsets=*/true),
+                     median(m.samples.host_ms) * 1e3);
+    judge_graded(state, row, m.samples, wrong, m.warmup_wrong,
                  "WRONG: " + std::to_string(wrong) + " segment results in timed calls (" +
-                     std::to_string(warmup_wrong) + " of them in warm-up calls; every " +
+                     fixed(m.warmup_wrong, 0) + " of them in warm-up calls; every " +
                      "input made anew from a fresh seed before every call)");
   } catch (const std::exception& e) {
     impl.runner->stop();

@@ -3,6 +3,8 @@
 
 #include "labs.cuh"
 
+#include <reduce/cuda_check.cuh>
+
 #include <algorithm>
 #include <random>
 #include <string>
@@ -18,12 +20,22 @@ std::uint64_t run_seed(const launch::LaunchSpec& launch) {
   return std::uint64_t{device()} << 32 ^ device();
 }
 
+/// The current device's PCI bus id, as NVML takes it.
+std::string pci_bus_id() {
+  int device = 0;
+  REDUCE_CUDA_CHECK(cudaGetDevice(&device));
+  char id[32] = {};
+  REDUCE_CUDA_CHECK(cudaDeviceGetPCIBusId(id, sizeof id, device));
+  return id;
+}
+
 }  // namespace
 
 BenchSession::BenchSession(launch::LaunchSpec launch)
     : launch_(std::move(launch)),
       seed_(run_seed(launch_)),
-      graded_rng_(reduce::benchmark_stream(seed_, "graded")) {}
+      graded_rng_(reduce::benchmark_stream(seed_, "graded")),
+      clocks_(pci_bus_id()) {}
 
 std::vector<std::size_t> BenchSession::sizes() const {
   if (!launch_.sizes.empty()) return launch_.sizes;
@@ -81,6 +93,33 @@ TimedArrays BenchSession::timed_arrays(Runner& runner, std::size_t n, std::size_
     held.segments = segments;
   }
   return held.arrays;
+}
+
+Inputs& BenchSession::trusted_inputs(const Operation& op, std::size_t n) {
+  if (!trusted_inputs_ || trusted_inputs_->n != n || trusted_inputs_->op != &op) {
+    trusted_inputs_.reset();  // free the previous inputs first
+    trusted_inputs_ = make_inputs(op, n, seed_);
+  }
+  return *trusted_inputs_;
+}
+
+std::shared_ptr<const Segmentation> BenchSession::segmentation(std::size_t n,
+                                                               const SegmentShape& shape) {
+  if (!segmentation_ || !segmentation_->cuts(n, shape)) {
+    segmentation_.reset();
+    segmentation_ = make_segmentation(n, shape, seed_);
+  }
+  return segmentation_;
+}
+
+SegmentedInputs& BenchSession::segmented_inputs(const SegmentedOp& op, std::size_t n,
+                                                const SegmentShape& shape) {
+  if (!segmented_inputs_ || segmented_inputs_->op != op.name ||
+      !segmented_inputs_->seg->cuts(n, shape)) {
+    segmented_inputs_.reset();
+    segmented_inputs_ = make_segmented_inputs(op, segmentation(n, shape), seed_);
+  }
+  return *segmented_inputs_;
 }
 
 }  // namespace reduce::bench

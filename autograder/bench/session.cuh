@@ -4,10 +4,12 @@
 /// keeps run-wide state of its own.
 #pragma once
 
+#include "clock_watch.hpp"
 #include "measurement.cuh"
 #include "runner.hpp"
-#include "tables.cuh"
+#include "segmented.cuh"
 
+#include <reduce/ceiling.cuh>
 #include <reduce/keyed_hash.hpp>
 #include <reduce_vocabulary/launch_spec.hpp>
 
@@ -58,10 +60,14 @@ class BenchSession {
   /// makes the same ones.
   reduce::KeyedStream& graded_rng() { return graded_rng_; }
 
-  /// The ceiling probe's results, measured once before any row (main()).
-  Ceiling& ceiling() { return ceiling_; }
-  /// The ceiling probe's results.
-  const Ceiling& ceiling() const { return ceiling_; }
+  /// Measures the ceiling probe (reduce::CeilingProbe::measure()), once, before any row (main()).
+  void measure_ceiling() { ceiling_ = reduce::CeilingProbe::measure(); }
+  /// The GPU's clocks-event reasons (NVML), which every graded row reads around its samples.
+  const ClockWatch& clocks() const { return clocks_; }
+
+  /// The ceiling probe as measured: its rate, the layout it kept (which the stream_read rows
+  /// read with) and every layout's rate, printed alike in the JSON's context and the tables.
+  const reduce::CeilingProbe& ceiling() const { return ceiling_; }
 
   /// The one lab process of every graded row: it holds every library of graded(), each
   /// loaded when its first row calls it, and starts anew only after a row whose lab crashed it,
@@ -86,6 +92,19 @@ class BenchSession {
   /// longer than a row's samples. Each request still makes every input it reads anew, whole.
   TimedArrays timed_arrays(Runner& runner, std::size_t n, std::size_t segments = 0);
 
+  /// The trusted rows' rotating inputs of (\p op, \p n), made from the run's key
+  /// (make_inputs()): kept while rows of that operation and size follow one another, the
+  /// previous ones freed before new ones are made (at 2^30 floats each holds 16 GiB).
+  Inputs& trusted_inputs(const Operation& op, std::size_t n);
+
+  /// The segmentation of (\p n, \p shape) (make_segmentation()), kept likewise.
+  std::shared_ptr<const Segmentation> segmentation(std::size_t n, const SegmentShape& shape);
+
+  /// The trusted segmented rows' input and CUB's results of (\p op, \p n, \p shape)
+  /// (make_segmented_inputs()), kept likewise.
+  SegmentedInputs& segmented_inputs(const SegmentedOp& op, std::size_t n,
+                                    const SegmentShape& shape);
+
  private:
   /// The timed inputs last allocated, and what they were allocated for.
   struct HeldArrays {
@@ -99,11 +118,15 @@ class BenchSession {
   launch::LaunchSpec launch_;
   std::uint64_t seed_;
   reduce::KeyedStream graded_rng_;
-  Ceiling ceiling_;
+  ClockWatch clocks_;
+  reduce::CeilingProbe ceiling_;
   std::shared_ptr<Runner> graded_runner_;
   std::shared_ptr<Runner> reference_runner_;
   bool references_ended_ = false;  // reference_runner_ stopped for good
   HeldArrays held_;
+  std::unique_ptr<Inputs> trusted_inputs_;
+  std::shared_ptr<const Segmentation> segmentation_;
+  std::unique_ptr<SegmentedInputs> segmented_inputs_;
 };
 
 }  // namespace reduce::bench

@@ -15,10 +15,10 @@ namespace {
 
 /// One line of an operation's table.
 void print_line(const std::string& name, const Row& r, const Row* cpu, const Row* first,
-                const Row* cub, const Ceiling& ceiling) {
+                const Row* cub, const reduce::CeilingProbe& ceiling) {
   std::printf("%-26s %11s %9s %8s %9s %9s %7s %14s %10s  %s\n", name.c_str(),
               fixed(r.median_us, 1).c_str(), fixed(r.gbps, 1).c_str(),
-              fixed(100 * r.gbps / ceiling.gbps, 1).c_str(),
+              fixed(100 * r.gbps / ceiling.gbps(), 1).c_str(),
               cpu ? fixed(cpu->median_us / r.median_us, 1).c_str() : "-",
               first ? fixed(first->median_us / r.median_us, 1).c_str() : "-",
               cub ? fixed(r.median_us / cub->median_us, 3).c_str() : "-",
@@ -28,7 +28,7 @@ void print_line(const std::string& name, const Row& r, const Row* cpu, const Row
 /// The table of \p op at \p n, when any of its rows ran.
 void print_table(const Rows& rows, const Operation& op, std::size_t n,
                  const std::vector<std::pair<const Operation*, std::string>>& impls,
-                 const Ceiling& ceiling) {
+                 const reduce::CeilingProbe& ceiling) {
   const auto find = [&](const std::string& name) -> const Row* {
     const Row* row = rows.find(op.name, n, name);
     return row == nullptr || row->median_us <= 0 ? nullptr : row;
@@ -69,14 +69,14 @@ std::string segmented_cell(const Row* row, double floor_rate) {
 
 void print_tables(const Rows& rows, const std::vector<std::size_t>& sizes,
                   const std::vector<std::pair<const Operation*, std::string>>& impls,
-                  const reduce::DeviceInfo& gpu, const Ceiling& ceiling) {
+                  const reduce::DeviceInfo& gpu, const reduce::CeilingProbe& ceiling) {
   std::printf(
       "\n%s, %d SMs, theoretical %.0f GB/s; ceiling probe (stream read of %zu floats, "
       "%s) %.0f GB/s\n",
-      gpu.name.c_str(), gpu.sm_count, gpu.theoretical_bandwidth_gbps(), ceiling.n,
-      ceiling.kernel.c_str(), ceiling.gbps);
+      gpu.name.c_str(), gpu.sm_count, gpu.theoretical_bandwidth_gbps(), ceiling.elements(),
+      ceiling.kernel(), ceiling.gbps());
   std::printf("probe layouts:");
-  for (const reduce::ProbeTiming& t : ceiling.timings) std::printf(" [%s] %.0f", t.name, t.gbps);
+  for (const reduce::ProbeTiming& t : ceiling.timings()) std::printf(" [%s] %.0f", t.name, t.gbps);
   std::printf(" GB/s\n");
   for (const Operation& operation : operations())
     for (std::size_t n : sizes) print_table(rows, operation, n, impls, ceiling);

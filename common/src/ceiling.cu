@@ -109,9 +109,6 @@ const Variant kVariants[] = {
     // long read (the capstone's layout from 2^27 floats on).
     {"chunked x4 ldg 2 waves", chunked_read<4, false>, 4, true, 2},
 };
-int g_variant = 4;  // until measure_ceiling_gbps() has timed them all
-std::vector<ProbeTiming> g_timings;
-
 /// Blocks that fill every SM \p waves times at full occupancy, but no more than the work needs.
 unsigned grid_for(const void* kernel, std::size_t work_items, unsigned waves) {
   int device = 0, sms = 0, per_sm = 0;
@@ -152,10 +149,10 @@ float median_ms(const Variant& v, const float* in, std::size_t n, float* sink, i
 
 }  // namespace
 
-void stream_read(const float* in, std::size_t n, float* sink, cudaStream_t stream) {
+void CeilingProbe::read(const float* in, std::size_t n, float* sink, cudaStream_t stream) const {
   if (n == 0) return;
   if (reinterpret_cast<std::uintptr_t>(in) % 16 == 0) {
-    launch_variant(kVariants[g_variant], in, n, sink, stream);
+    launch_variant(kVariants[layout_], in, n, sink, stream);
   } else {
     const unsigned grid = grid_for(reinterpret_cast<const void*>(&scalar_read), n, 1);
     scalar_read<<<grid, kThreads, 0, stream>>>(in, n, sink);
@@ -163,12 +160,8 @@ void stream_read(const float* in, std::size_t n, float* sink, cudaStream_t strea
   }
 }
 
-const char* stream_read_variant() {
-  return kVariants[g_variant].name;
-}
-
-std::vector<ProbeTiming> probe_timings() {
-  return g_timings;
+const char* CeilingProbe::kernel() const {
+  return kVariants[layout_].name;
 }
 
 std::size_t ceiling_probe_size() {
@@ -178,7 +171,7 @@ std::size_t ceiling_probe_size() {
   return free_device_memory() > 3 * large * sizeof(float) ? large : large >> 2;
 }
 
-double measure_ceiling_gbps(std::size_t n, int repetitions) {
+CeilingProbe CeilingProbe::measure(std::size_t n, int repetitions) {
   if (n == 0) n = ceiling_probe_size();
   DeviceBuffer<float> data(n);
   data.fill_bytes(0x3C);  // small positive floats; the value does not matter to a read
@@ -186,22 +179,24 @@ double measure_ceiling_gbps(std::size_t n, int repetitions) {
   Stream stream;
   L2Flush l2;
   EventTimer timer;
-  // Time every variant briefly, keep the fastest, then measure it properly.
+  // Time every layout briefly, keep the fastest, then measure it properly.
+  CeilingProbe probe;
+  probe.elements_ = n;
   float best = 0;
-  g_timings.clear();
   for (int v = 0; v < static_cast<int>(std::size(kVariants)); ++v) {
     const float ms =
         median_ms(kVariants[v], data.data(), n, sink.data(), 7, stream.get(), l2, timer);
-    g_timings.push_back(
+    probe.timings_.push_back(
         {kVariants[v].name, static_cast<double>(n) * sizeof(float) / (ms * 1e-3) / 1e9});
     if (best == 0 || ms < best) {
       best = ms;
-      g_variant = v;
+      probe.layout_ = v;
     }
   }
-  const float ms = median_ms(kVariants[g_variant], data.data(), n, sink.data(), repetitions,
+  const float ms = median_ms(kVariants[probe.layout_], data.data(), n, sink.data(), repetitions,
                              stream.get(), l2, timer);
-  return static_cast<double>(n) * sizeof(float) / (ms * 1e-3) / 1e9;
+  probe.gbps_ = static_cast<double>(n) * sizeof(float) / (ms * 1e-3) / 1e9;
+  return probe;
 }
 
 }  // namespace reduce

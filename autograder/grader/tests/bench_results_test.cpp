@@ -65,6 +65,21 @@ TEST(BenchJson, AGradedRowsNoiseIsReadAndAMissingOneIsZero) {
   EXPECT_EQ(r.find("04_sequential", 3834)->noise, 0.0) << "not a number: none";
 }
 
+TEST(BenchJson, AGradedRowsThrottledSamplesAreReadAndClipped) {
+  const BenchResults r = parse_bench_json(R"({"benchmarks": [
+      {"name": "sum/15_capstone/3834", "median_gbps": 0.7, "throttled_samples": 3,
+       "throttled_figure": 0},
+      {"name": "sum/04_sequential/3834", "median_gbps": 0.8, "throttled_samples": -5,
+       "throttled_figure": 1},
+      {"name": "sum/09_warp_shuffle/3834", "median_gbps": 0.8, "throttled_samples": "1e300"}]})");
+  ASSERT_TRUE(r.parsed);
+  EXPECT_EQ(r.find("15_capstone", 3834)->throttled_samples, 3);
+  EXPECT_FALSE(r.find("15_capstone", 3834)->throttled_figure);
+  EXPECT_EQ(r.find("04_sequential", 3834)->throttled_samples, 0) << "never negative";
+  EXPECT_TRUE(r.find("04_sequential", 3834)->throttled_figure);
+  EXPECT_EQ(r.find("09_warp_shuffle", 3834)->throttled_samples, 1000000) << "clipped";
+}
+
 TEST(BenchJson, Version18SkippedRows) {
   const BenchResults r = parse_bench_json(R"({"context": {"ceiling_gbps": "3100.0"},
     "benchmarks": [

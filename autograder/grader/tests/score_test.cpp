@@ -308,6 +308,24 @@ TEST_F(ScoreTest, PerformanceCurveAndWrongTimedRuns) {
       contains(item(s, "performance").output, "3 timed benchmark runs returned a wrong sum"));
 }
 
+TEST_F(ScoreTest, SlowedClocksAreSaidAndCostNothing) {
+  LabFacts f = perfect(0.49);
+  const double points = item(score_lab(f, lab_, rubric_), "performance").score;
+  f.perf.throttled_samples = 4;
+  LabScore s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, points) << "a note, never a verdict";
+  EXPECT_TRUE(contains(item(s, "performance").output,
+                       "4 samples taken while the GPU slowed its clocks were left out"))
+      << item(s, "performance").output;
+  f.perf.throttled_figure = true;
+  s = score_lab(f, lab_, rubric_);
+  EXPECT_DOUBLE_EQ(item(s, "performance").score, points);
+  EXPECT_TRUE(contains(item(s, "performance").output, "grade again on an idle, cooler GPU"))
+      << item(s, "performance").output;
+  EXPECT_FALSE(contains(item(score_lab(perfect(0.49), lab_, rubric_), "performance").output,
+                        "slowed its clocks"));
+}
+
 TEST_F(ScoreTest, ClocksThatDisagreeCostThePointsAndSayWhatToDo) {
   LabFacts f = perfect();
   f.perf.ran = false;

@@ -13,29 +13,43 @@
 
 namespace reduce {
 
-/// Queues a read of in[0..n) that keeps its loads alive by folding them into a value that is
-/// written to \p sink only when it equals an impossible marker. 16-byte loads when \p in is
-/// 16-byte aligned; any \p n. The grid is sized from the SM count and the kernel's occupancy.
-void stream_read(const float* in, std::size_t n, float* sink, cudaStream_t stream);
-
-/// Name of the read kernel stream_read() uses (the fastest of several layouts, once
-/// measure_ceiling_gbps() has run).
-const char* stream_read_variant();
-
-/// One read layout's speed in the last measure_ceiling_gbps() call.
+/// One read layout's speed in a probe's measurement.
 struct ProbeTiming {
   const char* name;  ///< layout, e.g. "chunked x8 ldg"
   double gbps;       ///< median of a short run
 };
 
-/// What the last measure_ceiling_gbps() measured for each layout.
-std::vector<ProbeTiming> probe_timings();
+/// The probe as measured on this GPU: the layout it kept and what every layout read. Made by
+/// measure_ceiling(); a run keeps one (the benchmark's session) and reads through it, so that no
+/// state of the probe outlives its owner or is shared between runs.
+class CeilingProbe {
+ public:
+  /// Times each read layout (grid-stride or one contiguous share per block, 4 or 8 loads in
+  /// flight, streaming or read-only loads) on a buffer of \p n floats it allocates, keeps the
+  /// fastest, and measures its median GB/s over \p repetitions reads, each after an L2 flush.
+  /// \p n = 0 picks ceiling_probe_size().
+  static CeilingProbe measure(std::size_t n = 0, int repetitions = 30);
 
-/// Measures the probe: times each read layout (grid-stride or one contiguous share per block,
-/// 4 or 8 loads in flight, streaming or read-only loads), keeps the fastest, and returns its
-/// median GB/s over \p repetitions reads of \p n floats, each after an L2 flush, on a buffer it
-/// allocates. \p n = 0 picks ceiling_probe_size().
-double measure_ceiling_gbps(std::size_t n = 0, int repetitions = 30);
+  /// Queues a read of in[0..n) with the layout kept, its loads kept alive by folding them into a
+  /// value written to \p sink only when it equals an impossible marker. 16-byte loads when \p in
+  /// is 16-byte aligned; any \p n. The grid is sized from the SM count and the kernel's occupancy.
+  void read(const float* in, std::size_t n, float* sink, cudaStream_t stream) const;
+
+  /// The name of the layout kept, e.g. "chunked x8 ldg".
+  const char* kernel() const;
+  /// Every layout's rate in the measurement, the kept one among them.
+  const std::vector<ProbeTiming>& timings() const { return timings_; }
+  /// Floats the measurement read.
+  std::size_t elements() const { return elements_; }
+  /// The kept layout's median rate, in GB/s.
+  double gbps() const { return gbps_; }
+
+ private:
+  int layout_ = 0;
+  std::vector<ProbeTiming> timings_;
+  std::size_t elements_ = 0;
+  double gbps_ = 0;
+};
 
 /// The size the probe reads by default: 2^30 floats (4 GiB) where three times that is free,
 /// else 2^28 (1 GiB); both far beyond any L2.

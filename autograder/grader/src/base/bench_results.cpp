@@ -174,6 +174,9 @@ BenchResults parse_bench_json(const std::string& text) {
       row.wrong_results = number_of(b, bench::kWrongResults);
       row.noise = number_of(b, bench::kNoise);
       row.event_us = number_of(b, bench::kEventUs);
+      row.throttled_samples =
+          static_cast<int>(std::clamp(number_of(b, bench::kThrottledSamples), 0.0, 1e6));
+      row.throttled_figure = number_of(b, bench::kThrottledFigure) > 0;
       const double starts = std::min(number_of(b, "lab_process_starts"), 1e6);
       results.lab_process_starts = std::max(results.lab_process_starts, static_cast<int>(starts));
       // 1.7: error_occurred/error_message; 1.8: the same for SkipWithError, or

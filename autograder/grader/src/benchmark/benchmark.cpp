@@ -144,6 +144,9 @@ bool add_row(const BenchRow& row, const OpPlan& plan, const BenchResults& result
   // The row's verdict comes from its fields; its message is only shown.
   const GradedVerdict verdict = graded_verdict(row);
   perf.wrong_results += verdict.wrong_results;
+  perf.throttled_samples += row.throttled_samples + (measure ? measure->throttled_samples : 0);
+  perf.throttled_figure =
+      perf.throttled_figure || row.throttled_figure || (measure && measure->throttled_figure);
   if (!row.error_message.empty())
     perf.lab_text += (perf.lab_text.empty() ? "" : "\n") + row.error_message;
   if (!verdict.passed) {

@@ -95,6 +95,8 @@ json performance_json(const LabReport& lab) {
                {"reference_gbps", f.perf.reference_gbps},
                {"noise", f.perf.noise},
                {"reference_noise", f.perf.reference_noise},
+               {"throttled_samples", f.perf.throttled_samples},
+               {"throttled_figure", f.perf.throttled_figure},
                {"wrong_results", f.perf.wrong_results},
                {"threshold", lab.threshold},
                {"floor", lab.floor},

@@ -65,6 +65,18 @@ std::string first_line(const std::string& text) {
   return nl == std::string::npos ? text : text.substr(0, nl);
 }
 
+/// What the lab's figures say of the GPU's clocks, for its performance line (empty: nothing).
+std::string clocks_note(const PerfFacts& perf) {
+  if (perf.throttled_figure)
+    return " (the GPU slowed its clocks, a power or thermal limit, during most samples of a row: "
+           "its figure may be low for want of clocks, not code; grade again on an idle, cooler "
+           "GPU)";
+  if (perf.throttled_samples > 0)
+    return fmt::format(" ({} samples taken while the GPU slowed its clocks were left out)",
+                       perf.throttled_samples);
+  return "";
+}
+
 /// A timed row's length in the report's words: "rows of 32", "rows of 2^20" (a power of two from
 /// 2^16 up), or "n = 3457" for a row of no segment length.
 std::string length_label(const TimedRow& row) {
@@ -434,6 +446,7 @@ class LabScorer {
     out += fmt::format("full credit from {}, none at or below {}", fraction_text(threshold),
                        fraction_text(floor));
     if (!perf.measure_note.empty()) out += " (against the ceiling: " + perf.measure_note + ")";
+    out += clocks_note(perf);
     if (contains(perf.detail, ",")) out += " [slowest of: " + perf.detail + "]";
     if (perf.fraction >= threshold) {
       out += ": full credit";
@@ -481,6 +494,7 @@ class LabScorer {
         perf.timed_measure() ? "timed" : "measured", fraction_text(threshold),
         fraction_text(floor));
     if (!perf.measure_note.empty()) out += " (against the ceiling: " + perf.measure_note + ")";
+    out += clocks_note(perf);
     out += fmt::format(" [{}]: {} of {} points", join(parts, "; "), points_text(round_points(pts)),
                        points_text(p_.performance));
     add(Item::kPerformance, pts, p_.performance,

@@ -36,6 +36,13 @@ inline constexpr const char* kClocksAgree = "clocks_agree";
 /// fraction can be trusted to, written into the report beside it.
 inline constexpr const char* kNoise = "noise";
 
+/// Counter, graded rows: samples taken while the GPU slowed its clocks (a power or thermal limit:
+/// NVML's clocks-event reasons), left out of the row's figure. Not a verdict.
+inline constexpr const char* kThrottledSamples = "throttled_samples";
+/// Counter, graded rows: 1 when too few samples ran at full clocks and the figure is made of
+/// every sample, throttled ones included, so that it may be low for want of clocks, not code.
+inline constexpr const char* kThrottledFigure = "throttled_figure";
+
 /// Counter, graded rows: the median time of one call on the CUDA events of the process that ran
 /// it, in microseconds. A lab's own is a check only (its process could forge it); a course
 /// reference's, beside its time on the benchmark's clock, is the request's own cost.

@@ -22,17 +22,19 @@ struct VerdictFields {
 
 /// One benchmark row, `<family>/<impl>/<n>[/...]` (family: sum, maximum, ...).
 struct BenchRow {
-  std::string family;         ///< operation: "sum", "maximum", ...
-  std::string impl;           ///< "stream_read", "cub", "04_sequential", "cpu"
-  std::size_t n = 0;          ///< elements
-  double median_us = 0;       ///< median time of one call
-  double median_gbps = 0;     ///< bandwidth from the median time
-  double wrong_results = 0;   ///< timed runs whose result was wrong (0 when not a number)
-  double noise = 0;           ///< a graded row's samples' relative noise (0 when not given)
-  double event_us = 0;        ///< a graded row's call on its process's CUDA events (0: none)
-  bool error = false;         ///< the row was skipped with an error (threw or wrong results)
-  std::string error_message;  ///< its message: for people, never read for a verdict
-  VerdictFields verdict;      ///< what the row says of itself
+  std::string family;             ///< operation: "sum", "maximum", ...
+  std::string impl;               ///< "stream_read", "cub", "04_sequential", "cpu"
+  std::size_t n = 0;              ///< elements
+  double median_us = 0;           ///< median time of one call
+  double median_gbps = 0;         ///< bandwidth from the median time
+  double wrong_results = 0;       ///< timed runs whose result was wrong (0 when not a number)
+  double noise = 0;               ///< a graded row's samples' relative noise (0 when not given)
+  double event_us = 0;            ///< a graded row's call on its process's CUDA events (0: none)
+  int throttled_samples = 0;      ///< a graded row's samples at slowed GPU clocks, left out
+  bool throttled_figure = false;  ///< its figure includes them: too few ran at full clocks
+  bool error = false;             ///< the row was skipped with an error (threw or wrong results)
+  std::string error_message;      ///< its message: for people, never read for a verdict
+  VerdictFields verdict;          ///< what the row says of itself
 };
 
 /// What a graded row (a lab timed through its runner) says of the lab, from its verdict fields

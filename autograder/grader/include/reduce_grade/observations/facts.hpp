@@ -90,6 +90,12 @@ struct PerfFacts {
   /// The slowest row's samples' relative noise, and its measure's where that is timed like it
   /// (0 where the benchmark gives none): how far the fraction can be trusted.
   double noise = 0, reference_noise = 0;
+  /// Samples of the lab's rows and their measures' taken while the GPU slowed its clocks (a
+  /// power or thermal limit), left out of their figures.
+  int throttled_samples = 0;
+  /// A row of the lab or of its measure had too few samples at full clocks and its figure
+  /// includes slowed ones: the fraction may say more of the GPU's heat than of the code.
+  bool throttled_figure = false;
 
   /// Whether the fraction is of a measure timed like the lab ("reference", "cub").
   bool timed_measure() const { return measure == "reference" || measure == "cub"; }
