@@ -18,6 +18,8 @@ Two kinds of blocks:
                                         strategies  lab 15's strategy table (an earlier run)
                                         course-map  README.md's map: every lab's reference at
                                                   2^28, the row its grade reads, on each GPU
+                                        timings   README.md's: how long its two commands and a
+                                                  lab's re-grade take, where measured
 
   <!-- text:begin                     a template kept in the comment, its rendering below it.
   Rung 05 takes {{us('05', 'H200', 28):.1f}} us on the H200.
@@ -76,6 +78,7 @@ from lesson_blocks.results import read_run, short_gpu  # noqa: F401  (make_chart
 from lesson_blocks.tables import (harris_table, measured_table, strategies_now_table,
                                   strategies_table)
 from lesson_blocks.text import reflow, span
+from lesson_blocks.timings import timings_block
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 BEGIN, END = "<!-- measured:begin -->", "<!-- measured:end -->"  # the first generator's markers
@@ -215,7 +218,7 @@ def of_cub(course, numbers, gpu):
 
 GENERATORS = {"measured": measured_table, "graded": graded_section, "harris": harris_table,
               "strategies": strategies_table, "strategies-now": strategies_now_table,
-              "course-map": course_map_table}
+              "course-map": course_map_table, "timings": timings_block}
 
 
 # ---- templates ----------------------------------------------------------------------------------
