@@ -27,20 +27,23 @@ def timings_block(course, lab=None):
     if not suites:
         raise GenerationError("docs/results/test_suite_cpu.json has no run")
     suite = suites[-1]
-    grader_build = course.data("grader_build_cpu.json")["runs"][0]
+    setup = course.data("test_suite_cpu.json")["setup"]
+    grader_builds = course.data("grader_build_cpu.json")
+    grader_build = grader_builds["runs"][0]
     whole = newest_grading(grades, "solutions from an empty build folder")
     first = newest_grading(grades, "one-lab loop", "first grade")
     again = newest_grading(grades, "one-lab loop", "after an edit")
     gpu = short_gpu(whole["gpu"])
     lines = [
-        f"- `tools/setup && tools/test` on a 2-core machine without a GPU: "
-        f"{minutes(suite['setup_s'] + suite['seconds'])}, {minutes(suite['seconds'])} of it the "
-        f"test command ({suite['tests']} tests, {suite['gpu_skipped']} of which need a GPU and "
-        f"skip; {suite['commit']}).",
+        f"- `tools/setup && tools/test` on a 2-core machine without a GPU, shared with other "
+        f"builds: `tools/setup` {setup['seconds']:.0f} s ({setup['commit']}), `tools/test` "
+        f"{minutes(suite['seconds'])} ({suite['tests']} tests, {suite['gpu_skipped']} of which "
+        f"need a GPU and skip; {suite['commit']}).",
         f"- `tools/grade` of a whole course on the {gpu} host: {whole['seconds']:.0f} s from an "
         f"empty build folder, {whole['build_s']:.0f} s of it building the course "
         f"({whole['commit']}). The grader itself is built once, by the first call: "
-        f"{grader_build['wall'].replace(':', ' min ')} s on 2 cores.",
+        f"{grader_build['wall'].replace(':', ' min ')} s on 2 cores ({grader_builds['date']}, at "
+        f"-O3; it builds at -O1 now).",
         f"- One lab, `tools/grade --labs 04`, on the {gpu} host: {first['seconds']:.0f} s the "
         f"first time (the parts of the course it needs built), {again['seconds']:.1f} s after an "
         f"edit ({again['commit']}). `tools/lab-test 04` runs its tests alone.",
