@@ -23,11 +23,11 @@ def timings_block(course, lab=None):
     """A short list: the test command on 2 cores, a whole course's grading and a lab's loop on
     the GPU host, each with the commit it was measured at."""
     grades = course.data("grading.json")["grades"]
-    suites = course.data("test_suite_cpu.json").get("runs", [])
+    suite_file = course.data("test_suite_cpu.json")
+    suites = suite_file.get("runs", [])
     if not suites:
         raise GenerationError("docs/results/test_suite_cpu.json has no run")
-    suite = suites[-1]
-    setup = course.data("test_suite_cpu.json")["setup"]
+    suite, setup = suites[-1], suite_file["setup"]
     grader_builds = course.data("grader_build_cpu.json")
     grader_build = grader_builds["runs"][0]
     whole = newest_grading(grades, "solutions from an empty build folder")
