@@ -225,37 +225,6 @@ Reply workspace_bytes(const Lab& lab, const Request& rq) {
   return reply;
 }
 
-/// Input arrays this runner allocated for timed calls (kAllocateInputs).
-float* own_inputs[kMaxInputs] = {};
-/// The offsets of timed segmented calls, allocated here too.
-std::int64_t* own_offsets = nullptr;
-
-Reply allocate_inputs(const Request& rq) {
-  Reply reply;
-  if (rq.input_count == 0 || rq.input_count > kMaxInputs) {
-    reply.status = Status::kBadRequest;
-    set_message(reply, "bad request: input count");
-    return reply;
-  }
-  for (float*& input : own_inputs) {  // every earlier row's, before this row's are allocated
-    if (input != nullptr) cudaFree(input);
-    input = nullptr;
-  }
-  for (std::uint32_t i = 0; i < rq.input_count; ++i) {
-    check(cudaMalloc(&own_inputs[i], std::max<std::uint64_t>(rq.n, 1) * sizeof(float)),
-          "allocating the timed inputs");
-    check(cudaIpcGetMemHandle(&reply.inputs[i], own_inputs[i]), "exporting the timed inputs");
-  }
-  if (rq.segments > 0) {
-    if (own_offsets != nullptr) cudaFree(own_offsets);
-    own_offsets = nullptr;
-    check(cudaMalloc(&own_offsets, (rq.segments + 1) * sizeof(std::int64_t)),
-          "allocating the timed offsets");
-    check(cudaIpcGetMemHandle(&reply.offsets, own_offsets), "exporting the timed offsets");
-  }
-  return reply;
-}
-
 /// The reply for what the lab threw (an entry point, or its workspace_bytes): the exception's
 /// kind, so that the checker throws the same, and its message.
 Reply lab_threw(const std::exception_ptr& thrown) {
@@ -279,22 +248,6 @@ Reply lab_threw(const std::exception_ptr& thrown) {
   return reply;
 }
 
-/// Request::stage_input: a poisoned copy of the runner's own, into which \p input (n floats)
-/// is copied on the lab's \p stream, so that it is ready only for work ordered after the copy.
-const float* staged_input(const float* input, std::size_t n, cudaStream_t stream) {
-  static float* staged = nullptr;
-  static std::size_t staged_n = 0;
-  if (staged_n < n) {
-    if (staged != nullptr) check(cudaFree(staged), "freeing the staged input");
-    check(cudaMalloc(&staged, n * sizeof(float)), "allocating the staged input");
-    staged_n = n;
-  }
-  check(cudaMemsetAsync(staged, 0xFF, n * sizeof(float), stream), "poisoning the input");
-  check(cudaMemcpyAsync(staged, input, n * sizeof(float), cudaMemcpyDeviceToDevice, stream),
-        "staging the input on the lab's stream");
-  return staged;
-}
-
 /// Whether Request::tiled, when present, is one tiled input whose range holds the n floats.
 bool tiled_request_fits(const Request& rq) {
   const TiledRef& t = rq.tiled;
@@ -306,36 +259,111 @@ bool tiled_request_fits(const Request& rq) {
   return rq.n <= bytes / sizeof(float) && t.offset <= bytes - rq.n * sizeof(float);
 }
 
+/// What one runner keeps from request to request: the checker's buffers it mapped, the lab's
+/// stream, the inputs it allocated for timed calls, the staged copy of an input and the tiled
+/// input. Its device memory is left to the process's end: a teardown would wait for the lab's
+/// kernels, and the runner exits only when its checker is done with it.
+class Session {
+ public:
+  Session() = default;
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() { (void)tiled_.release(); }
+
+  /// kAllocateInputs: frees every earlier row's inputs, allocates this row's and exports them.
+  Reply allocate_inputs(const Request& rq);
+  /// kRun: the lab's calls on the session's stream, each result captured after its call.
+  Reply run(const Lab& lab, const Request& rq);
+  /// Request::forget_buffers: unmaps the checker's buffers kept from earlier requests.
+  void forget_buffers() { maps_.forget(); }
+  /// Creates the lab's stream on the first request (a failure is reported by that request).
+  void open_stream() {
+    if (stream_ == nullptr)
+      check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+  }
+
+ private:
+  const float* staged_input(const float* input, std::size_t n);
+  const float* tiled_input(const TiledRef& t);
+
+  Mappings maps_;
+  cudaStream_t stream_ = nullptr;
+  float* own_inputs_[kMaxInputs] = {};   ///< kAllocateInputs' inputs for timed calls
+  std::int64_t* own_offsets_ = nullptr;  ///< and the offsets of timed segmented calls
+  float* staged_ = nullptr;              ///< Request::stage_input's copy, grown as needed
+  std::size_t staged_n_ = 0;
+  std::unique_ptr<TiledRange> tiled_;  ///< kept for the next request of the same layout
+};
+
+Reply Session::allocate_inputs(const Request& rq) {
+  Reply reply;
+  if (rq.input_count == 0 || rq.input_count > kMaxInputs) {
+    reply.status = Status::kBadRequest;
+    set_message(reply, "bad request: input count");
+    return reply;
+  }
+  for (float*& input : own_inputs_) {  // every earlier row's, before this row's are allocated
+    if (input != nullptr) cudaFree(input);
+    input = nullptr;
+  }
+  for (std::uint32_t i = 0; i < rq.input_count; ++i) {
+    check(cudaMalloc(&own_inputs_[i], std::max<std::uint64_t>(rq.n, 1) * sizeof(float)),
+          "allocating the timed inputs");
+    check(cudaIpcGetMemHandle(&reply.inputs[i], own_inputs_[i]), "exporting the timed inputs");
+  }
+  if (rq.segments > 0) {
+    if (own_offsets_ != nullptr) cudaFree(own_offsets_);
+    own_offsets_ = nullptr;
+    check(cudaMalloc(&own_offsets_, (rq.segments + 1) * sizeof(std::int64_t)),
+          "allocating the timed offsets");
+    check(cudaIpcGetMemHandle(&reply.offsets, own_offsets_), "exporting the timed offsets");
+  }
+  return reply;
+}
+
+/// Request::stage_input: a poisoned copy of the runner's own, into which \p input (n floats)
+/// is copied on the lab's stream, so that it is ready only for work ordered after the copy.
+const float* Session::staged_input(const float* input, std::size_t n) {
+  if (staged_n_ < n) {
+    if (staged_ != nullptr) check(cudaFree(staged_), "freeing the staged input");
+    check(cudaMalloc(&staged_, n * sizeof(float)), "allocating the staged input");
+    staged_n_ = n;
+  }
+  check(cudaMemsetAsync(staged_, 0xFF, n * sizeof(float), stream_), "poisoning the input");
+  check(cudaMemcpyAsync(staged_, input, n * sizeof(float), cudaMemcpyDeviceToDevice, stream_),
+        "staging the input on the lab's stream");
+  return staged_;
+}
+
 /// Request::tiled: a TiledRange of this process with the checker's layout, filled from its
 /// copies of the tiles; returns the lab's pointer into it. The range is kept for the next
 /// request of the same layout: mapping hundreds of slots costs more than copying a few tiles.
-const float* tiled_input(const TiledRef& t, Mappings& maps) {
-  static auto* kept = new std::unique_ptr<TiledRange>();  // never torn down at exit
+const float* Session::tiled_input(const TiledRef& t) {
   TileLayout layout;
   layout.tile_bytes = t.tile_bytes;
   layout.slots = t.slots;
   layout.own_slots.assign(t.own_slots, t.own_slots + (t.tiles - 1));
   try {
-    if (!*kept || !((*kept)->layout() == layout)) {
-      kept->reset();  // first, so that its memory is free for the new one
-      *kept = std::make_unique<TiledRange>(layout);
+    if (!tiled_ || !(tiled_->layout() == layout)) {
+      tiled_.reset();  // first, so that its memory is free for the new one
+      tiled_ = std::make_unique<TiledRange>(layout);
     }
   } catch (const std::exception& e) {
     throw CudaFailure{std::string("building the tiled input: ") + e.what()};
   }
   for (std::uint32_t k = 0; k < t.tiles; ++k) {
-    const char* contents = maps.map(t.contents[k]);
+    const char* contents = maps_.map(t.contents[k]);
     if (contents == nullptr) throw CudaFailure{"a tile of the tiled input came without contents"};
-    check(cudaMemcpy((*kept)->tile(k), contents, t.tile_bytes, cudaMemcpyDeviceToDevice),
+    check(cudaMemcpy(tiled_->tile(k), contents, t.tile_bytes, cudaMemcpyDeviceToDevice),
           "filling a tile of the tiled input");
   }
   // A copy between device buffers may return early, and the lab's non-blocking stream does not
   // wait for the legacy stream it ran on.
   check(cudaDeviceSynchronize(), "filling the tiled input");
-  return reinterpret_cast<const float*>((*kept)->data() + t.offset);
+  return reinterpret_cast<const float*>(tiled_->data() + t.offset);
 }
 
-Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream) {
+Reply Session::run(const Lab& lab, const Request& rq) {
   Reply reply;
   std::string why;
   const void* entry = lab.entry(rq.op, why);
@@ -354,31 +382,31 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
   const float* inputs[kMaxInputs] = {};
   for (std::uint32_t i = 0; i < rq.input_count; ++i)
     inputs[i] =
-        rq.own_inputs ? own_inputs[i] : reinterpret_cast<const float*>(maps.map(rq.inputs[i]));
+        rq.own_inputs ? own_inputs_[i] : reinterpret_cast<const float*>(maps_.map(rq.inputs[i]));
   if (rq.tiled.tiles > 0)
-    inputs[0] = tiled_input(rq.tiled, maps);
+    inputs[0] = tiled_input(rq.tiled);
   else if (rq.stage_input && !rq.own_inputs && rq.input_count == 1 && inputs[0] != nullptr)
-    inputs[0] = staged_input(inputs[0], rq.n, stream);
-  char* out = maps.map(rq.out);
-  char* aux = maps.map(rq.aux);
-  char* capture = maps.map(rq.capture);
+    inputs[0] = staged_input(inputs[0], rq.n);
+  char* out = maps_.map(rq.out);
+  char* aux = maps_.map(rq.aux);
+  char* capture = maps_.map(rq.capture);
   const auto* offsets = rq.own_inputs && !rq.offsets.present
-                            ? own_offsets
-                            : reinterpret_cast<const std::int64_t*>(maps.map(rq.offsets));
+                            ? own_offsets_
+                            : reinterpret_cast<const std::int64_t*>(maps_.map(rq.offsets));
   const std::size_t rb = call_result_bytes(kind, rq.segments);
 
   cudaEvent_t start = nullptr, stop = nullptr;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
-  check(cudaEventRecord(start, stream), "cudaEventRecord");
+  check(cudaEventRecord(start, stream_), "cudaEventRecord");
   for (std::uint32_t k = 0; k < rq.calls; ++k) {
     if ((rq.poison & kPoisonOut) && out != nullptr && !updates_in_place(kind))
-      check(cudaMemsetAsync(out, 0xFF, rq.out.bytes, stream), "poisoning the output");
+      check(cudaMemsetAsync(out, 0xFF, rq.out.bytes, stream_), "poisoning the output");
     if ((rq.poison & kPoisonAux) && aux != nullptr && rq.aux.bytes > 0)
-      check(cudaMemsetAsync(aux, 0xFF, rq.aux.bytes, stream), "poisoning the workspace");
+      check(cudaMemsetAsync(aux, 0xFF, rq.aux.bytes, stream_), "poisoning the workspace");
     try {
       call_lab(entry, kind, inputs[k % rq.input_count], rq.n, offsets, rq.segments, out, aux,
-               rq.aux.bytes, stream);
+               rq.aux.bytes, stream_);
     } catch (...) {
       reply = lab_threw(std::current_exception());
     }
@@ -386,17 +414,17 @@ Reply run(const Lab& lab, const Request& rq, Mappings& maps, cudaStream_t stream
     // The result as the stream sees it right after the call: work the lab left on another
     // stream has not finished here, so the checker sees the poison instead of a result.
     if (capture != nullptr && !updates_in_place(kind))
-      check(cudaMemcpyAsync(capture + k * rb, out, rb, cudaMemcpyDeviceToDevice, stream),
+      check(cudaMemcpyAsync(capture + k * rb, out, rb, cudaMemcpyDeviceToDevice, stream_),
             "capturing the result");
   }
-  check(cudaEventRecord(stop, stream), "cudaEventRecord");
-  check(cudaStreamSynchronize(stream), "the lab's work on its stream");
+  check(cudaEventRecord(stop, stream_), "cudaEventRecord");
+  check(cudaStreamSynchronize(stream_), "the lab's work on its stream");
   float ms = 0;
   check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
   reply.event_ms = ms;
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  maps.end_request();
+  maps_.end_request();
   return reply;
 }
 
@@ -486,8 +514,7 @@ int main(int argc, char** argv) {
   std::vector<Lab> labs;
   for (int i = 1; i < argc; ++i) labs.push_back(Lab{argv[i]});
 
-  cudaStream_t stream = nullptr;
-  Mappings maps;
+  Session session;
   std::uint32_t awake_us = 0;  // the last request's Request::awake_us
   for (;;) {
     Request rq;
@@ -501,15 +528,14 @@ int main(int argc, char** argv) {
     } else if (rq.command == Command::kQuit) {
       return 0;
     } else {
-      if (rq.forget_buffers) maps.forget();
+      if (rq.forget_buffers) session.forget_buffers();
       try {
-        if (stream == nullptr)
-          check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+        session.open_stream();
         Lab& lab = labs[rq.library];
         if (rq.command != Command::kAllocateInputs) lab.load();
         reply = rq.command == Command::kWorkspaceBytes   ? workspace_bytes(lab, rq)
-                : rq.command == Command::kAllocateInputs ? allocate_inputs(rq)
-                                                         : run(lab, rq, maps, stream);
+                : rq.command == Command::kAllocateInputs ? session.allocate_inputs(rq)
+                                                         : session.run(lab, rq);
       } catch (const CudaFailure& failure) {
         reply = Reply{};
         reply.status = Status::kCudaError;
