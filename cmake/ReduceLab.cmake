@@ -236,7 +236,7 @@ function(reduce_write_manifest)
   \"contract_include_dir\": \"${REDUCE_CONTRACT_INCLUDE_DIR}\",
   \"contract_headers\": [${headers}],
   \"lab_exports_map\": \"${REDUCE_LAB_EXPORTS_MAP}\",
-  \"common_library\": \"$<TARGET_FILE:reduce_common>\",
+  \"lab_support_library\": \"$<TARGET_FILE:reduce_lab_support>\",
   \"runner\": \"$<TARGET_FILE:reduce_lab_runner>\",
   \"bench\": \"${bench}\",
   \"cub_references\": {${cub_references}},

@@ -10,7 +10,7 @@
 #
 # The files, by the CMake target that builds them:
 #   labs/ and solutions/          the lab libraries (cmake/ReduceLab.cmake)
-#   common/src/                   reduce_common (common/CMakeLists.txt)
+#   common/src/                   reduce_lab_support and reduce_common (common/CMakeLists.txt)
 #   export_<op>.cu                generated from course.json (cmake/CourseLabs.cmake, run here in
 #                                 script mode into a temporary folder)
 #   autograder/tests/, hidden/    the checkers' objects (autograder/tests/CMakeLists.txt)
