@@ -18,8 +18,8 @@
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"), TEST_EXCLUDE
 #        (ctest name regex left out of it),
-#        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_CHECKS ("8 16":
-#        the rubric's parallel_checks for each of those gradings), GRADE_LABS (04,15:
+#        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_CHECKS ("8 16:4":
+#        the rubric's parallel_checks[:sanitizer_checkers] for each of those gradings), GRADE_LABS (04,15:
 #        grade only these), GRADE_STUBS (0: do not grade the untouched labs/),
 #        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
 #        PLANTED_GPUS (0,0,0: three cases at once on GPU 0, benchmarks one at a time),
@@ -289,9 +289,12 @@ if want grade; then
     rubric=autograder/rubric.toml
     if [ -n "${checks[$((run - 1))]:-}" ]; then
       rubric="$OUT/rubric$run.toml"
-      sed "s/^parallel_checks = [0-9]*/parallel_checks = ${checks[$((run - 1))]}/" \
+      parallel=${checks[$((run - 1))]%%:*} sanitizer=${checks[$((run - 1))]#*:}
+      [ "$sanitizer" = "${checks[$((run - 1))]}" ] && sanitizer=""
+      sed -e "s/^parallel_checks = [0-9]*/parallel_checks = $parallel/" \
+        ${sanitizer:+-e "s/^sanitizer_checkers = [0-9]*/sanitizer_checkers = $sanitizer/"} \
         autograder/rubric.toml >"$rubric"
-      note "grade run $run: parallel_checks = ${checks[$((run - 1))]}"
+      note "grade run $run: parallel_checks = $parallel${sanitizer:+, sanitizer_checkers = $sanitizer}"
     fi
     "$G" --rubric "$rubric" grade solutions ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
       --build-dir "$BUILD-grade" --keep-build >"$OUT/grade$run.log" 2>&1
