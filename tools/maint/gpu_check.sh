@@ -18,8 +18,9 @@
 #        ONLY_LABS ("01_atomic_naive;09_warp_shuffle": build only these labs),
 #        TEST_LABELS (ctest label regex of the test step, default "solutions"), TEST_EXCLUDE
 #        (ctest name regex left out of it),
-#        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_CHECKS ("8 16:4":
-#        the rubric's parallel_checks[:sanitizer_checkers] for each of those gradings), GRADE_LABS (04,15:
+#        GRADE_RUNS (gradings of the solutions in the grade step, default 3), GRADE_CHECKS
+#        ("8 16:4": the rubric's parallel_checks[:sanitizer_checkers] for each of those
+#        gradings), GRADE_LABS (04,15:
 #        grade only these), GRADE_STUBS (0: do not grade the untouched labs/),
 #        BUILD_AHEAD (planted cases built side by side, default 4), PLANTED_CASES (a,b: only these),
 #        PLANTED_GPUS (0,0,0: three cases at once on GPU 0, benchmarks one at a time),
@@ -296,9 +297,16 @@ if want grade; then
         autograder/rubric.toml >"$rubric"
       note "grade run $run: parallel_checks = $parallel${sanitizer:+, sanitizer_checkers = $sanitizer}"
     fi
+    # What the GPU and the host's cores did meanwhile (where the graded seconds go): the GPU's
+    # utilization every 250 ms and the cores' every second, beside the log's elapsed times.
+    date +%s.%N >"$OUT/grade$run.start"
+    nvidia-smi --query-gpu=timestamp,utilization.gpu,utilization.memory --format=csv,noheader \
+      -lms 250 >"$OUT/grade$run.gpu-util.csv" 2>/dev/null & smi=$!
+    vmstat -t -n 1 >"$OUT/grade$run.vmstat.log" 2>/dev/null & vm=$!
     "$G" --rubric "$rubric" grade solutions ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
       --build-dir "$BUILD-grade" --keep-build >"$OUT/grade$run.log" 2>&1
-    note "grade solutions (run $run): rc=$? in $(( $(stamp) - t0 ))s: $(grep -E '^total' "$OUT/grade-solutions$run/summary.txt")"
+    rc=$?; kill $smi $vm 2>/dev/null; wait $smi $vm 2>/dev/null
+    note "grade solutions (run $run): rc=$rc in $(( $(stamp) - t0 ))s: $(grep -E '^total' "$OUT/grade-solutions$run/summary.txt")"
     split_times "$OUT/grade$run.log"
     note "   isolation: $(grep -o '"isolation": "[^"]*' "$OUT/grade-solutions$run/report.json" | cut -c15-);" \
       "sanitizer runs repeated unconfined: $(grep -c '"unconfined": "the' "$OUT/grade-solutions$run/report.json")"

@@ -14,6 +14,7 @@ A grade log is reduce-grade's terminal output (timestamped progress lines); a ru
 its report was written is recorded from the log alone, with its phases so far.
 """
 import argparse
+import datetime
 import json
 import pathlib
 import re
@@ -53,12 +54,53 @@ def phases(log_text):
     }
 
 
+def samples(path, stamp_of, value_of):
+    """(seconds since the first sample, value) of each line of a sampler's output."""
+    rows = []
+    for line in path.read_text(errors="replace").splitlines():
+        try:
+            rows.append((stamp_of(line), value_of(line)))
+        except (ValueError, IndexError):
+            continue  # a header, or a line cut off when the sampler was stopped
+    return [(t - rows[0][0], v) for t, v in rows] if rows else []
+
+
+def utilization(log_path, window):
+    """Mean GPU utilization and busy share of the host's cores (percent) over \p window
+    (seconds of the grade log), from gpu_check.sh's samplers beside the log: nvidia-smi's
+    `timestamp, utilization.gpu %, ...` lines and `vmstat -t` lines. Each is timed from its first
+    sample, taken as the grading's start, so that no clock or time zone needs to agree."""
+    stem = log_path.with_suffix("")
+    gpu_file = stem.with_name(stem.name + ".gpu-util.csv")
+    cpu_file = stem.with_name(stem.name + ".vmstat.log")
+    if None in window or not gpu_file.exists() or not cpu_file.exists():
+        return {}
+    def when(text, form):
+        return datetime.datetime.strptime(text, form).timestamp()
+
+    gpu = samples(gpu_file, lambda l: when(l.split(",")[0].strip(), "%Y/%m/%d %H:%M:%S.%f"),
+                  lambda l: float(l.split(",")[1].split()[0]))
+    # vmstat -t: r b swpd free buff cache si so bi bo in cs us sy id wa st [gu] date time; the
+    # cores are busy for 100 - id - wa percent.
+    cpu = samples(cpu_file, lambda l: when(" ".join(l.split()[-2:]), "%Y-%m-%d %H:%M:%S"),
+                  lambda l: 100.0 - float(l.split()[14]) - float(l.split()[15]))
+
+    def mean(rows):
+        inside = [v for t, v in rows if window[0] <= t <= window[1]]
+        return round(sum(inside) / len(inside), 1) if inside else None
+
+    return {"tests_gpu_util_pct": mean(gpu), "tests_cpu_busy_pct": mean(cpu)}
+
+
 def add_grade(args):
     log = pathlib.Path(args.log).read_text(errors="replace")
     run = {"commit": args.commit, "parallel_checks": args.parallel_checks, "note": args.note}
     if args.reverted:
         run["reverted"] = True
     run.update(phases(log))
+    built, tests = run["build_s"], run["tests_sanitizer_s"]
+    run.update(utilization(pathlib.Path(args.log),
+                           (built, None if tests is None else built + tests)))
     report_path = pathlib.Path(args.report)
     if report_path.exists():
         report = json.loads(report_path.read_text())
@@ -191,7 +233,13 @@ def render(_args):
                     f"| {score} | {cell(g.get('contexts'))} | {cell(g['build_s'])} "
                     f"| {cell(g['tests_sanitizer_s'])} "
                     f"| {cell(g['benchmark_s'])} | {cell(g.get('seconds'))} |")
-    notes = [f"- {g['commit'][:7]}, {g['parallel_checks']} at once: {g['note']}"
+    def busy(g):
+        if g.get("tests_gpu_util_pct") is None:
+            return ""
+        return (f" (during tests and sanitizer the GPU was busy {g['tests_gpu_util_pct']} % of "
+                f"the time, the host's cores {g['tests_cpu_busy_pct']} %)")
+
+    notes = [f"- {g['commit'][:7]}, {g['parallel_checks']} at once: {g['note']}{busy(g)}"
              for g in data["grades"] if g.get("note")]
     grading = "\n".join(rows + ([""] + notes if notes else []))
     planted_rows = []
