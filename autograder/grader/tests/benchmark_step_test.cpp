@@ -221,6 +221,45 @@ TEST(BenchmarkStep, ALabOfMeasureCubIsTimedAtItsLaunchBoundSizeToo) {
   remove_all_quietly(dir);
 }
 
+// Lab 01's case: a lab of measure "reference" with a size of its own is timed there, beside its
+// reference, and only there; the other labs at the rubric's size. Without the reference, the lab
+// is timed at the rubric's size, beside the probe.
+TEST(BenchmarkStep, ALabWithASizeOfItsOwnIsTimedThereBesideItsReference) {
+  const fs::path dir = make_temp_dir("reduce-grade-bench-");
+  TwoLabs two(dir, reference_benchmark, "r", "p");
+  BuildManifest& course = two.course;
+  Rubric& rubric = two.rubric;
+  rubric.labs.resize(2);
+  rubric.labs[0].lab = "r";
+  rubric.labs[0].measure = "reference";
+  rubric.labs[0].size = "2^16";
+  rubric.labs[1].lab = "p";
+  auto perf =
+      run_benchmarks(course, two.labs, {{"r", two.plans}, {"p", two.plans}}, rubric, 3, dir / "a");
+  ASSERT_EQ(spec_of(dir / "a").sizes.size(), 1u) << "no reference: the rubric's size alone";
+  EXPECT_EQ(perf["r"].measure, "probe");
+  EXPECT_GT(perf["r"].n, 65536u);
+  EXPECT_NEAR(perf["r"].fraction, 0.3, 1e-9);
+  course.libraries[{"r", "sum"}] = {"/solutions/libr.so", "r"};
+  perf =
+      run_benchmarks(course, two.labs, {{"r", two.plans}, {"p", two.plans}}, rubric, 3, dir / "b");
+  const launch::LaunchSpec b = spec_of(dir / "b");
+  ASSERT_EQ(b.sizes.size(), 2u) << "the rubric's size and r's";
+  const PerfFacts& r = perf["r"];
+  ASSERT_TRUE(r.ran) << r.problem;
+  EXPECT_EQ(r.measure, "reference");
+  EXPECT_EQ(r.n, b.sizes[1]);
+  EXPECT_LT(r.n, 65536u);
+  EXPECT_GE(r.n, 65536u - 4093) << "a few elements below its size, drawn from the run's key";
+  EXPECT_NEAR(r.fraction, 0.5, 1e-9) << "100 GB/s beside its reference's 200 at its own size";
+  EXPECT_NEAR(perf["p"].fraction, 0.5, 1e-9);
+  const std::string filter = read_file(dir / "filter.txt");
+  EXPECT_TRUE(contains(filter, "/(cub|p)/" + std::to_string(b.sizes[0]) + "(/|$)"))
+      << "r's rows are not timed at the rubric's size: " << filter;
+  EXPECT_TRUE(contains(filter, "/(r|reference-r)/" + std::to_string(r.n) + "(/|$)")) << filter;
+  remove_all_quietly(dir);
+}
+
 /// A benchmark whose rows at every size are lab "r"'s, at \p lab_us a call on the benchmark's
 /// clock and \p lab_event_us on its process's events, beside its measure "reference-r" at 17
 /// and 6 us (11 us of each call its request's own cost).

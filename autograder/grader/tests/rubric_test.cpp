@@ -97,6 +97,15 @@ TEST(RubricParse, AReferenceLabKeepsItsProbeThresholdForWhenNoReferenceRuns) {
                 .find("a")
                 ->launch_bound_size,
             "2^16");
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\nsize = \"2^24\"\n"), ConfigError)
+      << "the probe runs at the rubric's size alone";
+  EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.7\nmeasure = \"reference\"\nsize = 64\n"),
+               ConfigError)
+      << "a size is a text such as \"2^24\"";
+  EXPECT_EQ(parse_rubric("[labs.a]\nthreshold = 0.7\nmeasure = \"reference\"\nsize = \"2^24\"\n")
+                .find("a")
+                ->size,
+            "2^24");
   EXPECT_THROW(parse_rubric("[labs.a]\nthreshold = 0.2\nprobe_threshold = 0.1\n"), ConfigError)
       << "a probe lab has one threshold";
   EXPECT_THROW(parse_rubric("[labs.a]\nmeasure = \"reference\"\nthreshold = 0.7\n"

@@ -95,14 +95,16 @@ def performance_part(course, lab, entry, judged, lines):
                      f"the course's reference solution of this lab or above, none at {floor:.3g} "
                      "or below, linear in between; only when every public and hidden test "
                      "passes |")
-        lines += ["", f"Performance is {judged} at {size} elements, as a fraction of the "
+        own = rubric["labs"][course.impl(lab)].get("size", size)
+        lines += ["", f"Performance is {judged} at {own} elements, as a fraction of the "
                   "bandwidth of the course's reference solution of this lab, timed in the same "
                   "benchmark process and in the same way (a lab process of its own, every input "
-                  "made anew before every call, the request's own cost left out). This lab is bound by atomics, barriers, latency "
-                  "or integer work, not by the memory's speed, so its fraction of the ceiling "
-                  "probe would change from GPU to GPU with the same code; against the reference "
-                  "it means the same on every GPU. Where the reference cannot be timed (a copy "
-                  "of the course without `solutions/`) the grade is against the ceiling probe, "
+                  "made anew before every call, the request's own cost left out). This lab is "
+                  "bound by atomics, barriers, latency or integer work, not by the memory's "
+                  "speed, so its fraction of the ceiling probe would change from GPU to GPU with "
+                  "the same code; against the reference it means the same on every GPU. Where "
+                  "the reference cannot be timed (a copy of the course without `solutions/`) the "
+                  f"grade is against the ceiling probe{'' if own == size else f' at {size} elements'}, "
                   f"full at {entry['probe_threshold']:g} of it, none at "
                   f"{entry['probe_floor']:.3g}, and the report says so. On the two GPUs of the "
                   "committed runs that fallback means:", ""]

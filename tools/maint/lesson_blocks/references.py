@@ -59,8 +59,11 @@ def performance_bar(course, lab):
     measure = course.rubric().get("labs", {}).get(folder, {}).get("measure", "probe")
     judged = judged_ops(course, lab_ops(course, folder))
     threshold, floor = entry["threshold"], entry["floor"]
-    text = (f"Performance counts only once every test passes. It is read from {judged} at 2^28 "
-            f"floats: full credit at {threshold:g} ")
+    size = course.rubric().get("performance", {}).get("size", "2^28")
+    # A lab judged against its reference may be timed at a size of its own (lab 01's).
+    own = course.rubric().get("labs", {}).get(folder, {}).get("size", size)
+    text = (f"Performance counts only once every test passes. It is read from {judged} at "
+            f"{own if measure == 'reference' else size} floats: full credit at {threshold:g} ")
     if measure == "reference":
         return text + (f"of the reference solution's bandwidth, timed in the same run, or above, "
                        f"none at {floor:.3g} or below (\"What is graded\").")
@@ -69,8 +72,8 @@ def performance_bar(course, lab):
         # clock less its own events) is left out of both times: the rubric's rule, in words.
         small = course.rubric()["labs"][folder].get("launch_bound_size", "")
         names = " and ".join(f"`{op}`" for op in lab_ops(course, folder))
-        read = (f"the slowest of {names} at 2^28 floats and at a launch-bound {small}" if small
-                else f"{judged} at 2^28 floats")
+        read = (f"the slowest of {names} at {size} floats and at a launch-bound {small}" if small
+                else f"{judged} at {size} floats")
         return (f"Performance counts only once every test passes. It is read from {read}: "
                 f"full credit at {threshold:g} of `cub::DeviceReduce::Sum`'s speed or above, "
                 f"none at {floor:.3g} or below, CUB timed in the same run as a lab is and the "

@@ -165,6 +165,22 @@ PerformanceRules read_performance(const Reader& r, const toml::table* t, Perform
 }
 
 /// The [labs.<folder>] entries.
+/// A size \p lab is timed at beside its measure (its `size` or `launch_bound_size`): a text such
+/// as "2^16", at least 4096 elements, in a lab whose measure is timed like it. Empty: none.
+std::string timed_lab_size(const Reader& r, const toml::table& t, const std::string& where,
+                           const char* key, const LabRubric& lab) {
+  const toml::node_view<const toml::node> size = t[key];
+  if (!size) return {};
+  const std::string text = size.value_or(std::string());
+  if (!size.is_string() || parse_size(text) < 4096)
+    r.fail(where, fmt::format("'{}' must be a size such as \"2^16\" (at least 4096)", key));
+  if (lab.measure == "probe")
+    r.fail(where, fmt::format("'{}' needs a measure timed like the lab (\"reference\" or "
+                              "\"cub\"): the probe runs at the rubric's size alone",
+                              key));
+  return text;
+}
+
 std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const Rubric& rubric) {
   std::vector<LabRubric> out;
   if (labs == nullptr || labs->empty()) r.fail("labs", "no [labs.<folder>] entries");
@@ -176,7 +192,7 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     r.only_keys(
         *t, where,
         {"threshold", "floor", "measured", "points", "library", "measure", "probe_threshold",
-         "probe_floor", "races_gate_performance", "launch_bound_size", "credit"});
+         "probe_floor", "races_gate_performance", "size", "launch_bound_size", "credit"});
     LabRubric lab;
     lab.lab = name;
     lab.points = rubric.default_points;
@@ -206,13 +222,8 @@ std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const
     if (lab.probe_floor > lab.probe_threshold)
       r.fail(where, "'probe_floor' must not exceed 'probe_threshold'");
     lab.measured = r.number(*t, where, "measured", 0);
-    if (const auto size = (*t)["launch_bound_size"]) {
-      lab.launch_bound_size = size.value_or(std::string());
-      if (!size.is_string() || parse_size(lab.launch_bound_size) < 4096)
-        r.fail(where, "'launch_bound_size' must be a size such as \"2^16\" (at least 4096)");
-      if (lab.measure == "probe")
-        r.fail(where, "'launch_bound_size' needs a measure timed like the lab (\"cub\")");
-    }
+    lab.size = timed_lab_size(r, *t, where, "size", lab);
+    lab.launch_bound_size = timed_lab_size(r, *t, where, "launch_bound_size", lab);
     if (const auto credit = (*t)["credit"]) {
       lab.credit = credit.value_or(std::string());
       if (!credit.is_string() || (lab.credit != "slowest" && lab.credit != "per_length"))

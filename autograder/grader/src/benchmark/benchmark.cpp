@@ -34,11 +34,14 @@ std::size_t timed_size(const Rubric& rubric, std::uint64_t key) {
   return timed_size(rubric.performance.size, key, "timed size");
 }
 
-/// The sizes \p lab is timed at: the rubric's, and its launch-bound size where it has one.
-std::vector<std::size_t> lab_sizes(const Rubric& rubric, const std::string& lab,
-                                   std::uint64_t key) {
-  std::vector<std::size_t> sizes = {timed_size(rubric, key)};
+/// The sizes \p lab is timed at: its own where it has one and its measure is timed beside it
+/// (\p measured), else the rubric's; and its launch-bound size where it has one.
+std::vector<std::size_t> lab_sizes(const Rubric& rubric, const std::string& lab, std::uint64_t key,
+                                   bool measured) {
   const LabRubric* lr = rubric.find(lab);
+  std::vector<std::size_t> sizes = {lr != nullptr && measured && !lr->size.empty()
+                                        ? timed_size(lr->size, key, "lab size")
+                                        : timed_size(rubric, key)};
   if (lr != nullptr && !lr->launch_bound_size.empty())
     sizes.push_back(timed_size(lr->launch_bound_size, key, "launch-bound size"));
   return sizes;
@@ -235,10 +238,10 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
                             const ProcessResult& r, const BenchResults& results,
                             const Rubric& rubric, const fs::path& log, std::uint64_t key) {
   PerfFacts perf;
-  perf.n = timed_size(rubric, key);
-  perf.log = log.string();
   const std::vector<std::size_t> sizes =
-      target.sizes.empty() ? std::vector<std::size_t>{perf.n} : target.sizes;
+      target.sizes.empty() ? std::vector<std::size_t>{timed_size(rubric, key)} : target.sizes;
+  perf.n = sizes.front();
+  perf.log = log.string();
   // The benchmark's exit status says it found no GPU: no sentence of its output is read.
   if (r.exited() && r.exit_code == bench::kNoGpuExitCode && results.rows.empty()) {
     perf.problem = "no CUDA device";
@@ -258,7 +261,8 @@ PerfFacts perf_from_results(const BenchTarget& target, const BuildManifest& labs
   for (const OpPlan& plan : target.plans) {
     if (plan.bench_op.empty()) continue;
     const std::string row_name = labs.bench_name(target.lab, plan.op);
-    // Where the measure did not run, the rubric's size alone (the probe ran there only).
+    // Where the measure did not run, the lab's first size alone (beside the probe, which ran at
+    // the rubric's size).
     for (const std::size_t n : timed ? sizes : std::vector<std::size_t>{perf.n}) {
       const std::vector<const BenchRow*> matching = plan_rows(plan, row_name, results, n);
       if (matching.empty()) {
@@ -307,13 +311,13 @@ std::map<std::string, PerfFacts> run_benchmarks(
   sizes = {n};
   std::vector<BenchTarget> timed = targets;
   for (BenchTarget& target : timed) {
-    target.sizes = lab_sizes(rubric, target.lab, key);
     const LabRubric* lr = rubric.find(target.lab);
     target.references = lr != nullptr && lr->timed_measure();
     for (const OpPlan& plan : target.plans)
       target.references =
           target.references &&
           (plan.bench_op.empty() || !measure_library(rubric, course, target.lab, plan.op).empty());
+    target.sizes = lab_sizes(rubric, target.lab, key, target.references);
     std::string rows;  // this lab's rows and their measures'
     for (const OpPlan& plan : target.plans) {
       if (plan.bench_op.empty()) continue;
@@ -332,12 +336,13 @@ std::map<std::string, PerfFacts> run_benchmarks(
       if (!contains("|" + families + "|", "|" + family + "|"))
         families += (families.empty() ? "" : "|") + family;
     }
-    names += rows;
-    // A launch-bound size: this lab's rows only (and their measures), nobody else's.
-    for (std::size_t k = 1; k < target.sizes.size() && target.references && !rows.empty(); ++k) {
-      extra_rows += fmt::format("|^[a-z_0-9]+/({})/{}(/|$)", rows.substr(1), target.sizes[k]);
-      if (std::find(sizes.begin(), sizes.end(), target.sizes[k]) == sizes.end())
-        sizes.push_back(target.sizes[k]);
+    if (target.sizes.front() == n) names += rows;
+    // The lab's own size and its launch-bound one: this lab's rows only (and their measures),
+    // nobody else's.
+    for (const std::size_t size : target.sizes) {
+      if (size == n || rows.empty() || !target.references) continue;
+      extra_rows += fmt::format("|^[a-z_0-9]+/({})/{}(/|$)", rows.substr(1), size);
+      if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) sizes.push_back(size);
     }
   }
   std::map<std::string, PerfFacts> perf;

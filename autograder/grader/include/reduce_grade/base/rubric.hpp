@@ -33,6 +33,11 @@ struct LabRubric {
   /// of the probe changes from GPU to GPU with the same code) or "cub" (cub::DeviceReduce::Sum
   /// as a lab library, timed the same way: the capstone, whose promise is CUB's speed).
   std::string measure = "probe";
+  /// The size the lab and its measure are timed at instead of the rubric's [performance] size
+  /// (e.g. "2^24"; empty: the rubric's), for a lab whose measure is timed like it: lab 01, whose
+  /// one call at 2^28 takes half a second. Where the measure cannot be timed (a copy of the
+  /// course without its solutions) the lab is timed at the rubric's size, beside the probe.
+  std::string size;
   /// A second, launch-bound size the lab is timed at too (e.g. "2^16"; empty: none), beside its
   /// measure at the same size; the slower fraction of the two sizes counts.
   std::string launch_bound_size;
