@@ -306,6 +306,8 @@ if want grade; then
     "$G" --rubric "$rubric" grade solutions ${GRADE_LABS:+--labs "$GRADE_LABS"} --out "$OUT/grade-solutions$run" --pass-mark 100 -j "$JOBS" \
       --build-dir "$BUILD-grade" --keep-build >"$OUT/grade$run.log" 2>&1
     rc=$?; kill $smi $vm 2>/dev/null; wait $smi $vm 2>/dev/null
+    [ -f "$BUILD-grade/course/.ninja_log" ] &&  # the course build's steps, timed by Ninja
+      cp "$BUILD-grade/course/.ninja_log" "$OUT/grade$run.course.ninja_log"
     note "grade solutions (run $run): rc=$rc in $(( $(stamp) - t0 ))s: $(grep -E '^total' "$OUT/grade-solutions$run/summary.txt")"
     split_times "$OUT/grade$run.log"
     note "   isolation: $(grep -o '"isolation": "[^"]*' "$OUT/grade-solutions$run/report.json" | cut -c15-);" \
@@ -429,6 +431,11 @@ if want loop; then
     rc=$?  # before the note's own expansions replace $?
     note "one-lab loop, grade $k$([ $k = 2 ] && echo ' after an edit'): rc=$rc in" \
       "$(( $(stamp) - t0 ))s: $(grep -E '^04_' "$OUT/loop/grade$k/summary.txt")"
+    # Ninja's own times of every step (the course's build, the lab's): the first grade's
+    # critical path.
+    for log in course/.ninja_log .ninja_log; do
+      [ -f "$BUILD-loop/$log" ] && cp "$BUILD-loop/$log" "$OUT/loop/grade$k.${log//\//_}"
+    done
   done
 fi
 
