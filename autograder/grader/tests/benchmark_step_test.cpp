@@ -152,6 +152,14 @@ row() {
   return script;
 }
 
+/// Lab "r" of \p rubric judged against \p measure, lab "p" against the probe.
+void judge_r_against(Rubric& rubric, const std::string& measure) {
+  rubric.labs.resize(2);
+  rubric.labs[0].lab = "r";
+  rubric.labs[0].measure = measure;
+  rubric.labs[1].lab = "p";
+}
+
 TEST(BenchmarkStep, ALabOfMeasureReferenceIsAFractionOfItsReferenceTimedInTheSameRun) {
   const fs::path dir = make_temp_dir("reduce-grade-bench-");
   TwoLabs two(dir, reference_benchmark, "r", "p");
@@ -159,10 +167,7 @@ TEST(BenchmarkStep, ALabOfMeasureReferenceIsAFractionOfItsReferenceTimedInTheSam
   const BuildManifest& labs = two.labs;
   const std::vector<OpPlan>& plans = two.plans;
   Rubric& rubric = two.rubric;
-  rubric.labs.resize(2);
-  rubric.labs[0].lab = "r";
-  rubric.labs[0].measure = "reference";
-  rubric.labs[1].lab = "p";
+  judge_r_against(rubric, "reference");
   // Without the reference in the course build, "r" is judged against the probe, and says why.
   auto perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 1, dir / "a");
   EXPECT_TRUE(spec_of(dir / "a").references.empty());
@@ -196,11 +201,8 @@ TEST(BenchmarkStep, ALabOfMeasureCubIsTimedAtItsLaunchBoundSizeToo) {
   const BuildManifest& labs = two.labs;
   const std::vector<OpPlan>& plans = two.plans;
   Rubric& rubric = two.rubric;
-  rubric.labs.resize(2);
-  rubric.labs[0].lab = "r";
-  rubric.labs[0].measure = "cub";
+  judge_r_against(rubric, "cub");
   rubric.labs[0].launch_bound_size = "2^12";
-  rubric.labs[1].lab = "p";
   auto perf = run_benchmarks(course, labs, {{"r", plans}, {"p", plans}}, rubric, 7, dir / "a");
   const launch::LaunchSpec a = spec_of(dir / "a");
   ASSERT_EQ(a.references.size(), 1u);
@@ -229,11 +231,8 @@ TEST(BenchmarkStep, ALabWithASizeOfItsOwnIsTimedThereBesideItsReference) {
   TwoLabs two(dir, reference_benchmark, "r", "p");
   BuildManifest& course = two.course;
   Rubric& rubric = two.rubric;
-  rubric.labs.resize(2);
-  rubric.labs[0].lab = "r";
-  rubric.labs[0].measure = "reference";
+  judge_r_against(rubric, "reference");
   rubric.labs[0].size = "2^16";
-  rubric.labs[1].lab = "p";
   auto perf =
       run_benchmarks(course, two.labs, {{"r", two.plans}, {"p", two.plans}}, rubric, 3, dir / "a");
   ASSERT_EQ(spec_of(dir / "a").sizes.size(), 1u) << "no reference: the rubric's size alone";
