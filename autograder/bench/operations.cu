@@ -1,5 +1,6 @@
 // The operations' rows: their trusted inputs (made on the device, results known exactly), their
-// result checks, their CPU loops and their cub::DeviceReduce calls.
+// result checks and their CPU loops; their cub::DeviceReduce calls are in cub_sums.cu and
+// cub_extremes.cu.
 #include "operations.cuh"
 
 #include <reduce/cuda_check.cuh>
@@ -7,9 +8,6 @@
 #include <reduce/generators.hpp>
 #include <reduce/keyed_hash.hpp>
 #include <reduce/reference.hpp>
-
-#include <cub/device/device_reduce.cuh>
-#include <cuda/std/functional>
 
 #include <algorithm>
 #include <cmath>
@@ -20,10 +18,6 @@
 
 namespace reduce::bench {
 namespace {
-
-__global__ void divide_by(float* value, double n) {
-  *value = static_cast<float>(*value / n);
-}
 
 __global__ void fill_exact_integers(float* x, std::size_t n, std::uint64_t seed) {
   const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -44,16 +38,6 @@ __global__ void fill_cancelling(float* x, std::size_t n, std::uint64_t seed) {
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
        i += stride)
     x[i] = reduce::cancelling_at(n, seed, i);
-}
-
-/// CUB's transformation for a sum in double.
-struct ToDouble {
-  __device__ double operator()(float v) const { return v; }
-};
-
-/// Converts CUB's double sum (in the row's extra scratch) to the float result.
-__global__ void round_to_float(const double* sum, float* out) {
-  *out = static_cast<float>(*sum);
 }
 
 __global__ void fill_value(float* x, std::size_t n, float value) {
@@ -170,18 +154,13 @@ double float_loop_sum(const std::vector<float>& x, float identity) {
   return fold(x, identity, [](float a, float v) { return a + v; });
 }
 
-using I = std::int64_t;
-
 // The kind and getter of each row come from the catalogue (Operation::kind(), getter()).
 const Operation kOperations[] = {
     {"sum", 0.0f,
      [](float* x, std::size_t n, std::uint64_t seed) {
        return Expected{make_integers(x, n, seed)};
      },
-     same_float, float_loop_sum,
-     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
-       return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-     }},
+     same_float, float_loop_sum, cub_sum},
     {"maximum", -INFINITY,
      [](float* x, std::size_t n, std::uint64_t seed) {
        return make_with_extreme(x, n, seed, 1.0f);
@@ -190,9 +169,7 @@ const Operation kOperations[] = {
      [](const std::vector<float>& x, float id) -> double {
        return fold(x, id, [](float a, float v) { return v > a ? v : a; });
      },
-     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
-       return cub::DeviceReduce::Max(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-     }},
+     cub_maximum},
     {"minimum", INFINITY,
      [](float* x, std::size_t n, std::uint64_t seed) {
        return make_with_extreme(x, n, seed, -1.0f);
@@ -201,17 +178,12 @@ const Operation kOperations[] = {
      [](const std::vector<float>& x, float id) -> double {
        return fold(x, id, [](float a, float v) { return v < a ? v : a; });
      },
-     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
-       return cub::DeviceReduce::Min(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-     }},
+     cub_minimum},
     {"product", 1.0f, make_factors, same_float,
      [](const std::vector<float>& x, float id) -> double {
        return fold(x, id, [](float a, float v) { return a * v; });
      },
-     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
-       return cub::DeviceReduce::Reduce(t, b, in, static_cast<float*>(out), static_cast<I>(n),
-                                        cuda::std::multiplies<float>{}, 1.0f, s);
-     }},
+     cub_product},
     {"mean", 0.0f,
      [](float* x, std::size_t n, std::uint64_t seed) {
        return Expected{make_integers(x, n, seed) / static_cast<double>(n)};
@@ -223,13 +195,7 @@ const Operation kOperations[] = {
      [](const std::vector<float>& x, float id) -> double {
        return static_cast<float>(float_loop_sum(x, id)) / static_cast<float>(x.size());
      },
-     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
-       cudaError_t status =
-           cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-       if (t == nullptr || status != cudaSuccess) return status;
-       divide_by<<<1, 1, 0, s>>>(static_cast<float*>(out), static_cast<double>(n));
-       return cudaGetLastError();
-     }},
+     cub_mean},
     {"argmax", -INFINITY,
      [](float* x, std::size_t n, std::uint64_t seed) {
        make_with_extreme(x, n, seed, 1.0f);
@@ -242,31 +208,14 @@ const Operation kOperations[] = {
          if (x[i] > best) best = x[i], at = i;
        return static_cast<double>(at);
      },
-     // CUB writes the maximum too: it goes into the row's extra scratch.
-     [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n, void* out,
-        cudaStream_t s) {
-       return cub::DeviceReduce::ArgMax(t, b, in, static_cast<float*>(extra), static_cast<I*>(out),
-                                        static_cast<I>(n), s);
-     }},
+     cub_argmax},
     // The compensated sum must come within the contract's bound of the exact sum (a float
     // tree errs by far more on this input).
     {"sum_compensated", 0.0f, make_cancelling_with_bound, within_tolerance, float_loop_sum,
-     // CUB accumulates in double (TransformReduce with a conversion), then rounds once.
-     [](void* t, std::size_t& b, void* extra, const float* in, std::size_t n, void* out,
-        cudaStream_t s) {
-       cudaError_t status = cub::DeviceReduce::TransformReduce(
-           t, b, in, static_cast<double*>(extra), static_cast<I>(n), cuda::std::plus<double>{},
-           ToDouble{}, 0.0, s);
-       if (t == nullptr || status != cudaSuccess) return status;
-       round_to_float<<<1, 1, 0, s>>>(static_cast<const double*>(extra), static_cast<float*>(out));
-       return cudaGetLastError();
-     }},
+     cub_sum_compensated},
     // The reproducible sum is the exact sum rounded once, which the trap tells from a double sum.
     // CCCL 3.0 has no gpu_to_gpu determinism; its counterpart is the plain Sum (run-to-run).
-    {"sum_reproducible", 0.0f, make_trapped, same_float, float_loop_sum,
-     [](void* t, std::size_t& b, void*, const float* in, std::size_t n, void* out, cudaStream_t s) {
-       return cub::DeviceReduce::Sum(t, b, in, static_cast<float*>(out), static_cast<I>(n), s);
-     }},
+    {"sum_reproducible", 0.0f, make_trapped, same_float, float_loop_sum, cub_sum},
 };
 
 }  // namespace

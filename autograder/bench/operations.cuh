@@ -28,6 +28,18 @@ inline constexpr unsigned kFillBlocks = 1024, kFillThreads = 256;
 using CubCall = cudaError_t (*)(void* storage, std::size_t& bytes, void* extra, const float* in,
                                 std::size_t n, void* out, cudaStream_t stream);
 
+/// The cub::DeviceReduce counterparts (CubCall) of the operations' rows, in cub_sums.cu (sum,
+/// mean: the sum divided by n, the compensated sum: in double, rounded once) and cub_extremes.cu.
+cudaError_t cub_sum(void*, std::size_t&, void*, const float*, std::size_t, void*, cudaStream_t);
+cudaError_t cub_mean(void*, std::size_t&, void*, const float*, std::size_t, void*, cudaStream_t);
+cudaError_t cub_sum_compensated(void*, std::size_t&, void*, const float*, std::size_t, void*,
+                                cudaStream_t);
+cudaError_t cub_maximum(void*, std::size_t&, void*, const float*, std::size_t, void*, cudaStream_t);
+cudaError_t cub_minimum(void*, std::size_t&, void*, const float*, std::size_t, void*, cudaStream_t);
+cudaError_t cub_product(void*, std::size_t&, void*, const float*, std::size_t, void*, cudaStream_t);
+/// ArgMax: CUB writes the maximum too, into the row's extra scratch.
+cudaError_t cub_argmax(void*, std::size_t&, void*, const float*, std::size_t, void*, cudaStream_t);
+
 /// One operation of the course: all the benchmark knows about it beside its graded inputs, which
 /// its answer (its row of kAnswers, timed_inputs.hpp, found by the operation's name) describes.
 struct Operation {

@@ -44,6 +44,14 @@ namespace reduce::bench {
 
 class BenchSession;  // session.cuh
 
+/// cub::DeviceSegmentedReduce's sum and softmax (SegmentedOp::cub), in cub_segmented.cu.
+cudaError_t cub_segmented_sum(void* storage, std::size_t& bytes, const float* in,
+                              const std::int64_t* offsets, std::size_t segments, float* out,
+                              cudaStream_t stream);
+cudaError_t cub_segmented_softmax(void* storage, std::size_t& bytes, const float* in,
+                                  const std::int64_t* offsets, std::size_t segments, float* out,
+                                  cudaStream_t stream);
+
 /// A segmented operation the benchmark times.
 struct SegmentedOp {
   std::string name;  ///< the catalogue's entry point, and the rows' prefix

@@ -1,4 +1,5 @@
-// Lab 17's operations, segmentations and inputs, and the comparison of results with CUB's.
+// Lab 17's operations, segmentations and inputs, and the comparison of results with CUB's (whose
+// calls are in cub_segmented.cu).
 #include "segmented.cuh"
 
 #include "cub_fixed_rows.hpp"
@@ -10,9 +11,6 @@
 #include <reduce/keyed_hash.hpp>
 #include <reduce/reference.hpp>
 
-#include <thrust/iterator/transform_iterator.h>
-#include <cub/device/device_segmented_reduce.cuh>
-
 #include <algorithm>
 #include <limits>
 #include <random>
@@ -20,22 +18,6 @@
 
 namespace reduce::bench {
 namespace {
-
-cudaError_t cub_segmented_sum(void* storage, std::size_t& bytes, const float* in,
-                              const std::int64_t* offsets, std::size_t segments, float* out,
-                              cudaStream_t stream) {
-  return cub::DeviceSegmentedReduce::Sum(
-      storage, bytes, in, out, static_cast<std::int64_t>(segments), offsets, offsets + 1, stream);
-}
-
-cudaError_t cub_segmented_softmax(void* storage, std::size_t& bytes, const float* in,
-                                  const std::int64_t* offsets, std::size_t segments, float* out,
-                                  cudaStream_t stream) {
-  return cub::DeviceSegmentedReduce::Reduce(
-      storage, bytes, thrust::make_transform_iterator(in, ToSoftmaxPair{}),
-      reinterpret_cast<SoftmaxPair*>(out), static_cast<std::int64_t>(segments), offsets,
-      offsets + 1, CombineSoftmax{}, SoftmaxPair{-INFINITY, 0.0f}, stream);
-}
 
 __global__ void fill_uniform_offsets(std::int64_t* offsets, std::size_t segments,
                                      std::size_t length) {
