@@ -299,7 +299,6 @@ if want grade; then
     fi
     # What the GPU and the host's cores did meanwhile (where the graded seconds go): the GPU's
     # utilization every 250 ms and the cores' every second, beside the log's elapsed times.
-    date +%s.%N >"$OUT/grade$run.start"
     nvidia-smi --query-gpu=timestamp,utilization.gpu,utilization.memory --format=csv,noheader \
       -lms 250 >"$OUT/grade$run.gpu-util.csv" 2>/dev/null & smi=$!
     vmstat -t -n 1 >"$OUT/grade$run.vmstat.log" 2>/dev/null & vm=$!

@@ -75,6 +75,7 @@ def utilization(log_path, window):
     cpu_file = stem.with_name(stem.name + ".vmstat.log")
     if None in window or not gpu_file.exists() or not cpu_file.exists():
         return {}
+
     def when(text, form):
         return datetime.datetime.strptime(text, form).timestamp()
 

@@ -129,7 +129,11 @@ class Course:
         threshold = float(entry["threshold"])
         floor_ratio = float(rubric.get("performance", {}).get("floor_ratio", 0.4))
         probe_threshold = float(entry.get("probe_threshold", threshold))
+        # The size a lab is timed at: its own (lab 01's, beside its reference), else the
+        # rubric's, which the probe and every other lab are timed at.
+        size = rubric.get("performance", {}).get("size", "2^28")
         return {"threshold": threshold, "measured": entry.get("measured"),
+                "size": entry.get("size", size), "rubric_size": size,
                 "floor": float(entry.get("floor", floor_ratio * threshold)), "points": points,
                 "library": entry.get("library", "none"), "measure": entry.get("measure", "probe"),
                 "probe_threshold": probe_threshold,

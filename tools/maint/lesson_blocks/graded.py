@@ -70,7 +70,7 @@ def performance_part(course, lab, entry, judged, lines):
     reference is the measure."""
     rubric = course.rubric()
     points, threshold, floor = entry["points"], entry["threshold"], entry["floor"]
-    size = rubric.get("performance", {}).get("size", "2^28")
+    size = entry["rubric_size"]
     ceiling_kind = rubric.get("performance", {}).get("ceiling", "probe")
     if entry["measure"] == "cub":
         small = rubric["labs"][course.impl(lab)].get("launch_bound_size", "")
@@ -95,7 +95,7 @@ def performance_part(course, lab, entry, judged, lines):
                      f"the course's reference solution of this lab or above, none at {floor:.3g} "
                      "or below, linear in between; only when every public and hidden test "
                      "passes |")
-        own = rubric["labs"][course.impl(lab)].get("size", size)
+        own = entry["size"]  # the lab's own size, where it has one (lab 01)
         lines += ["", f"Performance is {judged} at {own} elements, as a fraction of the "
                   "bandwidth of the course's reference solution of this lab, timed in the same "
                   "benchmark process and in the same way (a lab process of its own, every input "

@@ -59,11 +59,9 @@ def performance_bar(course, lab):
     measure = course.rubric().get("labs", {}).get(folder, {}).get("measure", "probe")
     judged = judged_ops(course, lab_ops(course, folder))
     threshold, floor = entry["threshold"], entry["floor"]
-    size = course.rubric().get("performance", {}).get("size", "2^28")
-    # A lab judged against its reference may be timed at a size of its own (lab 01's).
-    own = course.rubric().get("labs", {}).get(folder, {}).get("size", size)
+    size = entry["size"]
     text = (f"Performance counts only once every test passes. It is read from {judged} at "
-            f"{own if measure == 'reference' else size} floats: full credit at {threshold:g} ")
+            f"{size} floats: full credit at {threshold:g} ")
     if measure == "reference":
         return text + (f"of the reference solution's bandwidth, timed in the same run, or above, "
                        f"none at {floor:.3g} or below (\"What is graded\").")

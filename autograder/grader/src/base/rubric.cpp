@@ -164,7 +164,6 @@ PerformanceRules read_performance(const Reader& r, const toml::table* t, Perform
   return p;
 }
 
-/// The [labs.<folder>] entries.
 /// A size \p lab is timed at beside its measure (its `size` or `launch_bound_size`): a text such
 /// as "2^16", at least 4096 elements, in a lab whose measure is timed like it. Empty: none.
 std::string timed_lab_size(const Reader& r, const toml::table& t, const std::string& where,
@@ -181,6 +180,7 @@ std::string timed_lab_size(const Reader& r, const toml::table& t, const std::str
   return text;
 }
 
+/// The [labs.<folder>] entries.
 std::vector<LabRubric> read_labs(const Reader& r, const toml::table* labs, const Rubric& rubric) {
   std::vector<LabRubric> out;
   if (labs == nullptr || labs->empty()) r.fail("labs", "no [labs.<folder>] entries");
