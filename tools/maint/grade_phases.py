@@ -13,14 +13,15 @@ bench.json, or bench.log's counters). Without DIR only the progress lines are re
 seconds are then its labs' progress-line seconds times their number (the grader prints each lab
 the group's share).
 
-What it prints: the phases (build, correctness, benchmark); each build step; each checker process
-(start, end, labs, startup) and a timeline of how many ran at once; each sanitizer tool's run; the
-public and hidden tests per lab; reruns alone; waits; the correctness phase's critical path; the
-benchmark's rows (setup: allocate, fill, warm-up; sampling, the inputs regenerated on the GPU, the
-timed calls); and the top 10 time sinks. Times inside a checker are rebuilt from its log: its
-start (progress line), then its CUDA context, then its parts' own totals in order. With
---part-seconds it writes, instead, each lab part's seconds in the tests checkers as the grader's
-table (grade_phases_parts.py), by which reduce-grade balances its checker groups.
+What it prints: the phases (build, correctness, benchmark); each build step, the course's and the
+labs' (grade_phases_build.py: a grading that builds the course's binaries runs the two at once);
+each checker process (start, end, labs, startup) and a timeline of how many ran at once; each
+sanitizer tool's run; the public and hidden tests per lab; reruns alone; waits; the correctness
+phase's critical path; the benchmark's rows (setup: allocate, fill, warm-up; sampling, the inputs
+regenerated on the GPU, the timed calls); and the top 10 time sinks. Times inside a checker are
+rebuilt from its log: its start (progress line), then its CUDA context, then its parts' own totals
+in order. With --part-seconds it writes, instead, each lab part's seconds in the tests checkers as
+the grader's table (grade_phases_parts.py), by which reduce-grade balances its checker groups.
 """
 from __future__ import annotations
 
@@ -36,10 +37,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from grade_phases_bench import (bench_rows, fmt, lab_of_rung, render_bench,  # noqa: E402
                                 row_costs, row_kind, table)
+from grade_phases_build import EXIT, build_steps, exit_seconds, phases, render_build  # noqa: E402
 from grade_phases_parts import measured_on, part_seconds, render_toml  # noqa: E402
 
 PROGRESS = re.compile(r"^\[\s*(\d+(?:\.\d+)?)s\] (.*)$")
-EXIT = re.compile(r"^\[reduce-grade\] (.+?): (.+) \((\d+(?:\.\d+)?) s\)\s*$")
 LAB = re.compile(r"^\[ lab +\] +(?:(\S+) +)?(\d+) +(\S+) +(\S+)\s*$")
 SUITE = re.compile(r"^\[-{10}\] \d+ tests? from (\S+) \((\d+) ms total\)")
 TEST = re.compile(r"^\[ +(OK|FAILED|SKIPPED) +\] (\S+) \((\d+) ms\)")
@@ -57,16 +58,6 @@ ALONE = re.compile(r"^(\S+): (public and hidden|public|hidden) tests \(([^()]+)\
                    r"(?: again, alone: (\d+) skipped beside other labs)?$")
 ALONE_RESULT = re.compile(r"^(\S+): (public|hidden) tests .*\((\d+(?:\.\d+)?) s\)$")
 ALONE_LOGS = {"public and hidden": "_graded.log", "public": "_tests.log", "hidden": "_hidden.log"}
-BUILD_STEPS = [  # (progress line's start, step, log file of its process)
-    ("configure: the course's", "course configure", "course-configure.log"),
-    ("build: the course's binaries", "course build", "course-build.log"),
-    ("course: using the course build", "course build (shared)", None),
-    ("isolation of the build", "build isolation", None),
-    ("configure: ", "lab staging and configure", "configure.log"),
-    ("build: lab libraries", "lab libraries (ninja, then the library checks)",
-     "build-libraries.log"),
-]
-
 
 @dataclasses.dataclass
 class Part:
@@ -129,18 +120,6 @@ def read_progress(path, tag=None):
         if m:
             lines.append((float(m.group(1)), text))
     return lines
-
-
-def exit_seconds(path):
-    """Seconds of the process a grader log ends with ('[reduce-grade] X: exit 0 (3.6 s)')."""
-    if path is None or not Path(path).is_file():
-        return None
-    found = None
-    for line in Path(path).read_text(errors="replace").splitlines():
-        m = EXIT.match(line)
-        if m:
-            found = float(m.group(3))
-    return found
 
 
 def parse_checker_log(text, checker):
@@ -258,55 +237,6 @@ def _bare(names):
     return set(names) | {n.split(" (")[0] for n in names}
 
 
-# ---- build and phases ---------------------------------------------------------------------
-
-
-def phases(lines, report):
-    """[(phase, start, end)]: build, correctness and benchmark."""
-    def first(pattern, default=None):
-        return next((t for t, text in lines if re.match(pattern, text)), default)
-
-    end = report.get("seconds") or (lines[-1][0] if lines else 0.0)
-    build_end = first("build finished in", first("isolation of the lab's process", 0.0))
-    bench, contexts = first("benchmark of "), first(r"\d+ CUDA contexts: ", end)
-    out = [("build", 0.0, build_end), ("correctness (tests, hidden tests, sanitizer)", build_end,
-                                        bench if bench is not None else contexts)]
-    return out + ([("benchmark", bench, contexts)] if bench is not None else [])
-
-
-def build_steps(lines, logs):
-    """[(step, start, end, process seconds or None, note)] of the build phase."""
-    finished = next((t for t, text in lines if text.startswith("build finished in")), None)
-    marks = []
-    for t, text in lines:
-        if finished is not None and t > finished:
-            break
-        for prefix, name, log in BUILD_STEPS:
-            if text.startswith(prefix) and not any(m[1] == name for m in marks):
-                marks.append((t, name, log))
-                break
-    steps = []
-    for i, (t, name, log) in enumerate(marks):
-        end = marks[i + 1][0] if i + 1 < len(marks) else (finished or t)
-        secs = exit_seconds(logs / log) if logs is not None and log else None
-        steps.append((name, t, end, secs, ninja_note(logs / log) if logs and log else ""))
-    return steps
-
-
-def ninja_note(path):
-    """'N ninja steps' of a build log (of the trimmed logs: its last line), or what cmake says
-    it spent configuring."""
-    if not path.is_file():
-        return ""
-    text = path.read_text(errors="replace")
-    steps = re.findall(r"^\[(\d+)/(\d+)\] (.*)$", text, re.M)
-    if steps:  # common/: the course's own code, built again with the labs
-        common = sum(1 for *_, what in steps if " common/" in what)
-        return f"{steps[-1][1]} ninja steps" + (f", {common} of them common/" if common else "")
-    conf = re.search(r"Configuring done \((\d+(?:\.\d+)?)s\)", text)
-    return f"cmake's configuring {conf.group(1)} s" if conf else ""
-
-
 # ---- concurrency --------------------------------------------------------------------------
 
 
@@ -373,20 +303,6 @@ def render_phases(lines, report):
         out += ["", f"The report: {fmt(report.get('seconds'))} s in all, build "
                 f"{fmt(report.get('build_seconds'))} s, graded {fmt(report.get('graded_seconds'))}"
                 f" s; processes {json.dumps(report.get('processes', {}))}."]
-    return out + [""]
-
-
-def render_build(lines, logs):
-    """The build steps: wall time between progress lines and each process's own seconds."""
-    steps = build_steps(lines, logs)
-    rows = [(name, fmt(a), fmt(b), fmt(b - a), fmt(secs), note)
-            for name, a, b, secs, note in steps]
-    out = ["## Build", ""] + table(("step", "start s", "end s", "wall s", "its process s", "note"),
-                                   rows)
-    for name, a, b, secs, _ in steps:
-        if name.startswith("lab libraries") and secs is not None:
-            out += ["", f"After ninja's exit: {fmt(b - a - secs)} s until \"build finished\" "
-                    "(each built lab's library checks, inspect_built_lab())."]
     return out + [""]
 
 

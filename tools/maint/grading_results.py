@@ -34,8 +34,10 @@ def save(data):
 
 
 def phases(log_text):
-    """Seconds of build, tests + sanitizer and benchmark from a grade log (None: not reached)."""
-    built = bench = end = None
+    """Seconds of build, tests + sanitizer and benchmark from a grade log (None: not reached).
+    The build ends with the labs' build, or with the course's where it built beside them and
+    ended later ("course's binaries built in")."""
+    built = course = bench = end = None
     for line in log_text.splitlines():
         m = STAMP.match(line)
         if not m:
@@ -44,8 +46,12 @@ def phases(log_text):
         end = t
         if "build finished in" in text and built is None:
             built = t
+        if "course's binaries built in" in text and course is None:
+            course = t
         if text.startswith("benchmark of"):
             bench = t
+    if built is not None and course is not None:
+        built = max(built, course)
     report_seen = "reports:" in log_text
     return {
         "build_s": built,

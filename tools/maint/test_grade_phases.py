@@ -66,6 +66,36 @@ class ProgressLines(unittest.TestCase):
         self.assertEqual(rows["lab libraries (ninja, then the library checks)"],
                          (10.6, 8.2, "67 ninja steps, 20 of them common/"))
 
+    def test_build_steps_of_a_course_built_beside_the_labs(self):
+        # A first grading builds the course's binaries beside the labs' build: the two tracks'
+        # lines interleave (in either order at the start), each step ends at the next line of its
+        # own track or at its track's end line, and the build phase at the later of the two.
+        lines = [(0.0, "isolation of the build: bubblewrap: user, mount, network"),
+                 (0.0, "configure: 18 labs of /tmp/src/solutions"),
+                 (0.0, "configure: the course's checkers (the suites of sum), lab runner and "
+                       "benchmark"),
+                 (2.9, "build: lab libraries (23 targets)"),
+                 (4.2, "build: the course's binaries (7 targets)"),
+                 (13.4, "build finished in 13.4 s"),
+                 (25.9, "course's binaries built in 25.9 s"),
+                 (27.3, "isolation of the lab's process: bubblewrap"),
+                 (27.3, "tests in one checker: 04_sequential (sum)"),
+                 (50.0, "benchmark of 18 lab(s) at n = 2^28"),
+                 (61.7, "18 CUDA contexts: 12.0 s")]
+        steps = [(name, a, b) for name, a, b, _, _ in gp.build_steps(lines, None)]
+        self.assertEqual(steps, [("course configure", 0.0, 4.2), ("course build", 4.2, 25.9),
+                                 ("build isolation", 0.0, 0.0),
+                                 ("lab staging and configure", 0.0, 2.9),
+                                 ("lab libraries (ninja, then the library checks)", 2.9, 13.4)])
+        self.assertEqual(gp.phases(lines, {}), [
+            ("build", 0.0, 25.9), ("correctness (tests, hidden tests, sanitizer)", 25.9, 50.0),
+            ("benchmark", 50.0, 61.7)])
+        self.assertIn("the labs' build ended at 13.4 s, the course's at 25.9 s",
+                      "\n".join(gp.render_build(lines, None)))
+        # A log of one build after the other has no such line, nor the note.
+        old = gp.read_progress(DATA / "grade1.log")
+        self.assertNotIn("beside the labs", "\n".join(gp.render_build(old, None)))
+
     def test_checkers_without_their_logs(self):
         checkers = graded_checkers("grade1.log", None)
         self.assertEqual([c.kind for c in checkers].count("tests"), 6)
@@ -320,7 +350,8 @@ class Wording(unittest.TestCase):
                                              " beside other labs", "public tests {}; hidden tests"],
         "autograder/grader/src/correctness/sanitizer_phase.cpp": ["compute-sanitizer --tool {}: {}"],
         "autograder/grader/src/grading/grader.cpp": ["build finished in {:.1f} s", "benchmark of {} lab(s)",
-                                             "isolation of the lab's process: ", "CUDA contexts"],
+                                             "isolation of the lab's process: ", "CUDA contexts",
+                                             "course's binaries {} in {:.1f} s"],
         "autograder/grader/src/submission/build.cpp": ["configure: {} lab{} of {}",
                                             "build: lab libraries ({} targets)"],
         "autograder/grader/src/processes/process.cpp": ["\\n[reduce-grade] {}: {} ({:.1f} s)\\n"],

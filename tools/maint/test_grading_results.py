@@ -51,6 +51,13 @@ class Utilization(unittest.TestCase):
         self.assertEqual(gr.phases(LOG), {"build_s": 10.0, "tests_sanitizer_s": 20.0,
                                           "benchmark_s": 15.0})
 
+    def test_a_course_built_beside_the_labs_ends_the_build(self):
+        overlapped = LOG.replace("[   10.0s] build finished in 9.8 s\n",
+                                 "[    6.0s] build finished in 5.8 s\n"
+                                 "[   10.0s] course's binaries built in 9.9 s\n")
+        self.assertEqual(gr.phases(overlapped), {"build_s": 10.0, "tests_sanitizer_s": 20.0,
+                                                 "benchmark_s": 15.0})
+
     def test_busy_shares_over_the_tests_alone(self):
         with tempfile.TemporaryDirectory() as d:
             log = write_run(Path(d), gpu_busy=80, idle=40)

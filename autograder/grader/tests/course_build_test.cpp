@@ -1,6 +1,8 @@
 // The course build's integrity check: any change to a course binary or to the course's sources
-// after the build is reported, so that a grade given while it happened can be withheld.
+// after the build is reported, so that a grade given while it happened can be withheld. Also its
+// configure, a kept build folder, and a grading's course build beside its labs' build.
 #include <reduce_grade/base/util.hpp>
+#include <reduce_grade/grading/grader.hpp>
 #include <reduce_grade/processes/process.hpp>
 #include <reduce_grade/submission/build.hpp>
 
@@ -234,6 +236,84 @@ TEST(CourseBuildConfigure, NamesTheSuitesOfTheGradedLabs) {
   EXPECT_EQ(build("04_sequential"), "argmax;sum");
   EXPECT_TRUE(contains(read_file(o.log_dir / "course-configure.log"), "configure skipped"));
   remove_all_quietly(dir);
+}
+
+// A grading that builds the course's binaries builds them beside the labs' build, not before it:
+// the fake course's checker target waits for the lab's library target (a file in the labs' build
+// folder), which a build one after the other would never reach; a failed course build throws
+// only once the labs' build has ended. The labs' build, sandboxed, sees nothing of the course's.
+class CourseBesideLabs : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!find_program("cmake")) GTEST_SKIP() << "cmake is not installed";
+    dir_ = make_temp_dir("reduce-grade-beside-");
+    write_file(dir_ / "submission" / "04_sequential" / "sum.cu", "// the lab\n");
+    fs::create_directories(dir_ / "build");
+    course_ = load_course(REDUCE_GRADE_TEST_ROOT);
+    course_.root = dir_ / "course";
+    options_.submission = dir_ / "submission";
+    options_.labs = {"04_sequential"};
+    options_.out = dir_ / "out";
+    options_.build_dir = dir_ / "build";
+    options_.jobs = 2;
+  }
+  void TearDown() override { remove_all_quietly(dir_); }
+
+  /// The fake course: its checkers wait up to 2 minutes for the lab's library target to have
+  /// run, then build, or fail where \p fail; the lab's target lists what it sees of `course/`.
+  void write_course(bool fail) {
+    write_file(dir_ / "course" / "wait.sh",
+               std::string("for i in $(seq 1200); do [ -e \"$1\" ] && exit ") + (fail ? "1" : "0") +
+                   "; sleep 0.1; done; exit 2\n");
+    fake_course(dir_, "r",
+                "add_custom_target(reduce_course_test COMMAND sh ${CMAKE_SOURCE_DIR}/wait.sh "
+                "${CMAKE_BINARY_DIR}/../labs-built VERBATIM)\n"
+                "add_custom_target(reduce_course_graded_test)\nadd_custom_target(reduce_bench)\n"
+                "add_custom_target(submission_04_sequential_sum COMMAND sh -c "
+                "\"ls -A course > course-seen.txt; touch labs-built\" "
+                "WORKING_DIRECTORY ${CMAKE_BINARY_DIR} VERBATIM)\n");
+  }
+
+  /// prepare_submission() with a GPU said to be present; printed_ gets its progress lines.
+  PreparedSubmission prepare() {
+    Progress progress;
+    ::testing::internal::CaptureStdout();
+    try {
+      PreparedSubmission p =
+          prepare_submission(course_, Rubric{}, options_, GpuProbe{true, "fake", ""}, progress);
+      printed_ = ::testing::internal::GetCapturedStdout();
+      return p;
+    } catch (...) {
+      printed_ = ::testing::internal::GetCapturedStdout();
+      throw;
+    }
+  }
+
+  fs::path dir_;
+  Course course_;
+  GradeOptions options_;
+  std::string printed_;
+};
+
+TEST_F(CourseBesideLabs, BuildsTheCoursesBinariesWhileTheLabsBuild) {
+  write_course(false);
+  const PreparedSubmission p = prepare();
+  ASSERT_TRUE(p.course && p.course->ok) << printed_;
+  EXPECT_EQ(p.course->dir, dir_ / "build" / "course");
+  EXPECT_TRUE(contains(printed_, "build finished in")) << printed_;
+  EXPECT_TRUE(contains(printed_, "course's binaries built in")) << printed_;
+  // Taken from the course's build once it ended: it has no benchmark binary.
+  EXPECT_FALSE(p.build.benchmark_ok);
+  EXPECT_EQ(p.build.benchmark_problem, "not built");
+  if (!starts_with(p.build.isolation, "none"))
+    EXPECT_EQ(read_file(dir_ / "build" / "course-seen.txt"), "") << p.build.isolation;
+}
+
+TEST_F(CourseBesideLabs, AFailedCourseBuildThrowsOnceTheLabsAreBuilt) {
+  write_course(true);
+  EXPECT_THROW(prepare(), ConfigError);
+  EXPECT_TRUE(contains(printed_, "build finished in")) << printed_;
+  EXPECT_TRUE(contains(printed_, "course's binaries failed to build in")) << printed_;
 }
 
 }  // namespace

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -106,37 +107,6 @@ LibraryCheck inspect_built_lab(const fs::path& build_dir, const BuildManifest& b
 }
 
 }  // namespace
-
-CourseBuildOptions course_build_options(const Course& course, const Rubric& rubric,
-                                        const std::vector<OpPlan>& plans, const fs::path& build_dir,
-                                        const GradeOptions& options, const fs::path& log_dir,
-                                        bool benchmark,
-                                        std::function<void(const std::string&)> progress) {
-  CourseBuildOptions co;
-  co.course_root = course.root;
-  co.build_dir = build_dir;
-  co.plans = plans;
-  co.jobs = options.jobs;
-  co.benchmark = benchmark;
-  co.hidden = true;
-  co.cmake_args = options.cmake_args;
-  co.limits = rubric.limits;
-  co.log_dir = log_dir;
-  co.progress = std::move(progress);
-  return co;
-}
-
-void add_references(CourseBuildOptions& options, const Course& course, const Rubric& rubric,
-                    const std::vector<std::string>& labs) {
-  std::error_code ec;
-  for (const std::string& lab : labs) {
-    const LabRubric* lr = rubric.find(lab);
-    if (lr == nullptr) continue;
-    if (lr->measure == "reference" && fs::is_directory(course.root / "solutions" / lab, ec))
-      options.reference_labs.push_back(lab);
-    options.cub_references = options.cub_references || lr->measure == "cub";
-  }
-}
 
 std::string grader_version() {
   return REDUCE_GRADE_VERSION;  // project(reduce_course VERSION ...) of the top CMakeLists.txt
@@ -232,11 +202,12 @@ std::string prepare_build_dir(PreparedSubmission& p) {
 }
 
 /// Step "build" (with "inspect": the library check runs as soon as a lab's library exists, and
-/// a lab that uses a library reduction scores nothing, so its tests are not built).
+/// a lab that uses a library reduction scores nothing, so its tests are not built). Of the
+/// course's build, which may still run (start_course_build()), it reads only its folder's name.
 void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubric,
                 const std::vector<std::string>& present,
                 const std::map<std::string, std::vector<OpPlan>>& plans, bool gpu,
-                Progress& progress, const std::string& tag) {
+                const fs::path& course_dir, Progress& progress, const std::string& tag) {
   BuildOptions bo;
   bo.course_root = course.root;
   bo.submission = p.tree;
@@ -251,7 +222,7 @@ void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubri
   bo.log_dir = p.options.out / "logs";
   bo.progress = [&progress, tag](const std::string& line) { progress.line(tag + line); };
   std::error_code ec;
-  std::vector<fs::path> hidden = {fs::absolute(p.options.out, ec), p.course->dir};
+  std::vector<fs::path> hidden = {fs::absolute(p.options.out, ec), course_dir};
   for (const fs::path& dir : p.options.protected_dirs) hidden.push_back(fs::absolute(dir, ec));
   const Isolation isolation =
       detect_isolation(build_view(course.root, hidden, p.build_dir), "the build");
@@ -268,14 +239,35 @@ void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubri
   };
   p.build = build_submission(bo);
   p.build.isolation = isolation.description;
-  p.build.benchmark_ok = p.course->benchmark_ok;
-  p.build.benchmark_problem = p.course->benchmark_ok ? "" : "not built";
   if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
   progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
   for (LabFacts& f : p.labs) {
     const auto it = p.build.labs.find(f.lab);
     if (f.present && it != p.build.labs.end()) f.build = it->second;
   }
+}
+
+/// Step "course build" where the grading builds the course's binaries (in \p dir): on a thread of
+/// its own, beside the labs' build, which never reads them; a progress line tells when it ended.
+/// Both get every job: the labs' build is small, and ends well inside the course's.
+std::future<CourseBuild> start_course_build(const fs::path& dir, const Course& course,
+                                            const Rubric& rubric, const GradeOptions& options,
+                                            const std::vector<std::string>& present,
+                                            const std::map<std::string, std::vector<OpPlan>>& plans,
+                                            Progress& progress, const std::string& tag) {
+  std::vector<OpPlan> all;
+  for (const std::string& lab : present)
+    for (const OpPlan& plan : plans.at(lab)) all.push_back(plan);
+  CourseBuildOptions co = course_build_options(
+      course, rubric, all, dir, options, options.out / "logs", true,
+      [&progress, tag](const std::string& line) { progress.line(tag + line); });
+  add_references(co, course, rubric, present);
+  return std::async(std::launch::async, [co = std::move(co), &progress, tag] {
+    CourseBuild built = build_course(co);
+    progress.line(fmt::format("{}course's binaries {} in {:.1f} s", tag,
+                              built.ok ? "built" : "failed to build", built.seconds));
+    return built;
+  });
 }
 
 }  // namespace
@@ -315,6 +307,7 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
   if (const std::string kept = prepare_build_dir(p); !kept.empty())
     progress.line(tag + "build folder " + p.build_dir.string() + ": " + kept);
   const bool runs = gpu.present && !options.no_gpu;
+  std::future<CourseBuild> building;  // the course's binaries, where built here
   if (options.course_build) {
     p.course = options.course_build;
   } else if (!runs || present.empty()) {
@@ -324,17 +317,24 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
     none.ok = true;
     p.course = std::make_shared<const CourseBuild>(none);
   } else {
-    std::vector<OpPlan> all;
-    for (const std::string& lab : present)
-      for (const OpPlan& plan : plans[lab]) all.push_back(plan);
-    CourseBuildOptions co = course_build_options(
-        course, rubric, all, p.build_dir / "course", options, options.out / "logs", true,
-        [&progress, tag](const std::string& line) { progress.line(tag + line); });
-    add_references(co, course, rubric, present);
-    p.course = std::make_shared<const CourseBuild>(build_course(co));
+    // Made first: the sandbox of the labs' build hides only a folder that exists.
+    fs::create_directories(p.build_dir / "course", ec);
+    building = start_course_build(p.build_dir / "course", course, rubric, options, present, plans,
+                                  progress, tag);
   }
   if (p.course && !p.course->ok) throw ConfigError(p.course->problem);
-  if (!present.empty()) build_labs(p, course, rubric, present, plans, runs, progress, tag);
+  // Should the labs' build throw, the future's destructor waits for the course's build.
+  if (!present.empty())
+    build_labs(p, course, rubric, present, plans, runs,
+               p.course ? p.course->dir : p.build_dir / "course", progress, tag);
+  if (building.valid()) {
+    p.course = std::make_shared<const CourseBuild>(building.get());  // rethrows what it threw
+    if (!p.course->ok) throw ConfigError(p.course->problem);
+  }
+  if (!present.empty()) {
+    p.build.benchmark_ok = p.course->benchmark_ok;
+    p.build.benchmark_problem = p.course->benchmark_ok ? "" : "not built";
+  }
   return p;
 }
 

@@ -5,6 +5,38 @@
 
 namespace reduce::grade {
 
+// What build_course() is given, by the shared course and by prepare_submission() alike.
+CourseBuildOptions course_build_options(const Course& course, const Rubric& rubric,
+                                        const std::vector<OpPlan>& plans, const fs::path& build_dir,
+                                        const GradeOptions& options, const fs::path& log_dir,
+                                        bool benchmark,
+                                        std::function<void(const std::string&)> progress) {
+  CourseBuildOptions co;
+  co.course_root = course.root;
+  co.build_dir = build_dir;
+  co.plans = plans;
+  co.jobs = options.jobs;
+  co.benchmark = benchmark;
+  co.hidden = true;
+  co.cmake_args = options.cmake_args;
+  co.limits = rubric.limits;
+  co.log_dir = log_dir;
+  co.progress = std::move(progress);
+  return co;
+}
+
+void add_references(CourseBuildOptions& options, const Course& course, const Rubric& rubric,
+                    const std::vector<std::string>& labs) {
+  std::error_code ec;
+  for (const std::string& lab : labs) {
+    const LabRubric* lr = rubric.find(lab);
+    if (lr == nullptr) continue;
+    if (lr->measure == "reference" && fs::is_directory(course.root / "solutions" / lab, ec))
+      options.reference_labs.push_back(lab);
+    options.cub_references = options.cub_references || lr->measure == "cub";
+  }
+}
+
 SharedCourse::SharedCourse(const Course& course, const Rubric& rubric,
                            const std::vector<std::string>& labs, bool gpu,
                            const GradeOptions& options, Progress& progress, const fs::path& dir,
