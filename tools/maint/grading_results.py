@@ -19,6 +19,8 @@ import json
 import pathlib
 import re
 
+from grade_phases_build import build_ends
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 RESULTS = ROOT / "docs" / "results" / "grading.json"
 DOC = ROOT / "docs" / "grader.md"
@@ -35,23 +37,12 @@ def save(data):
 
 def phases(log_text):
     """Seconds of build, tests + sanitizer and benchmark from a grade log (None: not reached).
-    The build ends with the labs' build, or with the course's where it built beside them and
-    ended later ("course's binaries built in")."""
-    built = course = bench = end = None
-    for line in log_text.splitlines():
-        m = STAMP.match(line)
-        if not m:
-            continue
-        t, text = float(m.group(1)), m.group(2)
-        end = t
-        if "build finished in" in text and built is None:
-            built = t
-        if "course's binaries built in" in text and course is None:
-            course = t
-        if text.startswith("benchmark of"):
-            bench = t
-    if built is not None and course is not None:
-        built = max(built, course)
+    The build ends at the later of the labs' and the course's builds (grade_phases_build)."""
+    lines = [(float(m.group(1)), m.group(2)) for m in map(STAMP.match, log_text.splitlines()) if m]
+    end = lines[-1][0] if lines else None
+    bench = next((t for t, text in reversed(lines) if text.startswith("benchmark of")), None)
+    ends = [t for t in build_ends(lines) if t is not None]
+    built = max(ends) if ends else None
     report_seen = "reports:" in log_text
     return {
         "build_s": built,
