@@ -5,6 +5,8 @@
 #include <reduce/cuda_check.cuh>
 #include <reduce/generators.hpp>
 #include <reduce/keyed_hash.hpp>
+#include <reduce/lab_entry_points.cuh>
+#include <reduce_runner/lab_runner.hpp>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -366,6 +368,65 @@ std::int64_t ContractRunner::index_result() {
   const std::vector<std::int64_t> host = index_out_.to_host();
   EXPECT_EQ(host[1], kPoisonIndex) << "the lab wrote past its one-index output";
   return host[0];
+}
+
+namespace {
+
+/// The name of the catalogue's entry point whose forwarding definition is \p run (a FloatLab's
+/// or ArgmaxLab's), or null: a checker's labs are those definitions (lab_forwarding.cpp).
+const char* entry_of(const void* run) {
+  struct Row {
+    const char* entry;
+    const void* run;
+  };
+#define REDUCE_ENTRY_ROW_FloatLab(e) Row{#e, reinterpret_cast<const void*>(&::reduce::e)},
+#define REDUCE_ENTRY_ROW_ArgmaxLab(e) Row{#e, reinterpret_cast<const void*>(&::reduce::e)},
+#define REDUCE_ENTRY_ROW_AtomicMaxLab(e)
+#define REDUCE_ENTRY_ROW_SegmentedLab(e)
+#define REDUCE_ENTRY(e, getter, kind, table) REDUCE_ENTRY_ROW_##table(e)
+  static const Row rows[] = {
+#include <reduce/course_entries.inc>
+  };
+#undef REDUCE_ENTRY
+#undef REDUCE_ENTRY_ROW_FloatLab
+#undef REDUCE_ENTRY_ROW_ArgmaxLab
+#undef REDUCE_ENTRY_ROW_AtomicMaxLab
+#undef REDUCE_ENTRY_ROW_SegmentedLab
+  for (const Row& row : rows)
+    if (row.run == run) return row.entry;
+  return nullptr;
+}
+
+/// ContractRunner::run_each() for a lab whose result is one \p Out.
+template <typename Out, typename Lab, typename One>
+std::vector<Out> run_each_of(const Lab& lab, const std::vector<const float*>& inputs, std::size_t n,
+                             const Stream& stream, One&& one) {
+  const char* entry = entry_of(reinterpret_cast<const void*>(lab.run));
+  std::vector<Out> results;
+  if (entry == nullptr) {  // a lab linked into this process: one call at a time
+    for (const float* in : inputs) results.push_back(one(in));
+    return results;
+  }
+  DeviceBuffer<Out> device(inputs.size());
+  runner::LabRunner::of_process().reduce_each(entry, inputs, n, device.data(), stream.get());
+  stream.synchronize();
+  return device.to_host();
+}
+
+}  // namespace
+
+std::vector<float> ContractRunner::run_each(const FloatLab& lab,
+                                            const std::vector<const float*>& inputs,
+                                            std::size_t n) {
+  return run_each_of<float>(lab, inputs, n, stream_,
+                            [&](const float* in) { return run(lab, in, n); });
+}
+
+std::vector<std::int64_t> ContractRunner::run_each(const ArgmaxLab& lab,
+                                                   const std::vector<const float*>& inputs,
+                                                   std::size_t n) {
+  return run_each_of<std::int64_t>(lab, inputs, n, stream_,
+                                   [&](const float* in) { return run(lab, in, n); });
 }
 
 std::vector<float> ContractRunner::atomic_max(float start, const float* values, std::size_t n,

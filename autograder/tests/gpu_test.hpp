@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -326,6 +327,15 @@ class RotatingInputs {
 
 // ---- the contract runner -----------------------------------------------------------------------
 
+/// One variant of an input: element \p at holds \p value (ContractRunner::run_variants()).
+struct Change {
+  std::size_t at;  ///< the element's index
+  float value;     ///< its value in the variant
+};
+
+/// Variants of an input that one request of the lab's process calls (its kMaxInputs).
+inline constexpr std::size_t kVariantsPerRequest = 16;
+
 /// Calls a lab the way the grader does, for every suite: the output (and a guard element after
 /// it) and a fresh workspace of the size the lab asked for are poisoned first, the lab is called
 /// on the runner's own non-blocking stream, the stream is synchronised, and the guard must still
@@ -350,6 +360,46 @@ class ContractRunner {
 
   /// Copies \p host to a new device buffer and runs \p lab on it.
   std::int64_t run(const ArgmaxLab& lab, const std::vector<float>& host);
+
+  /// One call of the lab on each of \p inputs (device inputs of \p n floats each), as run()
+  /// makes it with the default poison, results in order. The calls reach the lab's process as a
+  /// few requests (runner::LabRunner::reduce_each()), not one each.
+  std::vector<float> run_each(const FloatLab& lab, const std::vector<const float*>& inputs,
+                              std::size_t n);
+
+  /// The same for argmax: an index never written reads as kPoisonIndex.
+  std::vector<std::int64_t> run_each(const ArgmaxLab& lab, const std::vector<const float*>& inputs,
+                                     std::size_t n);
+
+  /// One call of the lab on each variant of \p base: variant k is \p base with element
+  /// changes[k].at set to changes[k].value, and the lab reads its \p n floats from \p offset
+  /// on (all of \p base by default). The variants are copies in one allocation, each starting
+  /// at a 256-byte boundary as cudaMalloc's do, made kVariantsPerRequest at a time, and called
+  /// through run_each(). Results in the order of \p changes.
+  template <typename Lab>
+  auto run_variants(const Lab& lab, const std::vector<float>& base,
+                    const std::vector<Change>& changes, std::size_t offset = 0,
+                    std::optional<std::size_t> length = std::nullopt) {
+    using Result = decltype(run(lab, base));
+    std::vector<Result> results;
+    const std::size_t n = length.value_or(base.size() - offset);
+    const std::size_t stride = (base.size() + 63) / 64 * 64;
+    for (std::size_t first = 0; first < changes.size(); first += kVariantsPerRequest) {
+      const std::size_t count = std::min(kVariantsPerRequest, changes.size() - first);
+      std::vector<float> host(count * stride);
+      for (std::size_t k = 0; k < count; ++k) {
+        std::copy(base.begin(), base.end(), host.begin() + k * stride);
+        host[k * stride + changes[first + k].at] = changes[first + k].value;
+      }
+      const DeviceBuffer<float> variants(host);
+      std::vector<const float*> inputs;
+      for (std::size_t k = 0; k < count; ++k)
+        inputs.push_back(variants.data() + k * stride + offset);
+      const std::vector<Result> got = run_each(lab, inputs, n);
+      results.insert(results.end(), got.begin(), got.end());
+    }
+    return results;
+  }
 
   /// Calls a segmented reduction of \p kind on in[0..n) with the device \p offsets (segments +
   /// 1 values) and returns its \p segments * floats_per_segment(\p kind) result floats. The
@@ -420,6 +470,11 @@ class LabTest : public ContractTest {
   auto run(const float* in, std::size_t n) { return runner().run(lab_, in, n); }
   /// ContractRunner::run() of the lab on a copy of \p host.
   auto run(const std::vector<float>& host) { return runner().run(lab_, host); }
+  /// ContractRunner::run_variants() of the lab: one call per change of \p base.
+  auto run_variants(const std::vector<float>& base, const std::vector<Change>& changes,
+                    std::size_t offset = 0, std::optional<std::size_t> length = std::nullopt) {
+    return runner().run_variants(lab_, base, changes, offset, length);
+  }
   /// The entry points under test.
   const Lab& lab() const noexcept { return lab_; }
 

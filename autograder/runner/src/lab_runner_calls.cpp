@@ -8,6 +8,7 @@
 
 #include <cuda.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace reduce::runner {
@@ -228,6 +229,59 @@ void LabRunner::call_once(const std::string& op, const float* in, std::size_t n,
   if (rb > 0)
     cuda(cudaMemcpyAsync(out, capture_->lab_ptr(), rb, cudaMemcpyDeviceToDevice, stream),
          "copying the results");
+}
+
+void LabRunner::reduce_each(const std::string& op, const std::vector<const float*>& inputs,
+                            std::size_t n, void* results, cudaStream_t stream) {
+  const int index = op_index(op);
+  const ResultKind kind = kOperations[index].kind;
+  if (per_segment(kind) || updates_in_place(kind))
+    throw std::logic_error("reduce_each: " + op + " does not return one float or one index");
+  const std::size_t rb = call_result_bytes(kind, 0);
+  auto* out = static_cast<char*>(results);
+  const bool one_at_a_time =
+      stage_inputs_ || std::any_of(inputs.begin(), inputs.end(), [](const float* in) {
+        return TiledRange::containing(in) != nullptr;
+      });
+  if (one_at_a_time) {
+    // reduce() starts the lab's output as the caller's: poisoned, as here before every call.
+    cuda(cudaMemsetAsync(out, 0xFF, inputs.size() * rb, stream), "poisoning the results");
+    for (std::size_t k = 0; k < inputs.size(); ++k) reduce(op, inputs[k], n, out + k * rb, stream);
+    return;
+  }
+  const std::size_t ws = workspace_bytes(op, n, 0);
+  std::lock_guard<std::mutex> lock(mutex_);
+  cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
+  for (std::size_t first = 0; first < inputs.size(); first += kMaxInputs) {
+    const std::size_t count = std::min<std::size_t>(kMaxInputs, inputs.size() - first);
+    ensure_buffer(out_, std::max<std::size_t>(rb, 256), kFrontGuard);
+    ensure_buffer(capture_, std::max<std::size_t>(count * rb, 256), 0);
+    ensure_workspace(ws);
+    out_->arm(rb);
+    workspace_->arm(ws);
+    Request rq;
+    rq.command = Command::kRun;
+    rq.op = static_cast<std::uint32_t>(index);
+    rq.n = n;
+    rq.calls = static_cast<std::uint32_t>(count);
+    rq.input_count = static_cast<std::uint32_t>(count);
+    rq.poison = kPoisonOut | kPoisonAux;
+    for (std::size_t k = 0; k < count; ++k) {
+      rq.inputs[k] = ref(inputs[first + k], n * sizeof(float), false);
+      rq.inputs[k].bytes = 0;  // inputs are never poisoned
+    }
+    rq.out = ref(out_->lab_ptr(), rb, true);
+    rq.aux = ref(workspace_->lab_ptr(), ws, true);
+    rq.capture = ref(capture_->lab_ptr(), count * rb, true);
+    const Reply reply = request(rq);
+    rethrow(reply);
+    check_guards(op, n);
+    cuda(cudaMemcpyAsync(out + first * rb, capture_->lab_ptr(), count * rb,
+                         cudaMemcpyDeviceToDevice, stream),
+         "copying the results");
+    // The next request's calls write the capture again: this copy must have read it first.
+    if (first + count < inputs.size()) cuda(cudaStreamSynchronize(stream), "copying the results");
+  }
 }
 
 void LabRunner::atomic_max_apply(const float* values, std::size_t n, float* address,

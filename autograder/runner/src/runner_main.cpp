@@ -105,17 +105,14 @@ class Mappings {
   char* map(const BufferRef& ref) {
     if (!ref.present) return nullptr;
     const std::string key(reinterpret_cast<const char*>(&ref.handle), sizeof ref.handle);
-    if (ref.persistent) {
-      const auto it = persistent_.find(key);
-      if (it != persistent_.end()) return it->second + ref.offset;
-    }
+    // A request's inputs may lie in one allocation of the checker's: it is mapped once.
+    auto& kept = ref.persistent ? persistent_ : transient_;
+    const auto it = kept.find(key);
+    if (it != kept.end()) return it->second + ref.offset;
     void* base = nullptr;
     check(cudaIpcOpenMemHandle(&base, ref.handle, cudaIpcMemLazyEnablePeerAccess),
           "mapping a buffer of the checker");
-    if (ref.persistent)
-      persistent_[key] = static_cast<char*>(base);
-    else
-      transient_.push_back(base);
+    kept[key] = static_cast<char*>(base);
     return static_cast<char*>(base) + ref.offset;
   }
 
@@ -127,13 +124,13 @@ class Mappings {
 
   /// Unmaps what this request mapped for itself.
   void end_request() {
-    for (void* base : transient_) cudaIpcCloseMemHandle(base);
+    for (auto& [key, base] : transient_) cudaIpcCloseMemHandle(base);
     transient_.clear();
   }
 
  private:
   std::map<std::string, char*> persistent_;
-  std::vector<void*> transient_;
+  std::map<std::string, char*> transient_;
 };
 
 /// The lab library and the entry points it exports.

@@ -109,6 +109,17 @@ class LabRunner {
   void reduce(const std::string& op, const float* in, std::size_t n, void* out,
               cudaStream_t stream);
 
+  /// Calls \p op once on each of \p inputs (device inputs of \p n floats in this process), in
+  /// order, as reduce() calls it once: output and workspace poisoned (0xFF bytes) before every
+  /// call, each result captured in stream order, the guards checked. The calls travel as one
+  /// request per kMaxInputs inputs, so a test of many small inputs waits for the GPU a few times
+  /// instead of several times per call (where other processes share the GPU, each wait is a
+  /// time slice). Call k's result goes to \p results + k results of the operation's kind, on
+  /// \p stream. Staged or tiled inputs go one call at a time, through reduce().
+  /// \throws std::logic_error for an operation that does not return one float or one index
+  void reduce_each(const std::string& op, const std::vector<const float*>& inputs, std::size_t n,
+                   void* results, cudaStream_t stream);
+
   /// Lab 14's atomic_max_apply, with *address and old_values staged through guarded buffers.
   void atomic_max_apply(const float* values, std::size_t n, float* address, float* old_values,
                         cudaStream_t stream);
