@@ -159,16 +159,25 @@ def lay_out_parts(checker):
         t += part.ms / 1e3
 
 
+def plan_names(plan):
+    """The 'lab (op)' names a checker's plan lists: its launch spec (group_N.launch.json, labs'
+    name and op) or, in gradings before the launch spec, its group_N.labs.txt (tab-separated)."""
+    if plan.suffix == ".json":
+        labs = json.loads(plan.read_text()).get("labs", [])
+        return frozenset(f"{lab['name']} ({lab['op']})" for lab in labs if "name" in lab)
+    return frozenset(f"{cells[0]} ({cells[1]})" for cells in
+                     (line.split("\t") for line in plan.read_text().splitlines()) if len(cells) > 1)
+
+
 def group_logs(folder):
     """{frozenset of 'lab (op)': (group name, log text)} of a logs/tests or logs/sanitizer."""
     found = {}
-    for plan in sorted(Path(folder).glob("group_*.labs.txt")):
-        names = frozenset(f"{cells[0]} ({cells[1]})" for cells in
-                          (line.split("\t") for line in plan.read_text().splitlines()) if
-                          len(cells) > 1)
-        log = plan.with_name(plan.name.replace(".labs.txt", ".log"))
+    for plan in sorted([*Path(folder).glob("group_*.labs.txt"),
+                        *Path(folder).glob("group_*.launch.json")]):
+        group = plan.name.split(".")[0]
+        log = plan.with_name(f"{group}.log")
         if log.is_file():
-            found[names] = (plan.name.split(".")[0], log.read_text(errors="replace"))
+            found[plan_names(plan)] = (group, log.read_text(errors="replace"))
     return found
 
 

@@ -336,6 +336,18 @@ class Output(unittest.TestCase):
             with redirect_stderr(io.StringIO()):
                 gp.main([str(DATA / "grade2.log"), "--part-seconds", "unused.toml"])
 
+    def test_part_seconds_of_a_grading_with_launch_specs(self):
+        # Since the launch spec, a checker's plan is its group_N.launch.json (no labs.txt).
+        grading = DATA / "4017d80"
+        checkers = gp.checkers_from_progress(gp.read_progress(grading / "grade.log"))
+        gp.attach_logs(checkers, grading / "grading" / "logs")
+        parts = gp.part_seconds(checkers)
+        self.assertEqual(len(parts), 23)
+        seconds, tests = parts[("01_atomic_naive", "sum")]
+        self.assertEqual((round(seconds, 2), tests), (16.42, 70))
+        seconds, tests = parts[("10_max_min", "maximum")]
+        self.assertEqual((round(seconds, 2), tests), (6.38, 84))
+
     def test_numbers_for_none(self):
         self.assertEqual(gp.fmt(None), "-")
         self.assertEqual(gp.fmt(math.nan), "-")
