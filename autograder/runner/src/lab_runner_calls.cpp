@@ -231,6 +231,23 @@ void LabRunner::call_once(const std::string& op, const float* in, std::size_t n,
          "copying the results");
 }
 
+Request LabRunner::armed_run(int index, std::size_t n, std::size_t calls, std::size_t inputs,
+                             std::size_t result_bytes, std::size_t workspace_bytes) {
+  ensure_buffer(out_, std::max<std::size_t>(result_bytes, 256), kFrontGuard);
+  ensure_workspace(workspace_bytes);
+  out_->arm(result_bytes);
+  workspace_->arm(workspace_bytes);
+  Request rq;
+  rq.command = Command::kRun;
+  rq.op = static_cast<std::uint32_t>(index);
+  rq.n = n;
+  rq.calls = static_cast<std::uint32_t>(calls);
+  rq.input_count = static_cast<std::uint32_t>(inputs);
+  rq.out = ref(out_->lab_ptr(), result_bytes, true);
+  rq.aux = ref(workspace_->lab_ptr(), workspace_bytes, true);
+  return rq;
+}
+
 void LabRunner::reduce_each(const std::string& op, const std::vector<const float*>& inputs,
                             std::size_t n, void* results, cudaStream_t stream) {
   const int index = op_index(op);
@@ -254,24 +271,12 @@ void LabRunner::reduce_each(const std::string& op, const std::vector<const float
   cuda(cudaStreamSynchronize(stream), "waiting for the caller's stream");
   for (std::size_t first = 0; first < inputs.size(); first += kMaxInputs) {
     const std::size_t count = std::min<std::size_t>(kMaxInputs, inputs.size() - first);
-    ensure_buffer(out_, std::max<std::size_t>(rb, 256), kFrontGuard);
     ensure_buffer(capture_, std::max<std::size_t>(count * rb, 256), 0);
-    ensure_workspace(ws);
-    out_->arm(rb);
-    workspace_->arm(ws);
-    Request rq;
-    rq.command = Command::kRun;
-    rq.op = static_cast<std::uint32_t>(index);
-    rq.n = n;
-    rq.calls = static_cast<std::uint32_t>(count);
-    rq.input_count = static_cast<std::uint32_t>(count);
-    rq.poison = kPoisonOut | kPoisonAux;
+    Request rq = armed_run(index, n, count, count, rb, ws);
     for (std::size_t k = 0; k < count; ++k) {
       rq.inputs[k] = ref(inputs[first + k], n * sizeof(float), false);
       rq.inputs[k].bytes = 0;  // inputs are never poisoned
     }
-    rq.out = ref(out_->lab_ptr(), rb, true);
-    rq.aux = ref(workspace_->lab_ptr(), ws, true);
     rq.capture = ref(capture_->lab_ptr(), count * rb, true);
     const Reply reply = request(rq);
     rethrow(reply);

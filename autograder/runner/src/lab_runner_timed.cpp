@@ -69,20 +69,10 @@ TimedRun LabRunner::run_timed(const std::string& op, int count, std::size_t n, i
   const std::size_t ws = workspace_bytes(op, n, segments);
   std::lock_guard<std::mutex> lock(mutex_);
   const std::size_t rb = call_result_bytes(kOperations[index].kind, segments);
-  ensure_buffer(out_, rb, kFrontGuard);
-  ensure_workspace(ws);
-  out_->arm(rb);
-  workspace_->arm(ws);
-  Request rq;
-  rq.command = Command::kRun;
-  rq.op = static_cast<std::uint32_t>(index);
-  rq.n = n;
-  rq.calls = static_cast<std::uint32_t>(calls);
-  rq.input_count = static_cast<std::uint32_t>(count);
+  Request rq =
+      armed_run(index, n, static_cast<std::size_t>(calls), static_cast<std::size_t>(count), rb, ws);
   rq.own_inputs = 1;
   rq.segments = segments;
-  rq.out = ref(out_->lab_ptr(), rb, true);
-  rq.aux = ref(workspace_->lab_ptr(), ws, true);
   rq.capture = ref(capture, rb * static_cast<std::size_t>(calls), true);
   rq.awake_us = kTimedAwakeUs;
   // The caller's capture stays mapped in the runner from request to request. A new one (the

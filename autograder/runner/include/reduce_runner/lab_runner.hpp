@@ -198,6 +198,10 @@ class LabRunner {
   std::unique_ptr<TiledCopy> tiled_ref(const TiledRange& range, const float* in,
                                        TiledRef& out) const;
   void check_guards(const std::string& op, std::size_t n);
+  /// A kRun request of operation \p index: the output (\p result_bytes) and the workspace
+  /// (\p workspace_bytes) guarded, armed and referenced, \p calls calls on \p inputs inputs.
+  Request armed_run(int index, std::size_t n, std::size_t calls, std::size_t inputs,
+                    std::size_t result_bytes, std::size_t workspace_bytes);
   void ensure_workspace(std::size_t bytes);
   /// One untimed call of \p op (reduce() and reduce_segments(): segments = 0 and no offsets for
   /// a one-result operation) in the runner; its result is copied to \p out on \p stream.
