@@ -51,25 +51,33 @@ TEST_P(HiddenArgmaxSizes, AnswerInTheTail) {
     for (const auto& [p, v] : changes) x[p] = v;
     return x;
   };
-  {
-    SCOPED_TRACE("the largest element at the last index");
-    expect_argmax(with({{n - 1, 1.0f}}), n - 1);
-  }
-  {
-    SCOPED_TRACE("the largest element at index " + std::to_string(tail) + ", in the last 4096");
-    expect_argmax(with({{tail, 1.0f}}), tail);
-  }
+  struct Case {
+    std::string what;
+    std::vector<float> input;
+    std::size_t want;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"the largest element at the last index", with({{n - 1, 1.0f}}), n - 1});
+  cases.push_back({"the largest element at index " + std::to_string(tail) + ", in the last 4096",
+                   with({{tail, 1.0f}}), tail});
   if (head < n - 1) {
-    SCOPED_TRACE("ties at " + std::to_string(head) + " and the last index: the first wins");
-    expect_argmax(with({{n - 1, 1.0f}, {head, 1.0f}}), head);
+    cases.push_back({"ties at " + std::to_string(head) + " and the last index: the first wins",
+                     with({{n - 1, 1.0f}, {head, 1.0f}}), head});
+    cases.push_back({"-0.0 at " + std::to_string(head) + " ties +0.0 at the last index",
+                     with({{n - 1, 0.0f}, {head, -0.0f}}), head});
   }
-  if (head < n - 1) {
-    SCOPED_TRACE("-0.0 at " + std::to_string(head) + " ties +0.0 at the last index");
-    expect_argmax(with({{n - 1, 0.0f}, {head, -0.0f}}), head);
+  cases.push_back(
+      {"a NaN at the last index beats +inf at index 0", with({{0, kInf}, {n - 1, kNaN}}), n - 1});
+  std::vector<std::vector<float>> inputs;
+  for (const Case& c : cases) {
+    ASSERT_EQ(reference_argmax(c.input), static_cast<std::int64_t>(c.want))
+        << "the test's own table: " << c.what;
+    inputs.push_back(c.input);
   }
-  {
-    SCOPED_TRACE("a NaN at the last index beats +inf at index 0");
-    expect_argmax(with({{0, kInf}, {n - 1, kNaN}}), n - 1);
+  const std::vector<std::int64_t> got = run_inputs(inputs);
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    SCOPED_TRACE(cases[k].what);
+    expect_index(got[k], static_cast<std::int64_t>(cases[k].want), &cases[k].input, n);
   }
 }
 

@@ -216,13 +216,13 @@ TEST_P(REDUCE_EXTREMUM_PICK(MaximumSignedZeros, MinimumSignedZeros),
     const std::vector<float> host = signed_zeros(n, input_seed(9));  // symmetric: not mirrored
     expect_result(run(host), Traits::reference(host), n);
   }
-  DeviceBuffer<float> in(std::vector<float>(n, loser));
-  for (std::size_t p : {std::size_t{0}, n / 2, n - 1}) {
+  std::vector<Change> winners;
+  for (std::size_t p : {std::size_t{0}, n / 2, n - 1}) winners.push_back({p, winner});
+  const std::vector<float> got = run_variants(std::vector<float>(n, loser), winners);
+  for (std::size_t k = 0; k < winners.size(); ++k) {
     SCOPED_TRACE("one " + spell(winner) + " among " + spell(loser) + " at index " +
-                 std::to_string(p));
-    set_element(in.data(), p, winner);
-    expect_result(run(in.data(), n), winner, n);
-    set_element(in.data(), p, loser);
+                 std::to_string(winners[k].at));
+    expect_result(got[k], winner, n);
   }
 }
 

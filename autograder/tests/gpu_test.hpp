@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -373,32 +374,31 @@ class ContractRunner {
 
   /// One call of the lab on each variant of \p base: variant k is \p base with element
   /// changes[k].at set to changes[k].value, and the lab reads its \p n floats from \p offset
-  /// on (all of \p base by default). The variants are copies in one allocation, each starting
-  /// at a 256-byte boundary as cudaMalloc's do, made kVariantsPerRequest at a time, and called
-  /// through run_each(). Results in the order of \p changes.
+  /// on (all of \p base by default). Called as run_inputs() calls. Results in the order of
+  /// \p changes.
   template <typename Lab>
   auto run_variants(const Lab& lab, const std::vector<float>& base,
                     const std::vector<Change>& changes, std::size_t offset = 0,
                     std::optional<std::size_t> length = std::nullopt) {
-    using Result = decltype(run(lab, base));
-    std::vector<Result> results;
-    const std::size_t n = length.value_or(base.size() - offset);
-    const std::size_t stride = (base.size() + 63) / 64 * 64;
-    for (std::size_t first = 0; first < changes.size(); first += kVariantsPerRequest) {
-      const std::size_t count = std::min(kVariantsPerRequest, changes.size() - first);
-      std::vector<float> host(count * stride);
-      for (std::size_t k = 0; k < count; ++k) {
-        std::copy(base.begin(), base.end(), host.begin() + k * stride);
-        host[k * stride + changes[first + k].at] = changes[first + k].value;
-      }
-      const DeviceBuffer<float> variants(host);
-      std::vector<const float*> inputs;
-      for (std::size_t k = 0; k < count; ++k)
-        inputs.push_back(variants.data() + k * stride + offset);
-      const std::vector<Result> got = run_each(lab, inputs, n);
-      results.insert(results.end(), got.begin(), got.end());
-    }
-    return results;
+    return run_packed(lab, changes.size(), base.size(), offset,
+                      length.value_or(base.size() - offset), [&](std::size_t k, float* to) {
+                        std::copy(base.begin(), base.end(), to);
+                        to[changes[k].at] = changes[k].value;
+                      });
+  }
+
+  /// One call of the lab on each of \p inputs (host inputs of one size): copies in one
+  /// allocation, each starting at a 256-byte boundary as cudaMalloc's do, made
+  /// kVariantsPerRequest at a time and called through run_each(). Results in order.
+  /// \throws std::invalid_argument for inputs of different sizes
+  template <typename Lab>
+  auto run_inputs(const Lab& lab, const std::vector<std::vector<float>>& inputs) {
+    const std::size_t size = inputs.empty() ? 0 : inputs.front().size();
+    for (const std::vector<float>& input : inputs)
+      if (input.size() != size) throw std::invalid_argument("run_inputs: inputs of two sizes");
+    return run_packed(lab, inputs.size(), size, 0, size, [&](std::size_t k, float* to) {
+      std::copy(inputs[k].begin(), inputs[k].end(), to);
+    });
   }
 
   /// Calls a segmented reduction of \p kind on in[0..n) with the device \p offsets (segments +
@@ -440,6 +440,28 @@ class ContractRunner {
   std::int64_t index_result();
 
  private:
+  /// \p count inputs of \p size floats, input k written by fill(k, its first float), the lab
+  /// called on n floats from \p offset of each: kVariantsPerRequest copies at a time in one
+  /// allocation, through run_each().
+  template <typename Lab, typename Fill>
+  auto run_packed(const Lab& lab, std::size_t count, std::size_t size, std::size_t offset,
+                  std::size_t n, const Fill& fill) {
+    using Result = decltype(run(lab, std::vector<float>()));
+    std::vector<Result> results;
+    const std::size_t stride = (size + 63) / 64 * 64;
+    for (std::size_t first = 0; first < count; first += kVariantsPerRequest) {
+      const std::size_t chunk = std::min(kVariantsPerRequest, count - first);
+      std::vector<float> host(chunk * stride);
+      for (std::size_t k = 0; k < chunk; ++k) fill(first + k, host.data() + k * stride);
+      const DeviceBuffer<float> copies(host);
+      std::vector<const float*> inputs;
+      for (std::size_t k = 0; k < chunk; ++k) inputs.push_back(copies.data() + k * stride + offset);
+      const std::vector<Result> got = run_each(lab, inputs, n);
+      results.insert(results.end(), got.begin(), got.end());
+    }
+    return results;
+  }
+
   Stream stream_;
   DeviceBuffer<float> float_out_{2};
   DeviceBuffer<std::int64_t> index_out_{2};
@@ -474,6 +496,10 @@ class LabTest : public ContractTest {
   auto run_variants(const std::vector<float>& base, const std::vector<Change>& changes,
                     std::size_t offset = 0, std::optional<std::size_t> length = std::nullopt) {
     return runner().run_variants(lab_, base, changes, offset, length);
+  }
+  /// ContractRunner::run_inputs() of the lab: one call per input, as few requests.
+  auto run_inputs(const std::vector<std::vector<float>>& inputs) {
+    return runner().run_inputs(lab_, inputs);
   }
   /// The entry points under test.
   const Lab& lab() const noexcept { return lab_; }

@@ -118,12 +118,16 @@ class SumReproducibleRounding
 
 TEST_P(SumReproducibleRounding, RoundsOnce) {
   const auto& [c, n] = GetParam();
-  for (std::size_t at : {std::size_t{0}, n / 2, n - 1}) {
-    const std::vector<float> host = placed(n, at, c.values);
-    ASSERT_EQ(bits(exact_reference(host).rounded), bits(c.want)) << c.name;
-    expect_correctly_rounded(run(host), host,
-                             std::string(c.name) + " from index " + std::to_string(at));
+  const std::size_t places[] = {0, n / 2, n - 1};
+  std::vector<std::vector<float>> inputs;
+  for (std::size_t at : places) {
+    inputs.push_back(placed(n, at, c.values));
+    ASSERT_EQ(bits(exact_reference(inputs.back()).rounded), bits(c.want)) << c.name;
   }
+  const std::vector<float> got = run_inputs(inputs);
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    expect_correctly_rounded(got[k], inputs[k],
+                             std::string(c.name) + " from index " + std::to_string(places[k]));
 }
 
 std::string rounding_name(
@@ -161,13 +165,17 @@ class SumReproducibleEdges : public SumTest, public ::testing::WithParamInterfac
 TEST_P(SumReproducibleEdges, AsIeeeSays) {
   const RoundingCase& c = GetParam();
   for (std::size_t n : {c.values.size(), std::size_t{1025}, std::size_t{65537}}) {
-    for (std::size_t at : {std::size_t{0}, n - 1}) {
-      const std::vector<float> host = placed(n, at, c.values);
-      const float want = exact_reference(host).rounded;
+    const std::size_t places[] = {0, n - 1};
+    std::vector<std::vector<float>> inputs;
+    for (std::size_t at : places) {
+      inputs.push_back(placed(n, at, c.values));
+      const float want = exact_reference(inputs.back()).rounded;
       ASSERT_TRUE(bits(want) == bits(c.want) || (std::isnan(want) && std::isnan(c.want))) << c.name;
-      expect_correctly_rounded(run(host), host,
-                               std::string(c.name) + " from index " + std::to_string(at));
     }
+    const std::vector<float> got = run_inputs(inputs);
+    for (std::size_t k = 0; k < inputs.size(); ++k)
+      expect_correctly_rounded(got[k], inputs[k],
+                               std::string(c.name) + " from index " + std::to_string(places[k]));
   }
 }
 
