@@ -17,9 +17,11 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace reduce::testing {
 
@@ -80,29 +82,43 @@ std::string lab_entry(const char* otherwise) {
   return entry.empty() ? otherwise : entry;
 }
 
-FloatLab float_lab(const std::string& entry) {
-  struct Row {
-    const char* entry;
-    FloatLab lab;
-  };
-  // One row per entry point of the catalogue whose table is a FloatLab (course_entries.inc);
-  // the other tables have no row.
-#define REDUCE_FLOAT_ROW_FloatLab(e) \
-  Row{#e, FloatLab{&::reduce::e##_workspace_bytes, &::reduce::e}},
-#define REDUCE_FLOAT_ROW_ArgmaxLab(e)
-#define REDUCE_FLOAT_ROW_AtomicMaxLab(e)
-#define REDUCE_FLOAT_ROW_SegmentedLab(e)
-#define REDUCE_ENTRY(e, getter, kind, table) REDUCE_FLOAT_ROW_##table(e)
-  static const Row rows[] = {
+namespace {
+
+/// An entry point of the catalogue whose result is one float or one index: its name, its
+/// forwarding definition (lab_forwarding.cpp: a checker's labs are those) and, for a float
+/// result, its FloatLab.
+struct EntryRow {
+  const char* entry;
+  const void* run;
+  std::optional<FloatLab> float_lab;
+};
+
+/// Every FloatLab and ArgmaxLab entry point of the catalogue (course_entries.inc), once.
+const std::vector<EntryRow>& one_result_entries() {
+#define REDUCE_ENTRY_ROW_FloatLab(e)                        \
+  EntryRow{#e, reinterpret_cast<const void*>(&::reduce::e), \
+           FloatLab{&::reduce::e##_workspace_bytes, &::reduce::e}},
+#define REDUCE_ENTRY_ROW_ArgmaxLab(e) \
+  EntryRow{#e, reinterpret_cast<const void*>(&::reduce::e), std::nullopt},
+#define REDUCE_ENTRY_ROW_AtomicMaxLab(e)
+#define REDUCE_ENTRY_ROW_SegmentedLab(e)
+#define REDUCE_ENTRY(e, getter, kind, table) REDUCE_ENTRY_ROW_##table(e)
+  static const std::vector<EntryRow> rows = {
 #include <reduce/course_entries.inc>
   };
 #undef REDUCE_ENTRY
-#undef REDUCE_FLOAT_ROW_FloatLab
-#undef REDUCE_FLOAT_ROW_ArgmaxLab
-#undef REDUCE_FLOAT_ROW_AtomicMaxLab
-#undef REDUCE_FLOAT_ROW_SegmentedLab
-  for (const Row& row : rows)
-    if (entry == row.entry) return row.lab;
+#undef REDUCE_ENTRY_ROW_FloatLab
+#undef REDUCE_ENTRY_ROW_ArgmaxLab
+#undef REDUCE_ENTRY_ROW_AtomicMaxLab
+#undef REDUCE_ENTRY_ROW_SegmentedLab
+  return rows;
+}
+
+}  // namespace
+
+FloatLab float_lab(const std::string& entry) {
+  for (const EntryRow& row : one_result_entries())
+    if (row.float_lab && entry == row.entry) return *row.float_lab;
   throw std::invalid_argument("\"" + entry +
                               "\" is no entry point of the course whose result is one float "
                               "(--lab-entry)");
@@ -372,43 +388,19 @@ std::int64_t ContractRunner::index_result() {
 
 namespace {
 
-/// The name of the catalogue's entry point whose forwarding definition is \p run (a FloatLab's
-/// or ArgmaxLab's), or null: a checker's labs are those definitions (lab_forwarding.cpp).
-const char* entry_of(const void* run) {
-  struct Row {
-    const char* entry;
-    const void* run;
-  };
-#define REDUCE_ENTRY_ROW_FloatLab(e) Row{#e, reinterpret_cast<const void*>(&::reduce::e)},
-#define REDUCE_ENTRY_ROW_ArgmaxLab(e) Row{#e, reinterpret_cast<const void*>(&::reduce::e)},
-#define REDUCE_ENTRY_ROW_AtomicMaxLab(e)
-#define REDUCE_ENTRY_ROW_SegmentedLab(e)
-#define REDUCE_ENTRY(e, getter, kind, table) REDUCE_ENTRY_ROW_##table(e)
-  static const Row rows[] = {
-#include <reduce/course_entries.inc>
-  };
-#undef REDUCE_ENTRY
-#undef REDUCE_ENTRY_ROW_FloatLab
-#undef REDUCE_ENTRY_ROW_ArgmaxLab
-#undef REDUCE_ENTRY_ROW_AtomicMaxLab
-#undef REDUCE_ENTRY_ROW_SegmentedLab
-  for (const Row& row : rows)
-    if (row.run == run) return row.entry;
-  return nullptr;
-}
-
-/// ContractRunner::run_each() for a lab whose result is one \p Out.
-template <typename Out, typename Lab, typename One>
+/// ContractRunner::run_each() for a lab whose result is one \p Out: the catalogue's name of
+/// \p lab's entry point, whose forwarding definition sends the calls to the lab's process.
+template <typename Out, typename Lab>
 std::vector<Out> run_each_of(const Lab& lab, const std::vector<const float*>& inputs, std::size_t n,
-                             const Stream& stream, One&& one) {
-  const char* entry = entry_of(reinterpret_cast<const void*>(lab.run));
-  std::vector<Out> results;
-  if (entry == nullptr) {  // a lab linked into this process: one call at a time
-    for (const float* in : inputs) results.push_back(one(in));
-    return results;
-  }
+                             const Stream& stream) {
+  const void* run = reinterpret_cast<const void*>(lab.run);
+  const auto& rows = one_result_entries();
+  const auto row =
+      std::find_if(rows.begin(), rows.end(), [run](const EntryRow& r) { return r.run == run; });
+  if (row == rows.end())
+    throw std::logic_error("run_each: the lab is no entry point of the course's catalogue");
   DeviceBuffer<Out> device(inputs.size());
-  runner::LabRunner::of_process().reduce_each(entry, inputs, n, device.data(), stream.get());
+  runner::LabRunner::of_process().reduce_each(row->entry, inputs, n, device.data(), stream.get());
   stream.synchronize();
   return device.to_host();
 }
@@ -418,15 +410,13 @@ std::vector<Out> run_each_of(const Lab& lab, const std::vector<const float*>& in
 std::vector<float> ContractRunner::run_each(const FloatLab& lab,
                                             const std::vector<const float*>& inputs,
                                             std::size_t n) {
-  return run_each_of<float>(lab, inputs, n, stream_,
-                            [&](const float* in) { return run(lab, in, n); });
+  return run_each_of<float>(lab, inputs, n, stream_);
 }
 
 std::vector<std::int64_t> ContractRunner::run_each(const ArgmaxLab& lab,
                                                    const std::vector<const float*>& inputs,
                                                    std::size_t n) {
-  return run_each_of<std::int64_t>(lab, inputs, n, stream_,
-                                   [&](const float* in) { return run(lab, in, n); });
+  return run_each_of<std::int64_t>(lab, inputs, n, stream_);
 }
 
 std::vector<float> ContractRunner::atomic_max(float start, const float* values, std::size_t n,

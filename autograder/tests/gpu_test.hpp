@@ -9,6 +9,7 @@
 #include <reduce/device_buffer.cuh>
 #include <reduce/device_info.cuh>
 #include <reduce/lab_entry_points.cuh>
+#include <reduce_runner/protocol.hpp>
 #include <reduce_vocabulary/result_kind.hpp>
 
 #include <gtest/gtest.h>
@@ -334,8 +335,8 @@ struct Change {
   float value;     ///< its value in the variant
 };
 
-/// Variants of an input that one request of the lab's process calls (its kMaxInputs).
-inline constexpr std::size_t kVariantsPerRequest = 16;
+/// Variants of an input that one request of the lab's process calls.
+inline constexpr std::size_t kVariantsPerRequest = runner::kMaxInputs;
 
 /// Calls a lab the way the grader does, for every suite: the output (and a guard element after
 /// it) and a fresh workspace of the size the lab asked for are poisoned first, the lab is called
