@@ -4,8 +4,6 @@
 #include <reduce/keyed_hash.hpp>
 
 #include <algorithm>
-#include <atomic>
-#include <thread>
 #include <utility>
 
 namespace reduce::grade {
@@ -71,21 +69,6 @@ PlannedLab planned_part(const LabRunContext& c, const std::string& lab, const Op
           suites.entry,
           c.p.build.manifest.library(lab, plan.op),
           {cl != nullptr ? filter_without(suites.filter, cl->left_out) : suites.filter}};
-}
-
-/// Runs \p job(0) ... job(count - 1) on up to \p threads threads; what a job throws is its own
-/// business (jobs catch their exceptions).
-void run_in_parallel(std::size_t count, int threads, const std::function<void(std::size_t)>& job) {
-  std::atomic<std::size_t> next{0};
-  const auto work = [&] {
-    for (std::size_t i = next++; i < count; i = next++) job(i);
-  };
-  std::vector<std::thread> pool;
-  const std::size_t extra =
-      std::min<std::size_t>(count, static_cast<std::size_t>(std::max(1, threads)));
-  for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
-  work();
-  for (std::thread& t : pool) t.join();
 }
 
 /// Splits the indices of \p weights into up to \p count groups of about equal total weight: the

@@ -42,10 +42,6 @@ SuiteOptions graded_suite_options(const LabRunContext& c, const std::string& lab
 PlannedLab planned_part(const LabRunContext& c, const std::string& lab, const OpPlan& plan,
                         SuiteKind kind);
 
-/// Runs \p job(0) ... job(count - 1) on up to \p threads threads; what a job throws is its own
-/// business (jobs catch their exceptions).
-void run_in_parallel(std::size_t count, int threads, const std::function<void(std::size_t)>& job);
-
 /// Splits the indices of \p weights into up to \p count groups of about equal total weight: the
 /// heaviest first, each into the lightest group so far. No group is empty.
 std::vector<std::vector<std::size_t>> balanced_groups(const std::vector<double>& weights,

@@ -56,18 +56,20 @@ fs::path staging_tree(const fs::path& build_dir) {
   return build_dir / "staging";
 }
 
-std::string lab_dependencies(const fs::path& build_dir, const std::string& lab,
-                             const std::string& op) {
-  // Ninja keeps every object's dependency list (the compiler's -MD output) in its deps log.
+std::string ninja_deps(const fs::path& build_dir) {
   ProcessSpec spec;
   spec.argv = {"ninja", "-C", build_dir.string(), "-t", "deps"};  // the grader builds with Ninja
   spec.timeout_s = 60;
   spec.output_cap = std::size_t{64} << 20;
-  const ProcessResult r = run_process(spec);
+  return run_process(spec).output;
+}
+
+std::string lab_dependencies(const std::string& deps, const std::string& lab,
+                             const std::string& op) {
   const std::string marker = fmt::format("submission_{}_{}.dir", lab, op);
   std::string depfile;
   bool inside = false;
-  for (const std::string& line : split_lines(r.output)) {
+  for (const std::string& line : split_lines(deps)) {
     if (!line.empty() && line[0] != ' ' && line[0] != '\t') {
       inside = contains(line, marker) && contains(line, ": #deps");
       if (inside) depfile += line.substr(0, line.find(": #deps")) + ":";
@@ -553,8 +555,10 @@ bool configure_labs(const BuildOptions& o, const CMakeRun& cmake, const fs::path
   return true;
 }
 
-/// Every lab library in one ninja run that keeps going past failures; a lab that failed is
-/// rebuilt alone, so that its log holds only its own errors.
+/// Every lab library in one ninja run that keeps going past failures; the built labs' checks
+/// (keep_lab) run side by side, several labs at once, since each starts processes of its own
+/// and waits for them; then a lab that failed is rebuilt alone, so that its log holds only its
+/// own errors.
 void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
                      const std::vector<std::string>& labs, BuildOutcome& outcome) {
   std::error_code ec;
@@ -563,17 +567,26 @@ void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
     for (const std::string& t : lab_targets(o, lab)) lib_targets.push_back(t);
   if (o.progress) o.progress(fmt::format("build: lab libraries ({} targets)", lib_targets.size()));
   const ProcessResult all = cmake.build(lib_targets, o.log_dir / "build-libraries.log", true);
+  std::vector<std::string> built;
   for (const std::string& lab : labs) {
     BuildFacts& b = outcome.labs[lab];
     b.library_ok = true;
     for (const OpPlan& plan : o.plans.at(lab))
       b.library_ok = b.library_ok && !outcome.manifest.library(lab, plan.op).empty() &&
                      fs::is_regular_file(outcome.manifest.library(lab, plan.op), ec);
-    if (b.library_ok) {
-      b.ok = true;  // built; keep_lab decides whether any of its code runs
-      if (o.keep_lab) o.keep_lab(lab, outcome.manifest);
-      continue;
-    }
+    b.ok = b.library_ok;  // built; keep_lab decides whether any of its code runs
+    if (b.library_ok) built.push_back(lab);
+  }
+  if (o.keep_lab && !built.empty()) {
+    const std::string deps = ninja_deps(o.build_dir);  // once: the checks only read it
+    const int threads =
+        o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    run_in_parallel(built.size(), threads,
+                    [&](std::size_t k) { o.keep_lab(built[k], outcome.manifest, deps); });
+  }
+  for (const std::string& lab : labs) {
+    BuildFacts& b = outcome.labs[lab];
+    if (b.library_ok) continue;
     b.stage = BuildStage::kCompile;
     if (all.timed_out) {
       b.timed_out = true;

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -75,6 +76,10 @@ bool is_empty_dir(const fs::path& path);
 
 /// Seconds since an arbitrary start, from the monotonic clock.
 double now_seconds();
+
+/// Runs \p job(0) ... job(count - 1) on up to \p threads threads; what a job throws is its own
+/// business (jobs catch their exceptions).
+void run_in_parallel(std::size_t count, int threads, const std::function<void(std::size_t)>& job);
 
 /// The current UTC time as ISO 8601, e.g. "2026-11-22T10:15:00Z".
 std::string utc_timestamp();

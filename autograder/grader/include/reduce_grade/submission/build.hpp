@@ -44,9 +44,11 @@ struct BuildOptions {
   std::vector<std::string>
       sandbox;  ///< the command in front of configure and build (isolation.hpp)
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
-  /// Called for each lab whose library built; returning false stops that lab there (e.g. a
-  /// forbidden library reduction: none of its code will run).
-  std::function<bool(const std::string& lab, const BuildManifest& built)> keep_lab;
+  /// Called for each lab whose library built, several labs at once, with the build's deps log
+  /// (ninja_deps()); returning false stops that lab there (e.g. a forbidden library reduction:
+  /// none of its code will run).
+  std::function<bool(const std::string& lab, const BuildManifest& built, const std::string& deps)>
+      keep_lab;
 };
 
 /// The course build: its folder and what to build in it.
@@ -145,9 +147,14 @@ std::string clear_build_dir(const std::filesystem::path& build_dir, bool keep);
 /// Where the submission's lab folders are staged (copied, links refused) before they compile.
 std::filesystem::path staging_tree(const std::filesystem::path& build_dir);
 
+/// Ninja's deps log of \p build_dir (`ninja -t deps`): every object's dependency list, the
+/// compiler's -MD output. Read once after a build, never while ninja runs there (a reader may
+/// rewrite the log).
+std::string ninja_deps(const std::filesystem::path& build_dir);
+
 /// The dependency list the compiler wrote (-MD) for a lab's operation, as make-style depfile
-/// text read back from ninja's deps log; empty when ninja has none.
-std::string lab_dependencies(const std::filesystem::path& build_dir, const std::string& lab,
+/// text taken from \p deps (ninja_deps()); empty when ninja has none.
+std::string lab_dependencies(const std::string& deps, const std::string& lab,
                              const std::string& op);
 
 /// Whether a failed build's only errors are the linker's undefined references (the sources
