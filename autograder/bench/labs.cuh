@@ -60,9 +60,10 @@ std::vector<std::string> library_paths(const std::vector<launch::RunnerLab>& lab
 /// samples took a quarter of a second per row at 2^28 floats.
 inline constexpr int kTrustedSamplesWhenGrading = 30;
 
-/// How long the trusted device row \p b samples: 0.1 s of samples, or
-/// kTrustedSamplesWhenGrading samples where \p session grades labs (BenchSession::graded()).
-void set_trusted_sampling(benchmark::internal::Benchmark* b, const BenchSession& session);
+/// How long the trusted device row \p b samples: 0.1 s of samples, or \p when_grading samples
+/// where \p session grades labs (BenchSession::graded()).
+void set_trusted_sampling(benchmark::internal::Benchmark* b, const BenchSession& session,
+                          int when_grading = kTrustedSamplesWhenGrading);
 
 /// The cub::DeviceReduce row of \p op.
 Impl cub_impl(const Operation& op);

@@ -18,9 +18,9 @@ namespace {
 
 // Sampling of a graded lab: a request's calls fill about kRequestMs (its own cost, a socket
 // round trip and a copy back, is then a few percent of it); samples stop by sampling_done() (a
-// fast lab's request is up to 16 calls on distinct inputs, so 10 samples are 160 calls; each
-// sample costs about as much again in inputs made anew). A short row (a launch-bound size: ten
-// samples of 16 calls at 2^12 floats are 3 ms of timing, where one stray interrupt moves the
+// fast lab's request is up to 16 calls on distinct inputs, so 6 samples are 96 calls; each
+// sample costs about as much again in inputs made anew). A short row (a launch-bound size: six
+// samples of 16 calls at 2^12 floats are 2 ms of timing, where one stray interrupt moves the
 // median by 10 %) samples on while its median's error is above the rule's target.
 constexpr double kRequestMs = 10.0;
 

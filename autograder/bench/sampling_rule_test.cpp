@@ -27,10 +27,10 @@ TEST(SamplingRule, NoiseIsTheInterquartileRangeOverItsNormalWidth) {
                    relative_noise({900, 1, 8, 2, 7, 3, 6, 4, 5}));
 }
 
-TEST(SamplingRule, AQuietRowStopsAtTenSamples) {
-  const std::vector<double> quiet = alternating(10, 1.0, 0.001);  // 0.1 % apart
+TEST(SamplingRule, AQuietRowStopsAtSixSamples) {
+  const std::vector<double> quiet = alternating(6, 1.0, 0.001);  // 0.1 % apart
   EXPECT_TRUE(sampling_done(quiet, 0.003));
-  EXPECT_FALSE(sampling_done(alternating(9, 1.0, 0.001), 0.003)) << "fewer than ten";
+  EXPECT_FALSE(sampling_done(alternating(5, 1.0, 0.001), 0.003)) << "fewer than six";
 }
 
 TEST(SamplingRule, ANoisyRowSamplesOnUntilItsMedianIsKnown) {
@@ -41,11 +41,13 @@ TEST(SamplingRule, ANoisyRowSamplesOnUntilItsMedianIsKnown) {
   EXPECT_TRUE(sampling_done(alternating(100, 1.0, 0.2), 0.029));
   EXPECT_TRUE(sampling_done(alternating(40, 1.0, 0.2), 0.031)) << "its time is up";
   // 2 % apart: noise about 0.0147; its median's error 0.0147 / sqrt(k) is within 0.005 from 9 on.
+  EXPECT_FALSE(sampling_done(alternating(8, 1.0, 0.02), 0.003));
   EXPECT_TRUE(sampling_done(alternating(10, 1.0, 0.02), 0.003));
 }
 
 TEST(SamplingRule, ALongRowStopsOnTimeAsBefore) {
-  EXPECT_TRUE(sampling_done(alternating(5, 50.0, 10.0), 0.25)) << "five samples and 0.25 s";
+  EXPECT_TRUE(sampling_done(alternating(5, 30.0, 0.01), 0.15)) << "five samples and 0.1 s";
+  EXPECT_FALSE(sampling_done(alternating(5, 10.0, 5.0), 0.05)) << "five noisy samples, 0.05 s";
   EXPECT_TRUE(sampling_done(alternating(3, 400.0, 100.0), 1.2)) << "a slow lab: three and 1 s";
   EXPECT_FALSE(sampling_done(alternating(2, 600.0, 100.0), 1.2));
 }
@@ -61,8 +63,8 @@ TEST(GradedSampler, SamplesTakenAtSlowedClocksAreLeftOutAndCounted) {
   }
   const GradedSamples& s = sampler.samples();
   EXPECT_EQ(s.calls, 4);
-  EXPECT_EQ(s.host_ms.size(), 10u) << "a quiet row stops at ten samples at full clocks";
-  EXPECT_EQ(s.throttled, 4) << "requests 3, 6, 9 and 12 of 14";
+  EXPECT_EQ(s.host_ms.size(), 6u) << "a quiet row stops at six samples at full clocks";
+  EXPECT_EQ(s.throttled, 2) << "requests 3 and 6 of 8";
   EXPECT_EQ(s.slowdown, 0x4u) << "idle (0x1) is no slowdown";
   EXPECT_FALSE(s.throttled_figure);
   for (double ms : s.host_ms) EXPECT_EQ(ms, 1.0) << "no slowed sample in the figure";
@@ -96,7 +98,7 @@ TEST(GradedSampler, AFewSlowedSamplesNeverEndTheRowEarly) {
   EXPECT_FALSE(sampler.samples().throttled_figure);
   int more = 0;
   while (!sampler.add(0.1, 0.1, 0)) ++more;
-  EXPECT_EQ(more + 1, 10);
+  EXPECT_EQ(more + 1, 6);
   EXPECT_FALSE(sampler.samples().throttled_figure);
   EXPECT_EQ(sampler.samples().throttled, 10);
   for (double ms : sampler.samples().host_ms) EXPECT_EQ(ms, 0.1);
