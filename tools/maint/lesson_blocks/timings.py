@@ -5,10 +5,12 @@ from .results import GenerationError, short_gpu
 
 
 def newest_grading(grades, *words):
-    """The newest recorded grading whose note holds every one of \\p words."""
+    """The newest recorded grading whose note holds every one of \\p words, of a change that
+    stands (a grading of a change later reverted does not time what the grader is)."""
     for grade in reversed(grades):
         note = grade.get("note") or ""
-        if all(word in note for word in words) and grade.get("seconds") and grade.get("gpu"):
+        if (all(word in note for word in words) and grade.get("seconds") and grade.get("gpu")
+                and not grade.get("reverted")):
             return grade
     raise GenerationError(f"docs/results/grading.json has no grading noted {' ... '.join(words)!r}")
 
