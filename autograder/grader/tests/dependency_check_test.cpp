@@ -3,6 +3,7 @@
 // its library reductions) and the system's folders, after links are resolved.
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/observations/library_check.hpp>
+#include <reduce_grade/submission/build.hpp>
 #include <reduce_grade/submission/staging.hpp>
 
 #include <gtest/gtest.h>
@@ -34,6 +35,34 @@ TEST(DependencyParse, MakeSyntax) {
                                              "first.h",
                                              "second.h"};
   EXPECT_EQ(deps, expected);
+}
+
+TEST(DependencyParse, ALabsDepfileFromNinjasDepsLog) {
+  // `ninja -t deps` as the grader reads it once after a build: each object, then its inputs.
+  const std::string log =
+      "CMakeFiles/submission_04_sequential_sum.dir/staging/04_sequential/sum.cu.o: #deps 3, "
+      "deps mtime 1764770000 (VALID)\n"
+      "    staging/04_sequential/sum.cu\n"
+      "    /usr/include/stdio.h\n"
+      "    staging/04_sequential/my helper.cuh\n"
+      "\n"
+      "CMakeFiles/submission_04_sequential_sum_extra.dir/x.cu.o: #deps 1, deps mtime 1 (VALID)\n"
+      "    /elsewhere.h\n"
+      "\n"
+      "CMakeFiles/submission_10_max_min_maximum.dir/staging/10_max_min/maximum.cu.o: #deps 1, "
+      "deps mtime 1764770001 (VALID)\n"
+      "    /opt/secret.h\n";
+  const std::string depfile = lab_dependencies(log, "04_sequential", "sum");
+  EXPECT_EQ(depfile,
+            "CMakeFiles/submission_04_sequential_sum.dir/staging/04_sequential/sum.cu.o: "
+            "staging/04_sequential/sum.cu /usr/include/stdio.h "
+            "staging/04_sequential/my\\ helper.cuh\n");
+  EXPECT_EQ(parse_depfile(depfile),
+            (std::vector<std::string>{"staging/04_sequential/sum.cu", "/usr/include/stdio.h",
+                                      "staging/04_sequential/my helper.cuh"}))
+      << "another lab's inputs and a target that merely starts alike stay out";
+  EXPECT_EQ(lab_dependencies(log, "10_max_min", "minimum"), "") << "no record: empty";
+  EXPECT_EQ(lab_dependencies("", "04_sequential", "sum"), "") << "no log: empty";
 }
 
 class DependencyCheckTest : public ::testing::Test {
