@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -262,6 +263,23 @@ TEST(RunInParallel, EveryJobOnceAndNeverMoreThanTheThreadsAtOnce) {
   EXPECT_EQ(alone.runs, std::vector<int>(5, 1));
   EXPECT_EQ(alone.peak, 1);
   EXPECT_EQ(ParallelRun(0, 4, 1).runs, std::vector<int>{});
+}
+
+TEST(RunInParallel, AJobThatThrowsStopsTheRestAndItsExceptionReachesTheCaller) {
+  for (const int threads : {1, 4}) {
+    std::atomic<int> ran{0};
+    try {
+      run_in_parallel(1000, threads, [&ran](std::size_t i) {
+        ++ran;
+        if (i == 3) throw std::runtime_error("job 3");
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      });
+      ADD_FAILURE() << "nothing thrown with " << threads << " threads";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "job 3");
+    }
+    EXPECT_LT(ran.load(), 1000) << "jobs went on after one threw, " << threads << " threads";
+  }
 }
 
 /// One run of a lab's suite with \p passed, \p failed and \p skipped tests.

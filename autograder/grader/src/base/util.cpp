@@ -7,7 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <exception>
 #include <fstream>
+#include <mutex>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -233,8 +235,18 @@ double now_seconds() {
 
 void run_in_parallel(std::size_t count, int threads, const std::function<void(std::size_t)>& job) {
   std::atomic<std::size_t> next{0};
+  std::mutex mutex;
+  std::exception_ptr first;  // what the first job to throw threw
   const auto work = [&] {
-    for (std::size_t i = next++; i < count; i = next++) job(i);
+    for (std::size_t i = next++; i < count; i = next++) {
+      try {
+        job(i);
+      } catch (...) {  // an exception leaving a std::thread would end the process
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (!first) first = std::current_exception();
+        next = count;  // no job starts after it
+      }
+    }
   };
   std::vector<std::thread> pool;
   const std::size_t extra =
@@ -242,6 +254,7 @@ void run_in_parallel(std::size_t count, int threads, const std::function<void(st
   for (std::size_t t = 1; t < extra; ++t) pool.emplace_back(work);
   work();
   for (std::thread& t : pool) t.join();
+  if (first) std::rethrow_exception(first);
 }
 
 std::string utc_timestamp() {

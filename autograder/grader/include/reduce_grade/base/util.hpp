@@ -77,8 +77,9 @@ bool is_empty_dir(const fs::path& path);
 /// Seconds since an arbitrary start, from the monotonic clock.
 double now_seconds();
 
-/// Runs \p job(0) ... job(count - 1) on up to \p threads threads; what a job throws is its own
-/// business (jobs catch their exceptions).
+/// Runs \p job(0) ... job(count - 1) on up to \p threads threads. Where a job throws, no job
+/// starts after it, and once the others have ended the first exception is thrown again here, on
+/// the calling thread, as where the jobs ran one after another.
 void run_in_parallel(std::size_t count, int threads, const std::function<void(std::size_t)>& job);
 
 /// The current UTC time as ISO 8601, e.g. "2026-11-22T10:15:00Z".
