@@ -17,8 +17,9 @@ struct SamplingRule {
   int min_samples = 5;          ///< never fewer (unless the lab is slow: see enough_seconds)
   double min_seconds = 0.1;     ///< with min_samples, enough for any row
   double enough_seconds = 1.0;  ///< a slow lab stops here after 3 samples
-  /// A row whose median is known well enough stops here: at 2^28 floats a sample's noise is
-  /// 0.05-0.5 % on the H200, so six samples put the median's error near 0.1 %.
+  /// A row whose median is known well enough stops here: at 2^28 floats a sample's noise was
+  /// 0.02-1.8 % on the H200, mostly under 0.5 %, so six samples put the median's error near
+  /// 0.1 %; a noisier row samples on (target_error).
   int quiet_samples = 6;
   /// The median is known well enough once its relative standard error, the samples' noise over
   /// the square root of their count, is at most this.
