@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -207,6 +208,20 @@ TEST(PartSeconds, AMalformedTableIsAConfigErrorWithTheFileAndTheLine) {
             "autograder/part_seconds.toml:2: 'seconds': expected version (an integer), "
             "measured_on (a string) or [part_seconds.<lab>] tables");
   EXPECT_EQ(table_error("measured_on = \"x\"\n"), "autograder/part_seconds.toml: no version");
+}
+
+TEST(PartSeconds, TheLongestLabAddsUpItsOperationsAndIgnoresLabsTheTableLacks) {
+  const PartSeconds table = parse_part_seconds(
+      "version = 1\nmeasured_on = \"x\"\n"
+      "[part_seconds.01_a]\nsum = { seconds = 9, tests = 7 }\n"
+      "[part_seconds.02_b]\nmaximum = { seconds = 5, tests = 7 }\n"
+      "minimum = { seconds = 5, tests = 7 }\n");
+  EXPECT_EQ(table.longest_lab({"01_a", "02_b"}), "02_b") << "5 + 5 s against 9 s";
+  EXPECT_EQ(table.longest_lab({"01_a", "03_new"}), "01_a");
+  EXPECT_EQ(table.longest_lab({"03_new"}), "") << "nothing measured";
+  EXPECT_EQ(course_table().longest_lab({"04_sequential", "01_atomic_naive", "13_argmax"}),
+            "01_atomic_naive")
+      << "the course's own: lab 01's same-address atomics past 2^32";
 }
 
 TEST(PartSeconds, ACoursesTableIsReadFromItsAutograderFolder) {
@@ -485,6 +500,49 @@ TEST(CheckLabs, ALabThatHangsIsMarkedHungAndTheOthersStillGetTheirResults) {
   EXPECT_FALSE(assess(stub).hung);
   EXPECT_TRUE(stub.tests[0].not_implemented);
   EXPECT_EQ(stub.tests[0].passed(), 1);
+}
+
+TEST(CheckLabs, AnEarlyCheckersPartsRunInNoGroupAndJoinTheirResults) {
+  Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}, {"forge", {"sum"}}, {"passes2", {"sum"}}});
+  phase.rubric.limits.parallel_checks = 1;
+  const LabRunContext c = phase.context();
+  // Labs 0 and 2 started early, in a checker of their own, while the others still built.
+  EarlyChecks early;
+  early.labs = {0, 2};
+  early.runs = std::async(std::launch::async,
+                          [&phase, &early, &c] { return check_early(phase.p, early.labs, c); });
+  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2, 3}, c, &early));
+  const fs::path tests = phase.dir / "logs" / "tests";
+  EXPECT_EQ(planned_lines(tests / "early_0.launch.json"),
+            "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n"
+            "forge\tsum\ttree\tsum\t/libforge_sum.so\tFake.Passes:Fake.Misbehaves\n");
+  EXPECT_EQ(planned_lines(tests / "group_0.launch.json"),
+            "stub\tsum\ttree\tsum\t/libstub_sum.so\tFake.Passes:Fake.Misbehaves\n"
+            "passes2\tsum\ttree\tsum\t/libpasses2_sum.so\tFake.Passes:Fake.Misbehaves\n")
+      << "the early labs' parts run in no group";
+  // Only the forged failure ran again alone, as after a group.
+  EXPECT_EQ(phase.ran_alone(), std::vector<std::string>{"forge"});
+  const LabFacts& passes = phase.p.labs[0];
+  ASSERT_EQ(passes.tests.size(), 1u);
+  EXPECT_EQ(passes.tests[0].passed(), 2);
+  const LabFacts& forge = phase.p.labs[2];
+  ASSERT_EQ(forge.tests.size(), 1u);
+  EXPECT_EQ(forge.tests[0].failed(), 1);
+  EXPECT_TRUE(contains(message_of(forge.tests[0], "Fake.Misbehaves"), "the lab threw: x"));
+  EXPECT_TRUE(phase.p.labs[1].tests[0].not_implemented);
+  EXPECT_EQ(phase.p.labs[3].tests[0].passed(), 2);
+
+  // One early lab alone is a checker's part too, not a lone run.
+  Phase one({{"passes", {"sum"}}, {"stub", {"sum"}}});
+  const LabRunContext c1 = one.context();
+  EarlyChecks first;
+  first.labs = {0};
+  first.runs = std::async(std::launch::async, [&] { return check_early(one.p, first.labs, c1); });
+  ASSERT_TRUE(check_labs(one.p, {0, 1}, c1, &first));
+  EXPECT_EQ(planned_lines(one.dir / "logs" / "tests" / "early_0.launch.json"),
+            "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n");
+  EXPECT_EQ(one.ran_alone(), std::vector<std::string>{"stub"}) << "one part left: alone";
+  EXPECT_EQ(one.p.labs[0].tests[0].passed(), 2);
 }
 
 TEST(LabRuns, ALabsCheckerArgumentsAndOptionsNameItAndTheRubricsLimits) {

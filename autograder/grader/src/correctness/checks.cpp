@@ -241,14 +241,14 @@ struct TestMember {
 /// The tests' several-lab checkers: every (lab, operation) with public tests, of any operation,
 /// in up to \p checkers checkers of about equal measured seconds (checker_groups(): the course's
 /// autograder/part_seconds.toml), run by run_gtest_suite_labs(): one checker and one lab process
-/// per group instead of one of each per lab and operation.
+/// per group instead of one of each per lab and operation; their logs are `<stem>_N`, and fewer
+/// than \p least parts run in none (each then runs alone).
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
-/// tests that failed in the group (\p failures) fail there too.
-std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
-    const PreparedSubmission& p, const std::vector<std::size_t>& order, int checkers,
-    const LabRunContext& c,
-    std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>>& failures) {
+/// tests that failed in the group (GroupedRuns::failures) fail there too.
+GroupedRuns run_test_groups(const PreparedSubmission& p, const std::vector<std::size_t>& order,
+                            int checkers, const LabRunContext& c, const std::string& stem = "group",
+                            std::size_t least = 2) {
   std::vector<TestMember> members;
   std::vector<PlannedLab> parts;
   for (std::size_t i : order)
@@ -258,12 +258,12 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
           {i, plan, graded_together(c, plan) ? SuiteKind::kGraded : SuiteKind::kPublic});
       parts.push_back(planned_part(c, p.labs[i].lab, plan, members.back().kind));
     }
-  std::map<std::pair<std::size_t, std::string>, SuiteRun> results;
-  if (members.size() < 2) return results;
+  GroupedRuns results;
+  if (members.empty() || members.size() < least) return results;
   SuiteOptions options = graded_suite_options(c, p.labs[members[0].lab].lab, members[0].plan);
   options.binary = c.p.course->manifest.grading_checker();
   options.log_dir = c.logs / "tests";
-  options.log_stem = "plan";
+  options.log_stem = stem == "group" ? "plan" : stem + "_plan";
   use_tests_key(options, c, "tests in groups");
   std::string problem;
   const std::vector<std::vector<std::string>> tests = list_lab_tests(options, parts, &problem);
@@ -287,7 +287,7 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
       names.push_back(fmt::format("{} ({})", parts[k].name, parts[k].op));
     }
     SuiteOptions mine = options;
-    mine.log_stem = fmt::format("group_{}", g);
+    mine.log_stem = fmt::format("{}_{}", stem, g);
     c.progress.line(fmt::format("{}tests in one checker: {}", c.tag, join(names, ", ")));
     LabsRun run;
     try {
@@ -296,15 +296,15 @@ std::map<std::pair<std::size_t, std::string>, SuiteRun> run_test_groups(
       return;  // every part of the group runs alone
     }
     const std::lock_guard<std::mutex> lock(mutex);
-    c.counts.checkers += run.startups.contexts;
-    c.counts.lab_processes += run.startups.lab_processes;
+    results.counts.checkers += run.startups.contexts;
+    results.counts.lab_processes += run.startups.lab_processes;
     for (std::size_t k = 0; k < groups[g].size(); ++k) {
       const TestMember& m = members[groups[g][k]];
-      if (!run.failures[k].empty()) failures[{m.lab, m.plan.op}] = run.failures[k];
+      if (!run.failures[k].empty()) results.failures[{m.lab, m.plan.op}] = run.failures[k];
       if (run.labs[k]) {
         SuiteRun part = std::move(*run.labs[k]);
         part.op = m.plan.op;
-        results[{m.lab, m.plan.op}] = std::move(part);
+        results.passed[{m.lab, m.plan.op}] = std::move(part);
       }
     }
   });
@@ -329,15 +329,13 @@ std::deque<CheckStep> queue_steps(PreparedSubmission& p, const std::vector<std::
 
 /// Takes out of \p queue the steps whose part passed in the several-lab checkers
 /// (run_test_groups(): \p grouped), their results stored in the labs' facts.
-void take_grouped(
-    std::deque<CheckStep>& queue,
-    const std::map<std::pair<std::size_t, std::string>, SuiteRun>& grouped,
-    const std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>>& failures,
-    PreparedSubmission& p, std::map<std::size_t, std::size_t>& public_left,
-    const LabRunContext& c) {
+void take_grouped(std::deque<CheckStep>& queue, const GroupedRuns& grouped, PreparedSubmission& p,
+                  std::map<std::size_t, std::size_t>& public_left, const LabRunContext& c) {
+  const auto& failures = grouped.failures;
   for (auto it = queue.begin(); it != queue.end();) {
-    const auto found = it->is_public() ? grouped.find({it->lab, it->plan.op}) : grouped.end();
-    if (found == grouped.end()) {
+    const auto found =
+        it->is_public() ? grouped.passed.find({it->lab, it->plan.op}) : grouped.passed.end();
+    if (found == grouped.passed.end()) {
       if (const auto failed = failures.find({it->lab, it->plan.op});
           it->is_public() && failed != failures.end())
         it->first_failures = failed->second;
@@ -366,6 +364,25 @@ std::vector<std::size_t> checking_order(const PreparedSubmission& p,
   return order;
 }
 
+/// The several-lab checkers' runs of the labs \p order (run_test_groups()) but \p early's, and
+/// the runs of \p early's checker, which started before them, once the groups end.
+GroupedRuns all_grouped_runs(const PreparedSubmission& p, const std::vector<std::size_t>& order,
+                             int checkers, const LabRunContext& c, EarlyChecks* early) {
+  std::vector<std::size_t> grouped_order;
+  for (std::size_t i : order)
+    if (!early || std::find(early->labs.begin(), early->labs.end(), i) == early->labs.end())
+      grouped_order.push_back(i);
+  GroupedRuns grouped = run_test_groups(p, grouped_order, checkers, c);
+  if (early && early->runs.valid()) {
+    GroupedRuns first = early->runs.get();
+    grouped.passed.merge(first.passed);
+    grouped.failures.merge(first.failures);
+    grouped.counts.checkers += first.counts.checkers;
+    grouped.counts.lab_processes += first.counts.lab_processes;
+  }
+  return grouped;
+}
+
 /// Runs the sanitizer again for the labs that shared a group of \p sanitizing that was stopped
 /// because another lab of it hung, each in a group of its own now.
 void rerun_stopped_sanitizer_groups(PreparedSubmission& p, const SanitizerPlan& sanitizing,
@@ -391,7 +408,7 @@ void rerun_stopped_sanitizer_groups(PreparedSubmission& p, const SanitizerPlan& 
 /// tests find no CUDA device. Returns false when the tests say there is no CUDA
 /// device after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
-                const LabRunContext& c) {
+                const LabRunContext& c, EarlyChecks* early) {
   const std::vector<std::size_t> order = checking_order(p, runnable, c);
   std::map<std::size_t, std::size_t> public_left;
   std::deque<CheckStep> queue = queue_steps(p, order, public_left, c);
@@ -400,9 +417,10 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   const int checkers = std::max(1, limits.parallel_checks - sanitizer_checkers);
   SanitizerPlan sanitizing(p, order, c);
   SanitizerBeside sanitizer(p, sanitizing, c);
-  std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>> failures;
-  const auto grouped = run_test_groups(p, order, checkers, c, failures);
-  take_grouped(queue, grouped, failures, p, public_left, c);
+  const GroupedRuns grouped = all_grouped_runs(p, order, checkers, c, early);
+  c.counts.checkers += grouped.counts.checkers;
+  c.counts.lab_processes += grouped.counts.lab_processes;
+  take_grouped(queue, grouped, p, public_left, c);
   std::mutex mutex;
   std::condition_variable changed;
   std::size_t active = 0;
@@ -466,6 +484,11 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   for (std::size_t i : order) drop_after_hang(p.labs[i]);
   if (!no_cuda) rerun_stopped_sanitizer_groups(p, sanitizing, c);
   return !no_cuda;
+}
+
+GroupedRuns check_early(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
+                        const LabRunContext& c) {
+  return run_test_groups(p, labs, 1, c, "early", 1);
 }
 
 /// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.

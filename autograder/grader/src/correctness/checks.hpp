@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <future>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,10 +45,34 @@ struct LabRunContext {
   ProcessCounts& counts;  ///< the processes of checkers whose runs no lab keeps
 };
 
+/// What the parts of several-lab checkers found: per (lab index, operation), the run of a part
+/// whose tests all passed there, and the tests that failed in a part that did not (that part runs
+/// again alone).
+struct GroupedRuns {
+  std::map<std::pair<std::size_t, std::string>, SuiteRun> passed;
+  std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>> failures;
+  ProcessCounts counts;  ///< the checkers' and lab processes' starts
+};
+
+/// The public and hidden tests of the labs \p labs (indices into p.labs) as the parts of one
+/// several-lab checker of their own (logs/tests/early_0), even a single part: the grading starts
+/// them while its other labs build (the longest part, lab 01's, is GPU time that the build leaves
+/// idle). Hold the GPU's timing lock shared around it. check_labs() takes what it returns as its
+/// own groups' runs.
+GroupedRuns check_early(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
+                        const LabRunContext& c);
+
+/// Parts that started before the correctness phase (check_early()): their labs, and their runs.
+struct EarlyChecks {
+  std::vector<std::size_t> labs;
+  std::future<GroupedRuns> runs;
+};
+
 /// The correctness phase of the labs \p runnable (see checks.cpp); false when the tests say there
-/// is no CUDA device after all.
+/// is no CUDA device after all. The labs of \p early (which \p runnable holds too) run in none of
+/// its groups: their parts' runs are waited for once the groups end.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
-                const LabRunContext& c);
+                const LabRunContext& c, EarlyChecks* early = nullptr);
 
 /// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.
 void rerun_skipped_suites(LabFacts& f, const LabRunContext& c);

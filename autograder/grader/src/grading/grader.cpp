@@ -18,6 +18,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -126,19 +127,18 @@ std::string prepare_build_dir(PreparedSubmission& p) {
   return what;
 }
 
-/// Step "build" (with "inspect": the library check runs as soon as a lab's library exists, and
-/// a lab that uses a library reduction scores nothing, so its tests are not built). Of the
-/// course's build, which may still run (start_course_build()), it reads only its folder's name.
-void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubric,
-                const std::vector<std::string>& present,
-                const std::map<std::string, std::vector<OpPlan>>& plans, bool gpu,
-                const fs::path& course_dir, Progress& progress, const std::string& tag) {
+/// The options of the build of \p p's labs \p present (build_labs(), build_deferred_labs()),
+/// confined by p.build_sandbox: each lab built is checked (inspect_built_lab()), its facts kept in
+/// p.labs.
+BuildOptions lab_build_options(PreparedSubmission& p, const Course& course, const Rubric& rubric,
+                               const std::vector<std::string>& present, bool gpu,
+                               Progress& progress, const std::string& tag) {
   BuildOptions bo;
   bo.course_root = course.root;
   bo.submission = p.tree;
   bo.build_dir = p.build_dir;
   bo.labs = present;
-  bo.plans = plans;
+  for (const std::string& lab : present) bo.plans[lab] = course.plans(lab);
   bo.jobs = p.options.jobs;
   bo.benchmark = gpu;
   bo.hidden = true;
@@ -146,14 +146,9 @@ void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubri
   bo.limits = rubric.limits;
   bo.log_dir = p.options.out / "logs";
   bo.progress = [&progress, tag](const std::string& line) { progress.line(tag + line); };
-  std::error_code ec;
-  std::vector<fs::path> hidden = {fs::absolute(p.options.out, ec), course_dir};
-  for (const fs::path& dir : p.options.protected_dirs) hidden.push_back(fs::absolute(dir, ec));
-  const Isolation isolation =
-      detect_isolation(build_view(course.root, hidden, p.build_dir), "the build");
-  bo.sandbox = isolation.runner_prefix;
-  progress.line(tag + "isolation of the build: " + isolation.description);
-  bo.keep_lab = [&](const std::string& lab, const BuildManifest& built, const std::string& deps) {
+  bo.sandbox = p.build_sandbox;
+  bo.keep_lab = [&p, &rubric, &progress, tag, plans = bo.plans](
+                    const std::string& lab, const BuildManifest& built, const std::string& deps) {
     const LibraryCheck check =
         inspect_built_lab(p.build_dir, built, deps, p.tree, lab, plans.at(lab), rubric);
     for (LabFacts& f : p.labs)
@@ -162,14 +157,47 @@ void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubri
       progress.line(fmt::format("{}{}: {}", tag, lab, check.describe()));
     return check.forbidden.empty();
   };
-  p.build = build_submission(bo);
-  p.build.isolation = isolation.description;
-  if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
-  progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
+  return bo;
+}
+
+/// Each built lab's build facts, from p.build into p.labs.
+void keep_build_facts(PreparedSubmission& p) {
   for (LabFacts& f : p.labs) {
     const auto it = p.build.labs.find(f.lab);
     if (f.present && it != p.build.labs.end()) f.build = it->second;
   }
+}
+
+/// Step "build" (with "inspect": the library check runs as soon as a lab's library exists, and
+/// a lab that uses a library reduction scores nothing, so its tests are not built). Of the
+/// course's build, which may still run (start_course_build()), it reads only its folder's name.
+/// The labs \p first build before the others; those are left to build_deferred_labs() where
+/// \p defer_rest says so once the first are built.
+void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubric,
+                const std::vector<std::string>& present, bool gpu, const fs::path& course_dir,
+                Progress& progress, const std::string& tag, const std::vector<std::string>& first,
+                const std::function<bool()>& defer_rest) {
+  std::error_code ec;
+  std::vector<fs::path> hidden = {fs::absolute(p.options.out, ec), course_dir};
+  for (const fs::path& dir : p.options.protected_dirs) hidden.push_back(fs::absolute(dir, ec));
+  const Isolation isolation =
+      detect_isolation(build_view(course.root, hidden, p.build_dir), "the build");
+  p.build_sandbox = isolation.runner_prefix;
+  progress.line(tag + "isolation of the build: " + isolation.description);
+  BuildOptions bo = lab_build_options(p, course, rubric, present, gpu, progress, tag);
+  bo.first = first;
+  bo.defer_rest = defer_rest;
+  p.build = build_submission(bo);
+  p.build.isolation = isolation.description;
+  if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
+  if (p.build.deferred.empty())
+    progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
+  else
+    progress.line(
+        fmt::format("{}{} built first in {:.1f} s: its tests start beside the build of "
+                    "the other labs",
+                    tag, join(first, ", "), p.build.seconds));
+  keep_build_facts(p);
 }
 
 /// Step "course build" where the grading builds the course's binaries (in \p dir): on a thread of
@@ -249,9 +277,18 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
   }
   if (p.course && !p.course->ok) throw ConfigError(p.course->problem);
   // Should the labs' build throw, the future's destructor waits for the course's build.
+  // One submission at a time: the lab of the longest part builds first, and its tests start
+  // beside the others' build (finish_submission()) where the course's binaries are ready by then.
+  std::vector<std::string> first;
+  if (runs && options.tests_beside_build && present.size() > 1)
+    if (std::string lab = course.part_seconds.longest_lab(present); !lab.empty()) first = {lab};
+  const auto course_ready = [&building] {
+    return !building.valid() ||
+           building.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  };
   if (!present.empty())
-    build_labs(p, course, rubric, present, plans, runs,
-               p.course ? p.course->dir : p.build_dir / "course", progress, tag);
+    build_labs(p, course, rubric, present, runs, p.course ? p.course->dir : p.build_dir / "course",
+               progress, tag, first, course_ready);
   if (building.valid()) {
     p.course = std::make_shared<const CourseBuild>(building.get());  // rethrows what it threw
     if (!p.course->ok) throw ConfigError(p.course->problem);
@@ -274,6 +311,7 @@ struct GradeRun {
   std::string tag;   ///< "<label>: " in front of every progress line
   bool gpu = false;  ///< tests and benchmarks run (a GPU answered and --no-gpu is off)
   GradeReport report;
+  double deferred_build_s = 0;  ///< build_deferred_labs()'s seconds, which are the build's
 };
 
 /// The report's header: what is graded, with what, when.
@@ -344,6 +382,31 @@ Rubric checking_rubric(GradeRun& g) {
   return checking;
 }
 
+/// The labs that may run: present, built, with no forbidden finding, and a GPU to run on.
+std::vector<std::size_t> runnable_labs(const GradeRun& g) {
+  std::vector<std::size_t> runnable;
+  for (std::size_t i = 0; i < g.p.labs.size(); ++i) {
+    const LabFacts& f = g.p.labs[i];
+    if (g.gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
+  }
+  return runnable;
+}
+
+/// Step "build", the rest of it: the labs that build_labs() left to build beside the first labs'
+/// tests (GradeOptions::tests_beside_build).
+void build_deferred_labs(GradeRun& g) {
+  std::vector<std::string> present;
+  for (const LabFacts& f : g.p.labs)
+    if (f.present) present.push_back(f.lab);
+  const BuildOptions bo =
+      lab_build_options(g.p, g.course, g.rubric, present, g.gpu, g.progress, g.tag);
+  const double started = now_seconds();
+  build_later_labs(bo, g.p.build);
+  g.deferred_build_s = now_seconds() - started;
+  g.progress.line(fmt::format("{}build finished in {:.1f} s", g.tag, g.p.build.seconds));
+  keep_build_facts(g.p);
+}
+
 /// Steps "test", "hidden" and "sanitize", several processes at once (they share the GPU; none of
 /// them is timed). Returns the labs that ran; none when CUDA turned out to be missing.
 std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isolation) {
@@ -366,24 +429,32 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   std::vector<std::pair<std::string, std::string>> env;
   if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
   const fs::path sanitizer = g.gpu ? find_compute_sanitizer() : fs::path();
-  std::vector<std::size_t> runnable;
-  for (std::size_t i = 0; i < g.p.labs.size(); ++i) {
-    LabFacts& f = g.p.labs[i];
-    f.gpu = g.gpu;
-    if (g.gpu && f.present && f.build.ok && f.library.forbidden.empty()) runnable.push_back(i);
-  }
+  for (LabFacts& f : g.p.labs) f.gpu = g.gpu;
+  std::vector<std::size_t> runnable = runnable_labs(g);
+  const bool deferred = !g.p.build.deferred.empty();
   // Fitted to the GPU only where checkers run: a report without them says 0.
-  const Rubric checking = g.gpu && !runnable.empty() ? checking_rubric(g) : g.rubric;
+  const Rubric checking = g.gpu && (!runnable.empty() || deferred) ? checking_rubric(g) : g.rubric;
   const LabRunContext context{g.p,  g.course,       checking, env,        sanitizer,
                               told, o.out / "logs", g.tag,    g.progress, g.report.processes};
+  TimingLock& timing = timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock);
+  // Where labs are still to build, the labs built first start their tests beside that build.
+  EarlyChecks early;
+  if (deferred) {
+    early.labs = runnable;
+    if (!early.labs.empty())
+      early.runs = std::async(std::launch::async, [&g, &early, &context, &timing] {
+        const std::shared_lock<TimingLock> sharing(timing);
+        return check_early(g.p, early.labs, context);
+      });
+    build_deferred_labs(g);
+    runnable = runnable_labs(g);
+  }
   bool cuda_missing = false;
   {
-    const std::shared_lock<TimingLock> sharing(
-        timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock));
-    cuda_missing = !check_labs(g.p, runnable, context);
+    const std::shared_lock<TimingLock> sharing(timing);
+    cuda_missing = !check_labs(g.p, runnable, context, &early);
   }
-  const std::unique_lock<TimingLock> alone(
-      timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock));
+  const std::unique_lock<TimingLock> alone(timing);
   if (cuda_missing) {
     // nvidia-smi saw a GPU but CUDA does not: grade as without a GPU.
     g.gpu = false;
@@ -601,7 +672,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
                               const GpuProbe& gpu_probe, Progress& progress) {
   inject_test_fault(p.options);
   const std::string tag = p.options.label.empty() ? "" : p.options.label + ": ";
-  GradeRun g{p, course, rubric, progress, tag, false, {}};
+  GradeRun g{p, course, rubric, progress, tag, false, {}, 0};
   const double graded_from = now_seconds();
   start_report(g, gpu_probe);
   const Isolation isolation = isolate(g);
@@ -610,7 +681,7 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
   end_submission_processes(g);
   score_labs(g, gpu_probe);
   g.report.build_seconds = p.build.seconds;
-  g.report.graded_seconds = now_seconds() - graded_from;
+  g.report.graded_seconds = now_seconds() - graded_from - g.deferred_build_s;
   write_submission_reports(g);
   return g.report;
 }
@@ -618,7 +689,9 @@ GradeReport finish_submission(PreparedSubmission& p, const Course& course, const
 GradeReport grade_submission(const Course& course, const Rubric& rubric,
                              const GradeOptions& options, Progress& progress) {
   const GpuProbe gpu = options.no_gpu ? GpuProbe{false, "", "--no-gpu"} : probe_gpu();
-  PreparedSubmission prepared = prepare_submission(course, rubric, options, gpu, progress);
+  GradeOptions alone = options;
+  alone.tests_beside_build = true;  // one submission: nothing else uses the GPU while it builds
+  PreparedSubmission prepared = prepare_submission(course, rubric, alone, gpu, progress);
   return finish_submission(prepared, course, rubric, gpu, progress);
 }
 

@@ -560,13 +560,14 @@ bool configure_labs(const BuildOptions& o, const CMakeRun& cmake, const fs::path
 /// and waits for them; then a lab that failed is rebuilt alone, so that its log holds only its
 /// own errors.
 void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
-                     const std::vector<std::string>& labs, BuildOutcome& outcome) {
+                     const std::vector<std::string>& labs, BuildOutcome& outcome,
+                     const std::string& log_name = "build-libraries.log") {
   std::error_code ec;
   std::vector<std::string> lib_targets;
   for (const std::string& lab : labs)
     for (const std::string& t : lab_targets(o, lab)) lib_targets.push_back(t);
   if (o.progress) o.progress(fmt::format("build: lab libraries ({} targets)", lib_targets.size()));
-  const ProcessResult all = cmake.build(lib_targets, o.log_dir / "build-libraries.log", true);
+  const ProcessResult all = cmake.build(lib_targets, o.log_dir / log_name, true);
   std::vector<std::string> built;
   for (const std::string& lab : labs) {
     BuildFacts& b = outcome.labs[lab];
@@ -610,6 +611,16 @@ void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
   }
 }
 
+/// How a submission's labs are configured and built: every process held to 8 GiB of address
+/// space (a lab compiles in well under 1 GiB), so that a source that makes the compiler read
+/// without end fails there instead of exhausting the grading host; and confined, since the
+/// compiler and assembler read what the sources name (an `.incbin`, say) and must find no hidden
+/// test, solution or report there.
+CMakeRun submission_cmake(const BuildOptions& o) {
+  return CMakeRun{o.course_root, o.build_dir,          o.jobs,   o.cmake_args,
+                  o.limits,      std::size_t{8} << 30, o.sandbox};
+}
+
 }  // namespace
 
 BuildOutcome build_submission(const BuildOptions& o) {
@@ -622,20 +633,35 @@ BuildOutcome build_submission(const BuildOptions& o) {
   const fs::path staged = staging_tree(o.build_dir);
   const std::vector<std::string> labs =
       o.labs.empty() ? std::vector<std::string>{} : stage_labs(o, staged, outcome);
+  const CMakeRun cmake = submission_cmake(o);
   if (labs.empty()) {
     outcome.configure_problem = "no labs to build";
-  } else {
-    // The submission's own code is compiled with every process held to 8 GiB of address space
-    // (a lab compiles in well under 1 GiB): a source that makes the compiler read without end
-    // fails there, instead of exhausting the grading host.
-    // Confined: the compiler and assembler read what the sources name (an `.incbin`, say), and
-    // must find no hidden test, solution or report there.
-    const CMakeRun cmake{o.course_root, o.build_dir,          o.jobs,   o.cmake_args,
-                         o.limits,      std::size_t{8} << 30, o.sandbox};
-    if (configure_labs(o, cmake, staged, labs, outcome)) build_libraries(o, cmake, labs, outcome);
+  } else if (configure_labs(o, cmake, staged, labs, outcome)) {
+    std::vector<std::string> first, rest;
+    for (const std::string& lab : labs)
+      (std::find(o.first.begin(), o.first.end(), lab) != o.first.end() ? first : rest)
+          .push_back(lab);
+    if (first.empty() || rest.empty()) {
+      build_libraries(o, cmake, labs, outcome);
+    } else {
+      build_libraries(o, cmake, first, outcome, "build-libraries-first.log");
+      if (o.defer_rest && o.defer_rest())
+        outcome.deferred = rest;
+      else
+        build_libraries(o, cmake, rest, outcome);
+    }
   }
   outcome.seconds = now_seconds() - start;
   return outcome;
+}
+
+void build_later_labs(const BuildOptions& o, BuildOutcome& outcome) {
+  if (outcome.deferred.empty()) return;
+  const double start = now_seconds();
+  const std::vector<std::string> labs = std::move(outcome.deferred);
+  outcome.deferred.clear();
+  build_libraries(o, submission_cmake(o), labs, outcome);
+  outcome.seconds += now_seconds() - start;
 }
 
 }  // namespace reduce::grade

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace reduce::grade {
 
@@ -34,6 +35,10 @@ struct PartSeconds {
   /// What a part of \p tests tests weighs in seconds: its measured seconds where the table has
   /// it, else \p tests times seconds_per_test() (a new lab, an operation the table lacks).
   double weight(const std::string& lab, const std::string& op, std::size_t tests) const;
+
+  /// The lab of \p among whose parts' measured seconds add up to the most (the first of equals);
+  /// empty where the table has none of them.
+  std::string longest_lab(const std::vector<std::string>& among) const;
 };
 
 /// Parses the table's TOML text: `version`, `measured_on` and `[part_seconds.<lab>]` tables of

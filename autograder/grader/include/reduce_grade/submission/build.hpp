@@ -49,6 +49,12 @@ struct BuildOptions {
   /// none of its code will run).
   std::function<bool(const std::string& lab, const BuildManifest& built, const std::string& deps)>
       keep_lab;
+  /// Labs built first, in a ninja run of their own, and checked before the others build; empty
+  /// (or every lab): all in one run.
+  std::vector<std::string> first;
+  /// Asked once the first labs are built and checked: true leaves the others to
+  /// build_later_labs(), so that the first labs' tests may run beside their build.
+  std::function<bool()> defer_rest;
 };
 
 /// The course build: its folder and what to build in it.
@@ -120,10 +126,17 @@ struct BuildOutcome {
   std::string benchmark_problem;           ///< why not
   double seconds = 0;                      ///< wall-clock time of configure and build
   std::string isolation;                   ///< how configure and build were confined
+  /// Labs configured but not built yet: BuildOptions::defer_rest left them to build_later_labs().
+  std::vector<std::string> deferred;
 };
 
-/// Configures and builds; never throws for what the submission does.
+/// Configures and builds (BuildOptions::first before the others); never throws for what the
+/// submission does.
 BuildOutcome build_submission(const BuildOptions& options);
+
+/// Builds the labs \p outcome.deferred that build_submission() configured and left (with the
+/// same \p options), adding to \p outcome; never throws for what the submission does.
+void build_later_labs(const BuildOptions& options, BuildOutcome& outcome);
 
 /// Records what the configure just run in a submission's build folder wrote: the SHA-256 of each
 /// of its files but `course/` and the staged labs, in `reduce-configured-files.txt`.

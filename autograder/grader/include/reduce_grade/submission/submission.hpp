@@ -59,6 +59,10 @@ struct GradeOptions {
   /// The course's checkers, runner and benchmark, shared by the submissions of a run (empty:
   /// prepare_submission() builds them in `<build_dir>/course`).
   std::shared_ptr<const CourseBuild> course_build;
+  /// The lab of the longest part (the course's part seconds) builds first, and its tests start
+  /// while the other labs build, where the course's binaries are built by then: the grading of
+  /// one submission at a time (grade_submission()), which has the GPU to itself meanwhile.
+  bool tests_beside_build = false;
   /// The GPU of the GPU steps (CUDA_VISIBLE_DEVICES of every checker; empty: the default).
   std::string cuda_device;
   /// The CPUs the GPU steps ran on, as cpu_list_text() writes them (batch --gpus with several
@@ -102,6 +106,7 @@ struct PreparedSubmission {
   std::uint64_t seed = 0;                     ///< the seed of this run
   std::vector<LabFacts> labs;                 ///< facts so far (presence, build, library)
   BuildOutcome build;                         ///< the build
+  std::vector<std::string> build_sandbox;     ///< the command in front of the build's processes
   std::vector<std::string> messages;          ///< run-wide messages
   double started = 0;                         ///< now_seconds() at the start
   std::string started_at;                     ///< UTC time at the start
