@@ -171,12 +171,11 @@ void keep_build_facts(PreparedSubmission& p) {
 /// Step "build" (with "inspect": the library check runs as soon as a lab's library exists, and
 /// a lab that uses a library reduction scores nothing, so its tests are not built). Of the
 /// course's build, which may still run (start_course_build()), it reads only its folder's name.
-/// The labs \p first build before the others; those are left to build_deferred_labs() where
-/// \p defer_rest says so once the first are built.
+/// Where \p defer says so once the labs are configured, their build is left to
+/// build_deferred_labs().
 void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubric,
                 const std::vector<std::string>& present, bool gpu, const fs::path& course_dir,
-                Progress& progress, const std::string& tag, const std::vector<std::string>& first,
-                const std::function<bool()>& defer_rest) {
+                Progress& progress, const std::string& tag, const std::function<bool()>& defer) {
   std::error_code ec;
   std::vector<fs::path> hidden = {fs::absolute(p.options.out, ec), course_dir};
   for (const fs::path& dir : p.options.protected_dirs) hidden.push_back(fs::absolute(dir, ec));
@@ -185,18 +184,14 @@ void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubri
   p.build_sandbox = isolation.runner_prefix;
   progress.line(tag + "isolation of the build: " + isolation.description);
   BuildOptions bo = lab_build_options(p, course, rubric, present, gpu, progress, tag);
-  bo.first = first;
-  bo.defer_rest = defer_rest;
+  bo.defer_build = defer;
   p.build = build_submission(bo);
   p.build.isolation = isolation.description;
   if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
   if (p.build.deferred.empty())
     progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
   else
-    progress.line(
-        fmt::format("{}{} built first in {:.1f} s: its tests start beside the build of "
-                    "the other labs",
-                    tag, join(first, ", "), p.build.seconds));
+    progress.line(fmt::format("{}labs configured in {:.1f} s", tag, p.build.seconds));
   keep_build_facts(p);
 }
 
@@ -277,18 +272,17 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
   }
   if (p.course && !p.course->ok) throw ConfigError(p.course->problem);
   // Should the labs' build throw, the future's destructor waits for the course's build.
-  // One submission at a time: the lab of the longest part builds first, and its tests start
-  // beside the others' build (finish_submission()) where the course's binaries are ready by then.
-  std::vector<std::string> first;
-  if (runs && options.tests_beside_build && present.size() > 1)
-    if (std::string lab = course.part_seconds.longest_lab(present); !lab.empty()) first = {lab};
-  const auto course_ready = [&building] {
-    return !building.valid() ||
-           building.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  // One submission, the course built: the labs build in finish_submission(), where the longest
+  // part's lab starts its tests once linked. A course still building is the longer build.
+  const bool beside = runs && options.tests_beside_build && present.size() > 1 &&
+                      !course.part_seconds.longest_lab(present).empty();
+  const auto defer = [&building, beside] {
+    return beside && (!building.valid() ||
+                      building.wait_for(std::chrono::seconds(2)) == std::future_status::ready);
   };
   if (!present.empty())
     build_labs(p, course, rubric, present, runs, p.course ? p.course->dir : p.build_dir / "course",
-               progress, tag, first, course_ready);
+               progress, tag, defer);
   if (building.valid()) {
     p.course = std::make_shared<const CourseBuild>(building.get());  // rethrows what it threw
     if (!p.course->ok) throw ConfigError(p.course->problem);
@@ -392,14 +386,16 @@ std::vector<std::size_t> runnable_labs(const GradeRun& g) {
   return runnable;
 }
 
-/// Step "build", the rest of it: the labs that build_labs() left to build beside the first labs'
-/// tests (GradeOptions::tests_beside_build).
-void build_deferred_labs(GradeRun& g) {
+/// Step "build" where build_labs() left it (GradeOptions::tests_beside_build): the lab of the
+/// longest part is checked once ninja has linked it and given to \p first_checked.
+void build_deferred_labs(
+    GradeRun& g, const std::function<void(const std::vector<std::string>&)>& first_checked) {
   std::vector<std::string> present;
   for (const LabFacts& f : g.p.labs)
     if (f.present) present.push_back(f.lab);
-  const BuildOptions bo =
-      lab_build_options(g.p, g.course, g.rubric, present, g.gpu, g.progress, g.tag);
+  BuildOptions bo = lab_build_options(g.p, g.course, g.rubric, present, g.gpu, g.progress, g.tag);
+  bo.first = {g.course.part_seconds.longest_lab(present)};
+  bo.first_checked = first_checked;
   const double started = now_seconds();
   build_later_labs(bo, g.p.build);
   g.deferred_build_s = now_seconds() - started;
@@ -437,16 +433,21 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   const LabRunContext context{g.p,  g.course,       checking, env,        sanitizer,
                               told, o.out / "logs", g.tag,    g.progress, g.report.processes};
   TimingLock& timing = timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock);
-  // Where labs are still to build, the labs built first start their tests beside that build.
+  // Where the labs are still to build, the lab linked first starts its tests beside that build.
   EarlyChecks early;
   if (deferred) {
-    early.labs = runnable;
-    if (!early.labs.empty())
+    build_deferred_labs(g, [&](const std::vector<std::string>& passed) {
+      keep_build_facts(g.p);
+      for (std::size_t i : runnable_labs(g))
+        if (std::find(passed.begin(), passed.end(), g.p.labs[i].lab) != passed.end())
+          early.labs.push_back(i);
+      if (early.labs.empty()) return;
+      g.progress.line(g.tag + join(passed, ", ") + ": built and checked; its tests start");
       early.runs = std::async(std::launch::async, [&g, &early, &context, &timing] {
         const std::shared_lock<TimingLock> sharing(timing);
         return check_early(g.p, early.labs, context);
       });
-    build_deferred_labs(g);
+    });
     runnable = runnable_labs(g);
   }
   bool cuda_missing = false;

@@ -1,12 +1,15 @@
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/processes/process.hpp>
 #include <reduce_grade/submission/build.hpp>
+#include <reduce_grade/submission/ninja_logs.hpp>
 #include <reduce_grade/submission/staging.hpp>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
+#include <future>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -54,31 +57,6 @@ bool is_noise(const std::string& line) {
 
 fs::path staging_tree(const fs::path& build_dir) {
   return build_dir / "staging";
-}
-
-std::string ninja_deps(const fs::path& build_dir) {
-  ProcessSpec spec;
-  spec.argv = {"ninja", "-C", build_dir.string(), "-t", "deps"};  // the grader builds with Ninja
-  spec.timeout_s = 60;
-  spec.output_cap = std::size_t{64} << 20;
-  return run_process(spec).output;
-}
-
-std::string lab_dependencies(const std::string& deps, const std::string& lab,
-                             const std::string& op) {
-  const std::string marker = fmt::format("submission_{}_{}.dir", lab, op);
-  std::string depfile;
-  bool inside = false;
-  for (const std::string& line : split_lines(deps)) {
-    if (!line.empty() && line[0] != ' ' && line[0] != '\t') {
-      inside = contains(line, marker) && contains(line, ": #deps");
-      if (inside) depfile += line.substr(0, line.find(": #deps")) + ":";
-      continue;
-    }
-    const std::string dep = trim(line);
-    if (inside && !dep.empty()) depfile += " " + replace_all(dep, " ", "\\ ");
-  }
-  return depfile.empty() ? depfile : depfile + "\n";
 }
 
 const char* stage_name(BuildStage stage) {
@@ -555,36 +533,85 @@ bool configure_labs(const BuildOptions& o, const CMakeRun& cmake, const fs::path
   return true;
 }
 
-/// Every lab library in one ninja run that keeps going past failures; the built labs' checks
-/// (keep_lab) run side by side, several labs at once, since each starts processes of its own
-/// and waits for them; then a lab that failed is rebuilt alone, so that its log holds only its
-/// own errors.
-void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
-                     const std::vector<std::string>& labs, BuildOutcome& outcome,
-                     const std::string& log_name = "build-libraries.log") {
+/// Whether every library of \p lab exists (BuildFacts::library_ok and ok, in \p outcome).
+bool libraries_built(const BuildOptions& o, const std::string& lab, BuildOutcome& outcome) {
   std::error_code ec;
+  BuildFacts& b = outcome.labs[lab];
+  b.library_ok = true;
+  for (const OpPlan& plan : o.plans.at(lab))
+    b.library_ok = b.library_ok && !outcome.manifest.library(lab, plan.op).empty() &&
+                   fs::is_regular_file(outcome.manifest.library(lab, plan.op), ec);
+  b.ok = b.library_ok;  // built; keep_lab decides whether any of its code runs
+  return b.library_ok;
+}
+
+/// While \p ninja runs: once it has linked every library of the labs \p first (its build log
+/// says so) and recorded what their compiles read (its deps log), checks them (keep_lab) and
+/// gives those that passed to first_checked. Returns the labs it checked; none where ninja ends
+/// first or a lab's record is not in the deps log yet (they are checked after the build).
+std::set<std::string> check_first_during_build(const BuildOptions& o,
+                                               const std::vector<std::string>& first,
+                                               BuildOutcome& outcome,
+                                               std::future<ProcessResult>& ninja) {
+  std::set<std::string> outputs;  // the first labs' libraries as build.ninja names them
+  for (const std::string& lab : first)
+    for (const OpPlan& plan : o.plans.at(lab))
+      outputs.insert(fs::absolute(outcome.manifest.library(lab, plan.op))
+                         .lexically_normal()
+                         .lexically_relative(fs::absolute(o.build_dir).lexically_normal())
+                         .generic_string());
+  while (ninja.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout) {
+    const std::set<std::string> done = finished_outputs(o.build_dir);
+    if (!std::includes(done.begin(), done.end(), outputs.begin(), outputs.end())) continue;
+    const std::string deps = read_deps_log(o.build_dir);
+    for (const std::string& lab : first)
+      for (const OpPlan& plan : o.plans.at(lab))
+        if (lab_dependencies(deps, lab, plan.op).empty()) return {};
+    std::set<std::string> checked;
+    std::vector<std::string> passed;
+    for (const std::string& lab : first) {
+      checked.insert(lab);
+      if (libraries_built(o, lab, outcome) && o.keep_lab(lab, outcome.manifest, deps))
+        passed.push_back(lab);
+    }
+    o.first_checked(passed);
+    return checked;
+  }
+  return {};
+}
+
+/// Every lab library in one ninja run that keeps going past failures (BuildOptions::first checked
+/// while it runs); the other built labs' checks (keep_lab) run side by side, several labs at once,
+/// since each starts processes of its own and waits for them; then a lab that failed is rebuilt
+/// alone, so that its log holds only its own errors.
+void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
+                     const std::vector<std::string>& labs, BuildOutcome& outcome) {
   std::vector<std::string> lib_targets;
   for (const std::string& lab : labs)
     for (const std::string& t : lab_targets(o, lab)) lib_targets.push_back(t);
   if (o.progress) o.progress(fmt::format("build: lab libraries ({} targets)", lib_targets.size()));
-  const ProcessResult all = cmake.build(lib_targets, o.log_dir / log_name, true);
+  std::future<ProcessResult> ninja = std::async(std::launch::async, [&] {
+    return cmake.build(lib_targets, o.log_dir / "build-libraries.log", true);
+  });
+  std::vector<std::string> first;
+  for (const std::string& lab : labs)
+    if (std::find(o.first.begin(), o.first.end(), lab) != o.first.end()) first.push_back(lab);
+  const std::set<std::string> checked =
+      o.keep_lab && o.first_checked && !first.empty() && first.size() < labs.size()
+          ? check_first_during_build(o, first, outcome, ninja)
+          : std::set<std::string>{};
+  const ProcessResult all = ninja.get();
   std::vector<std::string> built;
-  for (const std::string& lab : labs) {
-    BuildFacts& b = outcome.labs[lab];
-    b.library_ok = true;
-    for (const OpPlan& plan : o.plans.at(lab))
-      b.library_ok = b.library_ok && !outcome.manifest.library(lab, plan.op).empty() &&
-                     fs::is_regular_file(outcome.manifest.library(lab, plan.op), ec);
-    b.ok = b.library_ok;  // built; keep_lab decides whether any of its code runs
-    if (b.library_ok) built.push_back(lab);
-  }
+  for (const std::string& lab : labs)
+    if (checked.count(lab) == 0 && libraries_built(o, lab, outcome)) built.push_back(lab);
   if (o.keep_lab && !built.empty()) {
-    const std::string deps = ninja_deps(o.build_dir);  // once: the checks only read it
+    const std::string deps = read_deps_log(o.build_dir);  // once: the checks only read it
     const int threads =
         o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     run_in_parallel(built.size(), threads,
                     [&](std::size_t k) { o.keep_lab(built[k], outcome.manifest, deps); });
   }
+  std::error_code ec;
   for (const std::string& lab : labs) {
     BuildFacts& b = outcome.labs[lab];
     if (b.library_ok) continue;
@@ -637,19 +664,10 @@ BuildOutcome build_submission(const BuildOptions& o) {
   if (labs.empty()) {
     outcome.configure_problem = "no labs to build";
   } else if (configure_labs(o, cmake, staged, labs, outcome)) {
-    std::vector<std::string> first, rest;
-    for (const std::string& lab : labs)
-      (std::find(o.first.begin(), o.first.end(), lab) != o.first.end() ? first : rest)
-          .push_back(lab);
-    if (first.empty() || rest.empty()) {
+    if (o.defer_build && o.defer_build())
+      outcome.deferred = labs;
+    else
       build_libraries(o, cmake, labs, outcome);
-    } else {
-      build_libraries(o, cmake, first, outcome, "build-libraries-first.log");
-      if (o.defer_rest && o.defer_rest())
-        outcome.deferred = rest;
-      else
-        build_libraries(o, cmake, rest, outcome);
-    }
   }
   outcome.seconds = now_seconds() - start;
   return outcome;

@@ -19,6 +19,7 @@
 #include <reduce_grade/base/manifest.hpp>
 #include <reduce_grade/base/rubric.hpp>
 #include <reduce_grade/observations/facts.hpp>
+#include <reduce_grade/submission/ninja_logs.hpp>
 
 #include <filesystem>
 #include <functional>
@@ -45,16 +46,17 @@ struct BuildOptions {
       sandbox;  ///< the command in front of configure and build (isolation.hpp)
   std::function<void(const std::string&)> progress;  ///< progress lines (may be empty)
   /// Called for each lab whose library built, several labs at once, with the build's deps log
-  /// (ninja_deps()); returning false stops that lab there (e.g. a forbidden library reduction:
+  /// (read_deps_log()); returning false stops that lab there (e.g. a forbidden library reduction:
   /// none of its code will run).
   std::function<bool(const std::string& lab, const BuildManifest& built, const std::string& deps)>
       keep_lab;
-  /// Labs built first, in a ninja run of their own, and checked before the others build; empty
-  /// (or every lab): all in one run.
+  /// Labs checked (keep_lab) as soon as ninja has linked their libraries, while it builds the
+  /// others, and then given to first_checked (those that passed): their tests may run beside the
+  /// build. Where ninja ends first they are checked with the others.
   std::vector<std::string> first;
-  /// Asked once the first labs are built and checked: true leaves the others to
-  /// build_later_labs(), so that the first labs' tests may run beside their build.
-  std::function<bool()> defer_rest;
+  std::function<void(const std::vector<std::string>& labs)> first_checked;  ///< see first
+  /// Asked once the labs are configured: true leaves their build to build_later_labs().
+  std::function<bool()> defer_build;
 };
 
 /// The course build: its folder and what to build in it.
@@ -126,12 +128,12 @@ struct BuildOutcome {
   std::string benchmark_problem;           ///< why not
   double seconds = 0;                      ///< wall-clock time of configure and build
   std::string isolation;                   ///< how configure and build were confined
-  /// Labs configured but not built yet: BuildOptions::defer_rest left them to build_later_labs().
+  /// Labs configured but not built yet: BuildOptions::defer_build left them to
+  /// build_later_labs().
   std::vector<std::string> deferred;
 };
 
-/// Configures and builds (BuildOptions::first before the others); never throws for what the
-/// submission does.
+/// Configures and builds; never throws for what the submission does.
 BuildOutcome build_submission(const BuildOptions& options);
 
 /// Builds the labs \p outcome.deferred that build_submission() configured and left (with the
@@ -159,16 +161,6 @@ std::string clear_build_dir(const std::filesystem::path& build_dir, bool keep);
 
 /// Where the submission's lab folders are staged (copied, links refused) before they compile.
 std::filesystem::path staging_tree(const std::filesystem::path& build_dir);
-
-/// Ninja's deps log of \p build_dir (`ninja -t deps`): every object's dependency list, the
-/// compiler's -MD output. Read once after a build, never while ninja runs there (a reader may
-/// rewrite the log).
-std::string ninja_deps(const std::filesystem::path& build_dir);
-
-/// The dependency list the compiler wrote (-MD) for a lab's operation, as make-style depfile
-/// text taken from \p deps (ninja_deps()); empty when ninja has none.
-std::string lab_dependencies(const std::string& deps, const std::string& lab,
-                             const std::string& op);
 
 /// Whether a failed build's only errors are the linker's undefined references (the sources
 /// compiled; an entry point of the lab contract is missing or has another signature).

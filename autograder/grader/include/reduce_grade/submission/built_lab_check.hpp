@@ -16,7 +16,7 @@ namespace reduce::grade {
 
 /// Everything the grader checks about a built lab before running any of its code: library
 /// reductions in the library and the sources, the files each compile read (its depfile from
-/// \p deps_log, ninja_deps(): only the staged lab folder, the contract headers, the toolkit less
+/// \p deps_log, read_deps_log(): only the staged lab folder, the contract headers, the toolkit less
 /// CUB and Thrust, the system's headers), and the library's imports, exports and raw system
 /// calls. A part that could not be checked is a finding too ("unchecked"): a lab is run only once
 /// all of it was. Safe to call for several labs at once.
