@@ -1,7 +1,8 @@
 // reduce-grade end to end, without a GPU (--no-gpu, so the result is the same on a GPU host):
 // one grading run of a submission assembled from the planted corpus and the course covers a
 // compile error, a missing lab, an untouched stub, a library reduction and a correct lab. This
-// builds CUDA code (about a minute on two cores), so it is the only such test.
+// builds CUDA code (about a minute on two cores), so it is one of two such tests (with
+// build_beside_test.cpp).
 #include <reduce_grade/base/util.hpp>
 #include <reduce_grade/grading/grader.hpp>
 #include <reduce_grade/processes/process.hpp>
