@@ -190,8 +190,9 @@ void build_labs(PreparedSubmission& p, const Course& course, const Rubric& rubri
   if (!p.build.configured) p.messages.push_back(clip(p.build.configure_problem, 15, 3000));
   if (p.build.deferred.empty())
     progress.line(fmt::format("{}build finished in {:.1f} s", tag, p.build.seconds));
-  else
-    progress.line(fmt::format("{}labs configured in {:.1f} s", tag, p.build.seconds));
+  else  // the libraries' folders now: the lab's process sees only folders there at isolate()
+    for (const fs::path& lib : {p.build_dir / "lib", p.build_dir / "submission" / "lib"})
+      fs::create_directories(lib, ec);
   keep_build_facts(p);
 }
 
