@@ -340,8 +340,10 @@ def render_concurrency(checkers, width, phase):
     mean = sum(k * s for k, s in levels.items()) / span if span else 0.0
     text = ", ".join(f"{k} at once {fmt(s)} s" for k, s in sorted(levels.items(), reverse=True))
     first, last = min(c.start for c in checkers), max(c.end for c in checkers)
-    edges = (f"The phase ({fmt(phase[0])} to {fmt(phase[1])} s) waited {fmt(first - phase[0])} s "
-             f"for its first process and {fmt(phase[1] - last)} s after its last.")
+    start = (f"waited {fmt(first - phase[0])} s for its first process" if first >= phase[0] else
+             f"had its first process since {fmt(phase[0] - first)} s before it (during the build)")
+    edges = (f"The phase ({fmt(phase[0])} to {fmt(phase[1])} s) {start} and waited "
+             f"{fmt(phase[1] - last)} s after its last.")
     return (["### How many ran at once", "", "```"] + timeline(checkers, width) + ["```", "",
             f"{text}; {fmt(mean, 2)} on average over {fmt(span)} s. {edges}", ""])
 

@@ -227,6 +227,14 @@ class Concurrency(unittest.TestCase):
         self.assertEqual(gp.running_at(cs, 3.0), 2)
         self.assertEqual(gp.running_at(cs, 10.0), 0)
 
+    def test_a_checker_started_during_the_build(self):
+        cs = [gp.Checker("tests", ["a (sum)"], 4.5, 13.6), gp.Checker("tests", ["b (sum)"], 9.9, 18.7)]
+        text = "\n".join(gp.render_concurrency(cs, 20, (9.9, 28.6)))
+        self.assertIn("had its first process since 5.4 s before it (during the build)", text)
+        self.assertIn("waited 0.0 s after its last", text)
+        text = "\n".join(gp.render_concurrency(cs[1:], 20, (9.0, 30.0)))
+        self.assertIn("waited 0.9 s for its first process and waited 1.4 s after its last", text)
+
     def test_levels_of_the_grading(self):
         levels = gp.concurrency_levels(graded_checkers())
         self.assertAlmostEqual(levels[8], 12.6, delta=0.05)  # 17.5 to 30.1 s
