@@ -10,9 +10,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "check_launch: $*" >&2; exit 1; }
 
-# A spec the grader's writer would write (reduce_vocabulary/launch_spec.hpp, version 1).
+# A spec the grader's writer would write (reduce_vocabulary/launch_spec.hpp, version 2).
 cat > "$dir/spec.json" <<'JSON'
-{"version": 1, "child": "checker", "seed": 5, "mark": "m0c4",
+{"version": 2, "child": "checker", "seed": 5, "mark": "m0c4",
  "runner": {"prefix": [], "repetitions": [], "call_timeout_s": 60, "exit_grace_s": 0},
  "labs": [{"name": "a", "op": "sum", "order": "tree", "entry": "sum", "library": "/a.so",
            "filters": ["*"]},
@@ -27,15 +27,44 @@ grep -qx '\[ lab      \] m0c4 0 b maximum' <<<"$out" || fail "no part of lab b: 
 [ "$(grep -c '^  ' <<<"$out")" -gt 0 ] || fail "lab a's part lists no test: $out"
 
 # A spec of another version, or --runner-prefix beside a spec: exit 2, saying why.
-sed 's/"version": 1/"version": 2/' "$dir/spec.json" > "$dir/v2.json"
-out=$(REDUCE_LAUNCH_SPEC=$dir/v2.json "$checker" --gtest_list_tests 2>&1)
+sed 's/"version": 2/"version": 1/' "$dir/spec.json" > "$dir/v1.json"
+out=$(REDUCE_LAUNCH_SPEC=$dir/v1.json "$checker" --gtest_list_tests 2>&1)
 rc=$?
-[ $rc = 2 ] && grep -q "version 2" <<<"$out" || fail "a spec of version 2 gave $rc: $out"
+[ $rc = 2 ] && grep -q "version 1" <<<"$out" || fail "a spec of version 1 gave $rc: $out"
 out=$(REDUCE_LAUNCH_SPEC=$dir/spec.json "$checker" --runner-prefix=env --gtest_list_tests 2>&1)
 rc=$?
 [ $rc = 2 ] && grep -q "runner-prefix" <<<"$out" || fail "--runner-prefix beside a spec gave $rc: $out"
 out=$(REDUCE_LAUNCH_SPEC=$dir/missing.json "$checker" --gtest_list_tests 2>&1)
 [ $? = 2 ] || fail "a missing spec did not stop the checker: $out"
+
+# A held checker (started while its labs build, LaunchSpec::hold): it waits at its hold file and
+# tests only on "go"; any other word, or its limit passing first, ends it untested and with no
+# lab's part opened. Its labs select no test here, so that "go" runs none, with or without a GPU.
+held() {  # held LIMIT_S: the spec, with a hold of that limit and no test selected
+  sed -e "s|\"gpu_memory_bytes\": 0}|\"gpu_memory_bytes\": 0, \"hold\": {\"file\": \"$dir/held.go\", \"limit_s\": $1}}|" \
+      -e 's|"filters": \["\*"\]|"filters": ["-*"]|' "$dir/spec.json" > "$dir/held.json"
+  rm -f "$dir/held.go"
+}
+release() {  # release SECONDS WORD: the grader's word, written whole, after SECONDS
+  sleep "$1"; echo "$2" > "$dir/held.go.new" && mv "$dir/held.go.new" "$dir/held.go"; }
+held 30
+release 1 stop &
+out=$(REDUCE_LAUNCH_SPEC=$dir/held.json "$checker" --gtest_color=no 2>&1) || fail "a stopped checker failed: $out"
+wait
+waited=$(sed -n 's/^\[ startup  \] held until the labs were built: \([0-9.]*\) s$/\1/p' <<<"$out")
+awk -v w="${waited:-0}" 'BEGIN { exit !(w >= 0.9 && w < 20) }' || fail "held ${waited:-no} s, not about 1 s: $out"
+grep -q "ended untested: the grader planned its labs anew" <<<"$out" || fail "no word of its end: $out"
+grep -q '^\[ lab' <<<"$out" && fail "a stopped checker opened a lab's part: $out"
+held 0.5
+out=$(REDUCE_LAUNCH_SPEC=$dir/held.json "$checker" --gtest_color=no 2>&1) || fail "a checker past its hold failed: $out"
+grep -q "ended untested: no word from the grader within the hold's limit" <<<"$out" ||
+  fail "a checker past its hold's limit did not say so: $out"
+grep -q '^\[ lab' <<<"$out" && fail "a checker past its hold opened a lab's part: $out"
+held 30
+release 0 go
+out=$(REDUCE_LAUNCH_SPEC=$dir/held.json "$checker" --gtest_color=no 2>&1)
+grep -qx '\[ lab      \] m0c4 0 a sum' <<<"$out" || fail "a released checker did not test lab a: $out"
+grep -q "ended untested" <<<"$out" && fail "a released checker ended untested: $out"
 
 # A person's run: no spec, the lab on the command line, REDUCE_SEED checked.
 out=$(env -u REDUCE_LAUNCH_SPEC "$checker" --lab=/a.so --lab-filter='*' --runner-prefix=env \
@@ -44,4 +73,4 @@ grep -q '^\[ lab' <<<"$out" && fail "a run without a spec printed parts: $out"
 out=$(env -u REDUCE_LAUNCH_SPEC REDUCE_SEED=x1 "$checker" --gtest_list_tests 2>&1)
 rc=$?
 [ $rc = 2 ] && grep -q "REDUCE_SEED=x1" <<<"$out" || fail "REDUCE_SEED=x1 gave $rc: $out"
-echo "check_launch: the checker reads its spec, refuses a wrong one, and runs without one"
+echo "check_launch: the checker reads its spec, refuses a wrong one, waits where held, and runs without one"

@@ -13,7 +13,9 @@
 // A grading gives the checker its launch spec (REDUCE_LAUNCH_SPEC), read once here into the
 // process's CheckerLaunch (checker_launch.hpp): the key, the runner's sandbox and sanitizer, the
 // GPU's memory; with labs in it, one process tests several labs, of any operations, in turn, all
-// through one runner that holds every library (run_labs()). Without a spec (ctest, a person's
+// through one runner that holds every library (run_labs()); a spec with a hold (a checker
+// started while its labs still build) makes it wait, its CUDA contexts made, until the grader
+// says "go" (released_to_test()). Without a spec (ctest, a person's
 // run) the key is REDUCE_SEED's or the default, and nothing else is limited. The runner the
 // checker starts for the lab gets none of it.
 #include "outcome_record.hpp"
@@ -37,6 +39,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -304,6 +307,36 @@ void start_contexts() {
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
+/// Waits, its CUDA contexts made, at the spec's hold file (a checker started while its labs still
+/// build; LaunchSpec::hold): true once the file says "go". False, saying why, where it says
+/// anything else or the spec's limit passes first: the checker then ends untested.
+bool released_to_test(const reduce::launch::LaunchSpec& spec) {
+  if (spec.hold.empty()) return true;
+  const auto start = std::chrono::steady_clock::now();
+  const auto held = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::string word;
+  bool answered = false;
+  while (!answered && held() <= spec.hold_limit_s) {
+    // The grader writes the file whole and renames it into place: it is there complete or not.
+    if (std::FILE* file = std::fopen(spec.hold.c_str(), "r")) {
+      char text[16] = {};
+      word.assign(text, std::fread(text, 1, sizeof text - 1, file));
+      std::fclose(file);
+      answered = true;
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  std::fprintf(stderr, "%s%.2f s\n", reduce::runner::kCheckerHeldLine, held());
+  if (word == "go\n") return true;
+  std::fprintf(stderr, "checker: ended untested: %s\n",
+               answered ? "the grader planned its labs anew"
+                        : "no word from the grader within the hold's limit");
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -332,6 +365,7 @@ int main(int argc, char** argv) {
   if (one_lab && !spec.runner.repetitions.empty())
     ::testing::UnitTest::GetInstance()->listeners().Append(new RepetitionListener);
   if (has_lab && !listing) start_contexts();
+  if (!listing && !released_to_test(spec)) return 0;
   if (!one_lab) return run_labs(spec.labs, spec.mark, base);
   return RUN_ALL_TESTS();
 }

@@ -545,6 +545,94 @@ TEST(CheckLabs, AnEarlyCheckersPartsRunInNoGroupAndJoinTheirResults) {
   EXPECT_EQ(one.p.labs[0].tests[0].passed(), 2);
 }
 
+/// The seconds that \p log's checker says it was held ("held until the labs were built: S s"),
+/// or -1 where it says none.
+double held_seconds(const fs::path& log) {
+  const std::string text = read_file(log);
+  const std::string line = "held until the labs were built: ";
+  const auto at = text.find(line);
+  return at == std::string::npos ? -1 : std::stod(text.substr(at + line.size()));
+}
+
+TEST(CheckLabs, HeldCheckersStartDuringTheBuildAndTestOnceReleased) {
+  Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}, {"forge", {"sum"}}, {"passes2", {"sum"}}});
+  phase.rubric.limits.parallel_checks = 2;  // two tests checkers: no sanitizer
+  const LabRunContext c = phase.context();
+  TimingLock timing;
+  EarlyChecks early;
+  early.labs = {0};
+  early.runs = std::async(std::launch::async, [&] { return check_early(phase.p, early.labs, c); });
+  // Labs 1-3 are still building: their checkers start and wait at the hold file.
+  const fs::path tests = phase.dir / "logs" / "tests";
+  write_file(tests / "held.go", "go\n");  // an earlier grading's word is not this one's
+  start_held_checkers(phase.p, {1, 2, 3}, c, timing, 30, early);
+  EXPECT_EQ(early.hold, tests / "held.go");
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  EXPECT_FALSE(fs::exists(tests / "held.go"));
+  EXPECT_TRUE(phase.ran_alone().empty()) << "nothing ran while held";
+  // The build ends with every lab built: check_labs() releases them to their tests.
+  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2, 3}, c, &early));
+  EXPECT_EQ(read_file(tests / "held.go"), "go\n");
+  EXPECT_EQ(planned_lines(tests / "early_0.launch.json"),
+            "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n");
+  std::string grouped;
+  for (const char* log : {"group_0.launch.json", "group_1.launch.json"})
+    grouped += planned_lines(tests / log);
+  EXPECT_FALSE(contains(grouped, "passes\tsum")) << "lab 0 ran early, in no group";
+  for (const char* lab : {"stub\t", "forge\t", "passes2\t"}) EXPECT_TRUE(contains(grouped, lab));
+  for (const char* log : {"group_0.log", "group_1.log"})
+    EXPECT_GE(held_seconds(tests / log), 0.9) << log << ": held until released";
+  // As after any group: only the forged failure ran again alone.
+  EXPECT_EQ(phase.ran_alone(), std::vector<std::string>{"forge"});
+  EXPECT_EQ(phase.p.labs[0].tests[0].passed(), 2);
+  EXPECT_TRUE(phase.p.labs[1].tests[0].not_implemented);
+  EXPECT_EQ(phase.p.labs[2].tests[0].failed(), 1);
+  EXPECT_EQ(phase.p.labs[3].tests[0].passed(), 2);
+}
+
+TEST(CheckLabs, HeldCheckersOfALabThatDidNotBuildEndUntestedAndTheGroupsArePlannedAnew) {
+  Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}, {"passes2", {"sum"}}});
+  phase.rubric.limits.parallel_checks = 1;
+  const LabRunContext c = phase.context();
+  TimingLock timing;
+  EarlyChecks early;
+  start_held_checkers(phase.p, {0, 1, 2}, c, timing, 30, early);
+  // Lab 2 did not build: the held checker, planned for all three, must not test.
+  ASSERT_TRUE(check_labs(phase.p, {0, 1}, c, &early));
+  const fs::path tests = phase.dir / "logs" / "tests";
+  EXPECT_EQ(read_file(tests / "held.go"), "stop\n");
+  EXPECT_EQ(planned_lines(tests / "group_0.launch.json"),
+            "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n"
+            "stub\tsum\ttree\tsum\t/libstub_sum.so\tFake.Passes:Fake.Misbehaves\n")
+      << "the group planned anew, for the labs that built";
+  EXPECT_LT(held_seconds(tests / "group_0.log"), 0) << "the new group was not held";
+  EXPECT_EQ(phase.p.labs[0].tests[0].passed(), 2);
+  EXPECT_TRUE(phase.p.labs[1].tests[0].not_implemented);
+  EXPECT_TRUE(phase.p.labs[2].tests.empty());
+  EXPECT_TRUE(phase.ran_alone().empty());
+}
+
+TEST(CheckLabs, HeldCheckersNeverReleasedEndUntestedWithTheirGrading) {
+  Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}});
+  const LabRunContext c = phase.context();
+  TimingLock timing;
+  const double start = now_seconds();
+  {
+    EarlyChecks early;  // a build that threw: check_labs() never ran
+    start_held_checkers(phase.p, {0, 1}, c, timing, 30, early);
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  EXPECT_LT(now_seconds() - start, 20) << "released at once, not at the hold's limit";
+  EXPECT_EQ(read_file(phase.dir / "logs" / "tests" / "held.go"), "stop\n");
+  EXPECT_TRUE(phase.ran_alone().empty());
+  EXPECT_TRUE(phase.p.labs[0].tests.empty());
+
+  // Fewer than two labs hold no checker.
+  EarlyChecks none;
+  start_held_checkers(phase.p, {0}, c, timing, 30, none);
+  EXPECT_FALSE(none.held.valid());
+}
+
 TEST(LabRuns, ALabsCheckerArgumentsAndOptionsNameItAndTheRubricsLimits) {
   Phase phase({{"passes", std::vector<std::string>{"sum"}}});
   phase.rubric.limits.test_timeout_s = 7;

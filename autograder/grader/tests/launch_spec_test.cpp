@@ -51,6 +51,8 @@ LaunchSpec checker_spec() {
   spec.memory_slots_dir = "/tmp/slots";
   spec.memory_slots = 3;
   spec.gpu_memory_bytes = std::uint64_t{15} << 30;
+  spec.hold = "/logs/tests/group_0.hold";
+  spec.hold_limit_s = 600.5;
   return spec;
 }
 
@@ -89,6 +91,8 @@ void expect_same(const LaunchSpec& a, const LaunchSpec& b) {
   EXPECT_EQ(a.memory_slots_dir, b.memory_slots_dir);
   EXPECT_EQ(a.memory_slots, b.memory_slots);
   EXPECT_EQ(a.gpu_memory_bytes, b.gpu_memory_bytes);
+  EXPECT_EQ(a.hold, b.hold);
+  EXPECT_EQ(a.hold_limit_s, b.hold_limit_s);
   expect_same_labs(a.graded, b.graded);
   expect_same_labs(a.references, b.references);
   EXPECT_EQ(a.sizes, b.sizes);
@@ -135,8 +139,8 @@ TEST(LaunchSpec, AnotherVersionIsRefused) {
   std::string text = launch_spec_json(checker_spec());
   const std::string now = "\"version\": " + std::to_string(kLaunchSpecVersion);
   ASSERT_NE(text.find(now), std::string::npos);
-  text.replace(text.find(now), now.size(), "\"version\": 2");
-  EXPECT_NE(refusal(text).find("version 2, this build reads version 1"), std::string::npos)
+  text.replace(text.find(now), now.size(), "\"version\": 1");
+  EXPECT_NE(refusal(text).find("version 1, this build reads version 2"), std::string::npos)
       << refusal(text);
   EXPECT_NE(refusal(R"({"child": "checker"})").find("no integer \"version\""), std::string::npos);
   EXPECT_NE(refusal(R"({"version": "1", "child": "checker"})").find("no integer"),
@@ -148,20 +152,21 @@ TEST(LaunchSpec, ASpecForAnotherChildIsRefused) {
   EXPECT_NE(refusal(text, Child::kBench).find("written for \"checker\", not for the bench"),
             std::string::npos)
       << refusal(text, Child::kBench);
-  EXPECT_NE(refusal(R"({"version": 1})").find("written for no one"), std::string::npos);
+  EXPECT_NE(refusal(R"({"version": 2})").find("written for no one"), std::string::npos);
 }
 
 TEST(LaunchSpec, MalformedFilesAreRefusedWithWhatIsWrong) {
   EXPECT_NE(refusal("").find("not valid JSON"), std::string::npos);
-  EXPECT_NE(refusal("{\"version\": 1,").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(refusal("{\"version\": 2,").find("not valid JSON"), std::string::npos);
   EXPECT_NE(refusal("[1, 2]").find("not a JSON object"), std::string::npos);
-  const std::string head = R"({"version": 1, "child": "checker", )";
+  const std::string head = R"({"version": 2, "child": "checker", )";
   for (const char* body :
        {R"("seed": -1})", R"("seed": "12"})", R"("runner": {"prefix": "bwrap"}})",
         R"("runner": {"call_timeout_s": -5}})", R"("runner": []})",
         R"("runner": {"repetitions": [3]}})", R"("labs": [{"name": "04"}]})",
         R"("labs": {"name": "04", "library": "x"}})", R"("memory_slots": 3})", R"("mark": 12})",
-        R"("gpu_memory_bytes": 1.5})"}) {
+        R"("gpu_memory_bytes": 1.5})", R"("hold": "/a"})", R"("hold": {"file": 3}})",
+        R"("hold": {"file": "/a", "limit_s": "9"}})"}) {
     const std::string why = refusal(head + body);
     EXPECT_NE(why.find("launch spec test.json: malformed: "), std::string::npos)
         << body << " -> " << why;

@@ -151,6 +151,11 @@ LaunchSpec spec_of(const json& j, Child child) {
     field(*it, "count", spec.memory_slots);
   }
   field(j, "gpu_memory_bytes", spec.gpu_memory_bytes);
+  if (const auto it = j.find("hold"); it != j.end()) {
+    object_of(*it, "\"hold\"");
+    field(*it, "file", spec.hold);
+    field(*it, "limit_s", spec.hold_limit_s);
+  }
   if (const auto it = j.find("graded"); it != j.end())
     spec.graded = list_of<RunnerLab>(*it, "a runner lab", runner_lab);
   if (const auto it = j.find("references"); it != j.end())
@@ -176,6 +181,7 @@ std::string launch_spec_json(const LaunchSpec& spec) {
     j["labs"] = labs_json(spec.labs);
     j["memory_slots"] = {{"dir", spec.memory_slots_dir}, {"count", spec.memory_slots}};
     j["gpu_memory_bytes"] = spec.gpu_memory_bytes;
+    if (!spec.hold.empty()) j["hold"] = {{"file", spec.hold}, {"limit_s", spec.hold_limit_s}};
   } else {
     j["graded"] = runner_labs_json(spec.graded);
     j["references"] = runner_labs_json(spec.references);

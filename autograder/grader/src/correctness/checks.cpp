@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -238,56 +239,81 @@ struct TestMember {
   SuiteKind kind;   ///< kGraded (public and hidden in one process) or kPublic
 };
 
-/// The tests' several-lab checkers: every (lab, operation) with public tests, of any operation,
-/// in up to \p checkers checkers of about equal measured seconds (checker_groups(): the course's
-/// autograder/part_seconds.toml), run by run_gtest_suite_labs(): one checker and one lab process
-/// per group instead of one of each per lab and operation; their logs are `<stem>_N`, and fewer
-/// than \p least parts run in none (each then runs alone).
+/// The tests' several-lab checkers planned: every (lab, operation) of the labs \p order with
+/// public tests, of any operation, a part; the tests each part lists; and the parts of each of up
+/// to `parallel_checks - sanitizer_checkers` checkers, of about equal measured seconds
+/// (checker_groups(): the course's autograder/part_seconds.toml).
+struct GroupsPlan {
+  std::vector<TestMember> members;
+  std::vector<PlannedLab> parts;
+  std::vector<std::vector<std::string>> tests;
+  std::vector<std::vector<std::size_t>> groups;
+  SuiteOptions options;
+};
+
+/// The parts of the labs \p order and the options of their checkers (GroupsPlan, not yet listed).
+GroupsPlan plan_groups(const PreparedSubmission& p, const std::vector<std::size_t>& order,
+                       const LabRunContext& c) {
+  GroupsPlan plan;
+  for (std::size_t i : order)
+    for (const OpPlan& op : c.course.plans(p.labs[i].lab)) {
+      if (!op.public_tests) continue;
+      plan.members.push_back(
+          {i, op, graded_together(c, op) ? SuiteKind::kGraded : SuiteKind::kPublic});
+      plan.parts.push_back(planned_part(c, p.labs[i].lab, op, plan.members.back().kind));
+    }
+  if (plan.members.empty()) return plan;
+  const TestMember& first = plan.members[0];
+  plan.options = graded_suite_options(c, p.labs[first.lab].lab, first.plan);
+  plan.options.binary = c.p.course->manifest.grading_checker();
+  plan.options.log_dir = c.logs / "tests";
+  use_tests_key(plan.options, c, "tests in groups");
+  return plan;
+}
+
+/// Lists \p plan's tests and splits its parts into up to \p checkers groups (GroupsPlan); the
+/// listing's log stem is \p stem's. False where fewer than \p least parts are planned, or, with
+/// the progress saying why, where the checker does not list them.
+bool list_and_split(GroupsPlan& plan, int checkers, const LabRunContext& c, const std::string& stem,
+                    std::size_t least) {
+  if (plan.members.empty() || plan.members.size() < least) return false;
+  plan.options.log_stem = stem == "group" ? "plan" : stem + "_plan";
+  std::string problem;
+  plan.tests = list_lab_tests(plan.options, plan.parts, &problem);
+  if (plan.tests.empty()) {  // every part runs alone, and says why
+    c.progress.line(fmt::format("{}tests: {}", c.tag, clip(problem, 1, 200)));
+    return false;
+  }
+  std::vector<PartJob> jobs;
+  for (std::size_t k = 0; k < plan.tests.size(); ++k)
+    jobs.push_back({plan.parts[k].name, plan.parts[k].op, plan.tests[k].size()});
+  plan.groups = checker_groups(c.course.part_seconds, jobs, static_cast<std::size_t>(checkers));
+  return true;
+}
+
+/// Runs \p plan's groups, one checker and one lab process each (run_gtest_suite_labs()), their
+/// logs `<stem>_N`; with \p hold, each waits at that file once its contexts are made.
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
 /// tests that failed in the group (GroupedRuns::failures) fail there too.
-GroupedRuns run_test_groups(const PreparedSubmission& p, const std::vector<std::size_t>& order,
-                            int checkers, const LabRunContext& c, const std::string& stem = "group",
-                            std::size_t least = 2) {
-  std::vector<TestMember> members;
-  std::vector<PlannedLab> parts;
-  for (std::size_t i : order)
-    for (const OpPlan& plan : c.course.plans(p.labs[i].lab)) {
-      if (!plan.public_tests) continue;
-      members.push_back(
-          {i, plan, graded_together(c, plan) ? SuiteKind::kGraded : SuiteKind::kPublic});
-      parts.push_back(planned_part(c, p.labs[i].lab, plan, members.back().kind));
-    }
+GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std::string& stem,
+                       const fs::path& hold = {}, double hold_limit_s = 0) {
   GroupedRuns results;
-  if (members.empty() || members.size() < least) return results;
-  SuiteOptions options = graded_suite_options(c, p.labs[members[0].lab].lab, members[0].plan);
-  options.binary = c.p.course->manifest.grading_checker();
-  options.log_dir = c.logs / "tests";
-  options.log_stem = stem == "group" ? "plan" : stem + "_plan";
-  use_tests_key(options, c, "tests in groups");
-  std::string problem;
-  const std::vector<std::vector<std::string>> tests = list_lab_tests(options, parts, &problem);
-  if (tests.empty()) {  // every part runs alone, and says why
-    c.progress.line(fmt::format("{}tests: {}", c.tag, clip(problem, 1, 200)));
-    return results;
-  }
-  std::vector<PartJob> jobs;
-  for (std::size_t k = 0; k < tests.size(); ++k)
-    jobs.push_back({parts[k].name, parts[k].op, tests[k].size()});
-  const auto groups =
-      checker_groups(c.course.part_seconds, jobs, static_cast<std::size_t>(checkers));
+  results.started = !plan.groups.empty();
   std::mutex mutex;
-  run_in_parallel(groups.size(), checkers, [&](std::size_t g) {
+  run_in_parallel(plan.groups.size(), static_cast<int>(plan.groups.size()), [&](std::size_t g) {
     std::vector<PlannedLab> group;
     std::vector<std::vector<std::string>> group_tests;
     std::vector<std::string> names;
-    for (std::size_t k : groups[g]) {
-      group.push_back(parts[k]);
-      group_tests.push_back(tests[k]);
-      names.push_back(fmt::format("{} ({})", parts[k].name, parts[k].op));
+    for (std::size_t k : plan.groups[g]) {
+      group.push_back(plan.parts[k]);
+      group_tests.push_back(plan.tests[k]);
+      names.push_back(fmt::format("{} ({})", plan.parts[k].name, plan.parts[k].op));
     }
-    SuiteOptions mine = options;
+    SuiteOptions mine = plan.options;
     mine.log_stem = fmt::format("{}_{}", stem, g);
+    mine.launch.hold = hold.string();
+    mine.launch.hold_limit_s = hold_limit_s;
     c.progress.line(fmt::format("{}tests in one checker: {}", c.tag, join(names, ", ")));
     LabsRun run;
     try {
@@ -298,8 +324,8 @@ GroupedRuns run_test_groups(const PreparedSubmission& p, const std::vector<std::
     const std::lock_guard<std::mutex> lock(mutex);
     results.counts.checkers += run.startups.contexts;
     results.counts.lab_processes += run.startups.lab_processes;
-    for (std::size_t k = 0; k < groups[g].size(); ++k) {
-      const TestMember& m = members[groups[g][k]];
+    for (std::size_t k = 0; k < plan.groups[g].size(); ++k) {
+      const TestMember& m = plan.members[plan.groups[g][k]];
       if (!run.failures[k].empty()) results.failures[{m.lab, m.plan.op}] = run.failures[k];
       if (run.labs[k]) {
         SuiteRun part = std::move(*run.labs[k]);
@@ -309,6 +335,17 @@ GroupedRuns run_test_groups(const PreparedSubmission& p, const std::vector<std::
     }
   });
   return results;
+}
+
+/// The tests' several-lab checkers of the labs \p order, planned (plan_groups()) and run
+/// (run_groups()) in up to \p checkers checkers; fewer than \p least parts run in none (each
+/// then runs alone).
+GroupedRuns run_test_groups(const PreparedSubmission& p, const std::vector<std::size_t>& order,
+                            int checkers, const LabRunContext& c, const std::string& stem = "group",
+                            std::size_t least = 2) {
+  GroupsPlan plan = plan_groups(p, order, c);
+  if (!list_and_split(plan, checkers, c, stem, least)) return {};
+  return run_groups(plan, c, stem);
 }
 
 /// Every step of the labs \p order, public suites first, queued to run alone. \p public_left
@@ -364,15 +401,44 @@ std::vector<std::size_t> checking_order(const PreparedSubmission& p,
   return order;
 }
 
-/// The several-lab checkers' runs of the labs \p order (run_test_groups()) but \p early's, and
-/// the runs of \p early's checker, which started before them, once the groups end.
+/// The tests' checkers at once: limits.parallel_checks less the sanitizer's (at least one of each
+/// where compute-sanitizer was found).
+int tests_checkers(const LabRunContext& c) {
+  const Limits& limits = c.rubric.limits;
+  const int sanitizer_checkers = c.sanitizer.empty() ? 0 : std::max(1, limits.sanitizer_checkers);
+  return std::max(1, limits.parallel_checks - sanitizer_checkers);
+}
+
+/// The several-lab checkers' runs of the labs \p order: check_held()'s, released to their tests,
+/// where they were planned for exactly these labs; else those checkers are released untested and
+/// the groups planned anew (run_test_groups()).
+GroupedRuns held_or_new_groups(const PreparedSubmission& p, const std::vector<std::size_t>& order,
+                               int checkers, const LabRunContext& c, EarlyChecks* early) {
+  if (!early || !early->held.valid()) return run_test_groups(p, order, checkers, c);
+  std::vector<std::size_t> now = order, planned = early->held_labs;
+  std::sort(now.begin(), now.end());
+  std::sort(planned.begin(), planned.end());
+  early->release(now == planned);
+  GroupedRuns held = early->held.get();
+  if (now == planned && held.started) return held;
+  c.progress.line(c.tag +
+                  "tests: the checkers started during the build were planned for labs "
+                  "that did not all build and pass their checks; planned anew");
+  GroupedRuns anew = run_test_groups(p, order, checkers, c);
+  anew.counts.checkers += held.counts.checkers;
+  anew.counts.lab_processes += held.counts.lab_processes;
+  return anew;
+}
+
+/// The several-lab checkers' runs of the labs \p order but \p early's (held_or_new_groups()),
+/// and the runs of \p early's checker, which started before them, once the groups end.
 GroupedRuns all_grouped_runs(const PreparedSubmission& p, const std::vector<std::size_t>& order,
                              int checkers, const LabRunContext& c, EarlyChecks* early) {
   std::vector<std::size_t> grouped_order;
   for (std::size_t i : order)
     if (!early || std::find(early->labs.begin(), early->labs.end(), i) == early->labs.end())
       grouped_order.push_back(i);
-  GroupedRuns grouped = run_test_groups(p, grouped_order, checkers, c);
+  GroupedRuns grouped = held_or_new_groups(p, grouped_order, checkers, c, early);
   if (early && early->runs.valid()) {
     GroupedRuns first = early->runs.get();
     grouped.passed.merge(first.passed);
@@ -412,9 +478,7 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   const std::vector<std::size_t> order = checking_order(p, runnable, c);
   std::map<std::size_t, std::size_t> public_left;
   std::deque<CheckStep> queue = queue_steps(p, order, public_left, c);
-  const Limits& limits = c.rubric.limits;
-  const int sanitizer_checkers = c.sanitizer.empty() ? 0 : std::max(1, limits.sanitizer_checkers);
-  const int checkers = std::max(1, limits.parallel_checks - sanitizer_checkers);
+  const int checkers = tests_checkers(c);
   SanitizerPlan sanitizing(p, order, c);
   SanitizerBeside sanitizer(p, sanitizing, c);
   const GroupedRuns grouped = all_grouped_runs(p, order, checkers, c, early);
@@ -489,6 +553,47 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
 GroupedRuns check_early(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
                         const LabRunContext& c) {
   return run_test_groups(p, labs, 1, c, "early", 1);
+}
+
+GroupedRuns check_held(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
+                       const LabRunContext& c, const fs::path& hold, double hold_limit_s) {
+  const int checkers = tests_checkers(c);
+  GroupsPlan plan = plan_groups(p, checking_order(p, labs, c), c);
+  if (!list_and_split(plan, checkers, c, "group", 2)) return {};
+  return run_groups(plan, c, "group", hold, hold_limit_s);
+}
+
+void start_held_checkers(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
+                         const LabRunContext& c, TimingLock& timing, double hold_limit_s,
+                         EarlyChecks& early) {
+  if (labs.size() < 2) return;
+  early.held_labs = labs;
+  early.hold = c.logs / "tests" / "held.go";
+  std::error_code ec;
+  fs::create_directories(early.hold.parent_path(), ec);
+  fs::remove(early.hold, ec);  // an earlier grading's word into the same folder must not count
+  early.held = std::async(std::launch::async, [&p, &c, &timing, &early, hold_limit_s] {
+    const std::shared_lock<TimingLock> sharing(timing);
+    return check_held(p, early.held_labs, c, early.hold, hold_limit_s);
+  });
+}
+
+EarlyChecks::~EarlyChecks() {
+  release(false);  // then the futures' ends wait for their checkers
+}
+
+void EarlyChecks::release(bool go) {
+  if (released_ || hold.empty()) return;
+  released_ = true;
+  // Written whole, then renamed into place: a checker reads the one word or no file.
+  const fs::path written = hold.string() + ".new";
+  try {
+    write_file(written, go ? "go\n" : "stop\n");
+  } catch (const std::exception&) {
+    return;  // the checkers end untested at their hold's limit
+  }
+  std::error_code ec;
+  fs::rename(written, hold, ec);
 }
 
 /// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.

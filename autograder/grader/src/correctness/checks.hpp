@@ -6,6 +6,7 @@
 #include <reduce_grade/base/course.hpp>
 #include <reduce_grade/base/rubric.hpp>
 #include <reduce_grade/observations/facts.hpp>
+#include <reduce_grade/processes/gpu_share.hpp>
 #include <reduce_grade/submission/submission.hpp>
 #include <reduce_vocabulary/launch_spec.hpp>
 
@@ -18,6 +19,14 @@
 #include <vector>
 
 namespace reduce::grade {
+
+/// What every tests checker of a grading is told (LabRunContext::launch, written into its launch
+/// spec in the grader's logs): the tests' key, derived from the grading secret \p secret like the
+/// benchmark's (it reaches the checkers only; the lab's runner gets a clean environment), the
+/// runner's sandbox \p runner_prefix and call timeout, the large-memory slots of \p cuda_device
+/// and the memory \p limits let the tests use.
+launch::LaunchSpec tests_launch(std::uint64_t secret, const std::vector<std::string>& runner_prefix,
+                                const std::string& cuda_device, const Limits& limits);
 
 /// Whether a lab's suites hung and whether any test failed, from the suites run so far.
 struct LabState {
@@ -52,6 +61,7 @@ struct GroupedRuns {
   std::map<std::pair<std::size_t, std::string>, SuiteRun> passed;
   std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>> failures;
   ProcessCounts counts;  ///< the checkers' and lab processes' starts
+  bool started = false;  ///< check_held(): its checkers were started (the plan listed tests)
 };
 
 /// The public and hidden tests of the labs \p labs (indices into p.labs) as the parts of one
@@ -62,11 +72,42 @@ struct GroupedRuns {
 GroupedRuns check_early(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
                         const LabRunContext& c);
 
-/// Parts that started before the correctness phase (check_early()): their labs, and their runs.
+/// The several-lab tests checkers of the labs \p labs (indices into p.labs, none of them built
+/// yet), started at once: each makes its CUDA contexts while the labs build, then waits at the
+/// hold file \p hold (LaunchSpec::hold, at most \p hold_limit_s) for check_labs() to release it
+/// (EarlyChecks::release()). Hold the GPU's timing lock shared around it.
+GroupedRuns check_held(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
+                       const LabRunContext& c, const std::filesystem::path& hold,
+                       double hold_limit_s);
+
+/// Checkers that started before the correctness phase: a lab's own (check_early()), and the
+/// several-lab checkers held until the build ends (check_held()). Its end releases held checkers
+/// that were not released, untested, and waits for them.
 struct EarlyChecks {
-  std::vector<std::size_t> labs;
-  std::future<GroupedRuns> runs;
+  std::vector<std::size_t> labs;       ///< check_early()'s labs
+  std::future<GroupedRuns> runs;       ///< check_early()'s runs
+  std::vector<std::size_t> held_labs;  ///< the labs check_held() planned its checkers for
+  std::filesystem::path hold;          ///< their hold file (none: no held checkers)
+  std::future<GroupedRuns> held;       ///< check_held()'s runs
+
+  EarlyChecks() = default;
+  EarlyChecks(const EarlyChecks&) = delete;
+  EarlyChecks& operator=(const EarlyChecks&) = delete;
+  ~EarlyChecks();
+
+  /// Writes the held checkers' hold file, once: \p go starts their tests, else they end untested.
+  void release(bool go);
+
+ private:
+  bool released_ = false;
 };
+
+/// Starts check_held() for the labs \p labs in \p early (held_labs, hold, held): its checkers
+/// wait at `<logs>/tests/held.go` (any earlier one removed) for at most \p hold_limit_s, sharing
+/// \p timing. Fewer than two labs start none.
+void start_held_checkers(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
+                         const LabRunContext& c, TimingLock& timing, double hold_limit_s,
+                         EarlyChecks& early);
 
 /// The correctness phase of the labs \p runnable (see checks.cpp); false when the tests say there
 /// is no CUDA device after all. The labs of \p early (which \p runnable holds too) run in none of

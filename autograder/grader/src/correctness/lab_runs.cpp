@@ -2,11 +2,29 @@
 #include "lab_runs.hpp"
 
 #include <reduce/keyed_hash.hpp>
+#include <reduce_grade/processes/gpu_share.hpp>
 
 #include <algorithm>
 #include <utility>
 
 namespace reduce::grade {
+
+launch::LaunchSpec tests_launch(std::uint64_t secret, const std::vector<std::string>& runner_prefix,
+                                const std::string& cuda_device, const Limits& limits) {
+  launch::LaunchSpec told;
+  told.seed = derive_key(secret, "tests");
+  told.runner.prefix = runner_prefix;
+  told.runner.call_timeout_s = 60;
+  // The large-memory slots (MemoryLease in autograder/tests/gpu_test.hpp): lock files of the
+  // GPU, shared with every submission graded on it at once; no lab's sandbox shows them.
+  told.memory_slots_dir = gpu_memory_slots(cuda_device).string();
+  told.memory_slots = std::max(1, limits.parallel_labs);
+  // The tests count on no more memory than the rubric lets the grading use (memory_shortfall(),
+  // MemoryLease in autograder/tests/gpu_test.hpp).
+  if (const auto usable = usable_gpu_memory(std::nullopt, limits.gpu_memory_gib))
+    told.gpu_memory_bytes = *usable;
+  return told;
+}
 
 /// The checker's arguments that name the lab under test (the checker starts its runner) and
 /// select its operation's suites of \p kind.

@@ -395,7 +395,7 @@ void build_deferred_labs(
   for (const LabFacts& f : g.p.labs)
     if (f.present) present.push_back(f.lab);
   BuildOptions bo = lab_build_options(g.p, g.course, g.rubric, present, g.gpu, g.progress, g.tag);
-  bo.first = {g.course.part_seconds.longest_lab(present)};
+  bo.first = {g.course.part_seconds.longest_lab(g.p.build.deferred)};
   bo.first_checked = first_checked;
   const double started = now_seconds();
   build_later_labs(bo, g.p.build);
@@ -408,21 +408,8 @@ void build_deferred_labs(
 /// them is timed). Returns the labs that ran; none when CUDA turned out to be missing.
 std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isolation) {
   const GradeOptions& o = g.p.options;
-  // What every checker is told goes into its launch spec, in the grader's logs; the tests' key
-  // reaches the checkers only (the lab's runner gets a clean environment). It is derived from
-  // the grading secret like the benchmark's, and no input tells anything about it.
-  launch::LaunchSpec told;
-  told.seed = derive_key(g.p.seed, "tests");
-  told.runner.prefix = isolation.runner_prefix;
-  told.runner.call_timeout_s = 60;
-  // The large-memory slots (MemoryLease in autograder/tests/gpu_test.hpp): lock files of the
-  // GPU, shared with every submission graded on it at once; no lab's sandbox shows them.
-  told.memory_slots_dir = gpu_memory_slots(o.cuda_device).string();
-  told.memory_slots = std::max(1, g.rubric.limits.parallel_labs);
-  // The tests count on no more memory than the rubric lets the grading use (memory_shortfall(),
-  // MemoryLease in autograder/tests/gpu_test.hpp).
-  if (const auto usable = usable_gpu_memory(std::nullopt, g.rubric.limits.gpu_memory_gib))
-    told.gpu_memory_bytes = *usable;
+  const launch::LaunchSpec told =
+      tests_launch(g.p.seed, isolation.runner_prefix, o.cuda_device, g.rubric.limits);
   std::vector<std::pair<std::string, std::string>> env;
   if (!o.cuda_device.empty()) env.emplace_back("CUDA_VISIBLE_DEVICES", o.cuda_device);
   const fs::path sanitizer = g.gpu ? find_compute_sanitizer() : fs::path();
@@ -434,9 +421,18 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   const LabRunContext context{g.p,  g.course,       checking, env,        sanitizer,
                               told, o.out / "logs", g.tag,    g.progress, g.report.processes};
   TimingLock& timing = timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock);
-  // Where the labs are still to build, the lab linked first starts its tests beside that build.
+  // Where the labs are still to build, the lab linked first starts its tests beside that build,
+  // and the other labs' checkers make their CUDA contexts during it, held until it ends.
   EarlyChecks early;
   if (deferred) {
+    const std::vector<std::string>& later = g.p.build.deferred;
+    const std::string first = g.course.part_seconds.longest_lab(later);
+    std::vector<std::size_t> held;
+    for (std::size_t i = 0; i < g.p.labs.size(); ++i)
+      if (g.gpu && g.p.labs[i].lab != first &&
+          std::find(later.begin(), later.end(), g.p.labs[i].lab) != later.end())
+        held.push_back(i);
+    start_held_checkers(g.p, held, context, timing, g.rubric.limits.build_timeout_s + 60, early);
     build_deferred_labs(g, [&](const std::vector<std::string>& passed) {
       keep_build_facts(g.p);
       for (std::size_t i : runnable_labs(g))

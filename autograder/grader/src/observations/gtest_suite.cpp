@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 #include <system_error>
 
 namespace reduce::grade {
@@ -183,7 +184,7 @@ ProcessSpec checker_spec(const SuiteOptions& options, const std::string& suffix,
   spec.argv = {options.binary.string()};
   spec.argv.insert(spec.argv.end(), options.args.begin(), options.args.end());
   spec.env = options.env;
-  spec.timeout_s = options.timeout_s;
+  spec.timeout_s = options.timeout_s + launch.hold_limit_s;  // a held checker's wait is no test's
   spec.output_cap = options.output_cap;
   give_launch_spec(spec, launch_path(options, suffix), launch);
   return spec;
@@ -324,9 +325,16 @@ bool is_hidden_test(const std::string& full_name) {
 
 CheckerStartups checker_startups(const std::string& output) {
   CheckerStartups counted;
+  bool held = false;
   for (const std::string& line : split_lines(output)) {
     if (starts_with(line, runner::kCheckerContextLine)) ++counted.contexts;
     if (starts_with(line, runner::kLabProcessLine)) ++counted.lab_processes;
+    if (!held && starts_with(line, runner::kCheckerHeldLine)) {
+      held = true;  // the checker's own: it comes before any lab's code runs
+      const std::string seconds = line.substr(std::string_view(runner::kCheckerHeldLine).size());
+      if (const auto s = parse_number(seconds.substr(0, seconds.find(' '))); s && *s >= 0)
+        counted.held_s = *s;
+    }
   }
   return counted;
 }
@@ -490,8 +498,8 @@ LabsRun run_gtest_suite_labs(const SuiteOptions& options, const std::vector<Plan
   spec.argv.push_back("--record=" + record.string());
   spec.log_file = suite_log(options, ".log");
   const ProcessResult r = run_process(spec);
-  result.seconds = now_seconds() - start;
   result.startups = checker_startups(r.output);
+  result.seconds = std::max(0.0, now_seconds() - start - result.startups.held_s);
   const auto parts = parse_outcome_record(read_file_at_most(record, kMaxRecordBytes));
   for (std::size_t i = 0; i < labs.size(); ++i) {
     const auto part = parts.find({0, i});

@@ -32,4 +32,9 @@ inline constexpr const char* kCheckerContextLine = "[ startup  ] the checker's C
 /// CUDA context of its own) by it. A diagnostic, not a verdict: only the count is read.
 inline constexpr const char* kLabProcessLine = "[ startup  ] the lab's process started: ";
 
+/// The line a checker started while its labs still build prints once released from its hold
+/// (LaunchSpec::hold), followed by the seconds it waited; the grader leaves them out of the
+/// checker's test seconds. It comes before any lab's code can run, so only the first counts.
+inline constexpr const char* kCheckerHeldLine = "[ startup  ] held until the labs were built: ";
+
 }  // namespace reduce::runner

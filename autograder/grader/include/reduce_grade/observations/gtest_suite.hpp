@@ -102,6 +102,7 @@ std::pair<SuiteRun, SuiteRun> split_hidden(const SuiteRun& run);
 struct CheckerStartups {
   int contexts = 0;       ///< the checker's own CUDA contexts
   int lab_processes = 0;  ///< lab processes (runners) started
+  double held_s = 0;      ///< seconds held until its labs were built (LaunchSpec::hold)
 };
 
 /// Counts the start-up lines of one checker process's \p output.
