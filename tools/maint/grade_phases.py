@@ -46,6 +46,7 @@ SUITE = re.compile(r"^\[-{10}\] \d+ tests? from (\S+) \((\d+) ms total\)")
 TEST = re.compile(r"^\[ +(OK|FAILED|SKIPPED) +\] (\S+) \((\d+) ms\)")
 PART_TOTAL = re.compile(r"^\[={10}\] (\d+) tests? from \d+ test suites? ran\. \((\d+) ms total\)")
 CONTEXT = re.compile(r"^\[ startup +\] the checker's CUDA context: (\d+(?:\.\d+)?) s")
+HELD = re.compile(r"^\[ startup +\] held until the labs were built: (\d+(?:\.\d+)?) s")
 ANSWERED = re.compile(r"^\[ startup +\] the lab's process \(start (\d+)\) answered its first "
                       r"request (\d+(?:\.\d+)?) s")
 WAITED = re.compile(r"^\[ memory +\] waited (\d+(?:\.\d+)?) s for (.*)$")
@@ -90,6 +91,7 @@ class Checker:
     seconds: float = math.nan
     group: str = ""
     context_s: float = 0.0
+    held_s: float = 0.0  # started during the build, held until it ended
     parts: list = dataclasses.field(default_factory=list)
     answers: list = dataclasses.field(default_factory=list)  # (start number, seconds)
     waits: list = dataclasses.field(default_factory=list)  # (seconds, what)
@@ -131,6 +133,8 @@ def parse_checker_log(text, checker):
             checker.parts.append(part)
         elif m := CONTEXT.match(line):
             checker.context_s = float(m.group(1))
+        elif (m := HELD.match(line)) and part is None:  # the checker's own: before any part
+            checker.held_s = float(m.group(1))
         elif m := ANSWERED.match(line):
             checker.answers.append((int(m.group(1)), float(m.group(2))))
         elif m := WAITED.match(line):
@@ -152,8 +156,9 @@ def parse_checker_log(text, checker):
 
 
 def lay_out_parts(checker):
-    """Each part's start: the checker's start, its CUDA context, then the parts in order."""
-    t = checker.start + checker.context_s
+    """Each part's start: the checker's start, its CUDA context, its hold, then the parts in
+    order."""
+    t = checker.start + checker.context_s + checker.held_s
     for part in checker.parts:
         part.start = t
         t += part.ms / 1e3
@@ -170,10 +175,12 @@ def plan_names(plan):
 
 
 def group_logs(folder):
-    """{frozenset of 'lab (op)': (group name, log text)} of a logs/tests or logs/sanitizer."""
+    """{frozenset of 'lab (op)': (group name, log text)} of a logs/tests or logs/sanitizer: the
+    several-lab checkers' (group_N) and the one started during the build (early_N)."""
     found = {}
     for plan in sorted([*Path(folder).glob("group_*.labs.txt"),
-                        *Path(folder).glob("group_*.launch.json")]):
+                        *Path(folder).glob("group_*.launch.json"),
+                        *Path(folder).glob("early_[0-9]*.launch.json")]):
         group = plan.name.split(".")[0]
         log = plan.with_name(f"{group}.log")
         if log.is_file():
@@ -272,6 +279,8 @@ def part_letter(checker, t):
         return "#"
     if t < checker.start + checker.context_s:
         return "c"
+    if t < checker.start + checker.context_s + checker.held_s:
+        return "h"
     for i, part in enumerate(checker.parts):
         if part.start <= t < part.start + part.ms / 1e3:
             if checker.kind == "sanitizer":
@@ -293,7 +302,8 @@ def timeline(checkers, width):
         rows.append(f"{label:{w}} |" + "".join(part_letter(c, t) for t in times) + "|")
     counts = [running_at(checkers, t) for t in times]
     rows.append(f"{'at once':{w}} |" + "".join(str(k) if k < 10 else "+" for k in counts) + "|")
-    rows.append(f"(one column = {step:.2f} s; c: CUDA context; A, B, ...: a tests checker's "
+    rows.append(f"(one column = {step:.2f} s; c: CUDA context; h: held until the labs were "
+                "built; A, B, ...: a tests checker's "
                 "parts in order; M, R, S: the sanitizer's memcheck, racecheck and synccheck "
                 "repetitions; '.': after its parts, until the process ended)")
     return rows
@@ -322,13 +332,14 @@ def render_checkers(checkers):
         own = sum(p.ms for p in c.parts) / 1e3
         answers = ", ".join(f"#{n} {fmt(s, 2)}" for n, s in c.answers) or "-"
         waits = fmt(sum(w for w, _ in c.waits), 2) if c.waits else "-"
-        rest = c.seconds - c.context_s - own if c.parts else None
+        rest = c.seconds - c.context_s - c.held_s - own if c.parts else None
         rows.append((f"{c.kind} {c.group}", ", ".join(c.names), fmt(c.start), fmt(c.end),
-                     fmt(c.seconds), fmt(c.context_s if c.parts else None, 2), answers, waits,
+                     fmt(c.seconds), fmt(c.context_s if c.parts else None, 2),
+                     fmt(c.held_s, 2) if c.held_s else "-", answers, waits,
                      fmt(own if c.parts else None), fmt(rest)))
     head = ("checker", "labs", "start s", "end s", "seconds", "CUDA context s",
-            "lab process answered after (s)", "memory-slot waits s", "parts' own s",
-            "else s")
+            "held until built s", "lab process answered after (s)", "memory-slot waits s",
+            "parts' own s", "else s")
     return ["### Checker processes", ""] + table(head, rows) + [""]
 
 

@@ -210,6 +210,24 @@ class CheckerLogs(unittest.TestCase):
         self.assertAlmostEqual(c.parts[1].start, 10.0 + 0.41 + 1.501)
         self.assertEqual(c.seconds, 7.5)
 
+    def test_a_checker_held_until_the_labs_were_built(self):
+        text = "\n".join([
+            "[ startup  ] the checker's CUDA context: 3.00 s",
+            "[ startup  ] held until the labs were built: 4.50 s",
+            "[ lab      ] 1f 0 04_sequential sum",
+            "[ startup  ] held until the labs were built: 99.00 s",  # a lab's words: no hold
+            "[==========] 2 tests from 1 test suite ran. (2000 ms total)",
+            "[reduce-grade] /bin/checker: exit 0 (10.0 s)"])
+        c = gp.Checker("tests", ["04_sequential (sum)"], 1.0)
+        gp.parse_checker_log(text, c)
+        gp.lay_out_parts(c)
+        self.assertEqual(c.held_s, 4.5)
+        self.assertAlmostEqual(c.parts[0].start, 1.0 + 3.0 + 4.5)
+        self.assertEqual([gp.part_letter(c, t) for t in (2.0, 6.0, 9.0, 10.9)], ["c", "h", "A", "."])
+        row = "\n".join(gp.render_checkers([c]))
+        self.assertIn("| 3.00 | 4.50 |", row)
+        self.assertIn("| 0.5 |", row)  # else: 10 - 3 - 4.5 - 2
+
     def test_a_lone_checker_has_one_part(self):
         c = gp.Checker("tests", ["04_sequential (sum)"], 5.0, alone="public and hidden")
         gp.parse_checker_log("[ startup  ] the checker's CUDA context: 2.00 s\n"
@@ -345,16 +363,19 @@ class Output(unittest.TestCase):
                 gp.main([str(DATA / "grade2.log"), "--part-seconds", "unused.toml"])
 
     def test_part_seconds_of_a_grading_with_launch_specs(self):
-        # Since the launch spec, a checker's plan is its group_N.launch.json (no labs.txt).
-        grading = DATA / "4017d80"
+        # Since the launch spec, a checker's plan is its group_N.launch.json (no labs.txt); lab
+        # 01's part ran in the checker started during the build (early_0).
+        grading = DATA / "f966ba5"
         checkers = gp.checkers_from_progress(gp.read_progress(grading / "grade.log"))
         gp.attach_logs(checkers, grading / "grading" / "logs")
+        self.assertEqual(sorted(c.group for c in checkers if c.kind == "tests"),
+                         ["early_0"] + [f"group_{k}" for k in range(6)])
         parts = gp.part_seconds(checkers)
         self.assertEqual(len(parts), 23)
         seconds, tests = parts[("01_atomic_naive", "sum")]
-        self.assertEqual((round(seconds, 2), tests), (16.42, 70))
-        seconds, tests = parts[("10_max_min", "maximum")]
-        self.assertEqual((round(seconds, 2), tests), (6.38, 84))
+        self.assertEqual((round(seconds, 2), tests), (12.99, 70))
+        seconds, tests = parts[("14_atomic_max", "atomic_max")]
+        self.assertEqual((round(seconds, 2), tests), (10.89, 38))
 
     def test_numbers_for_none(self):
         self.assertEqual(gp.fmt(None), "-")
@@ -379,7 +400,8 @@ class Wording(unittest.TestCase):
         "autograder/tests/gpu_test.cpp": ["[ memory   ] waited %.2f s for "],
         "autograder/runner/src/lab_runner_channels.cpp": ["answered its first request %.2f s"],
         "common/vocabulary/include/reduce_vocabulary/channels.hpp": [
-            "[ startup  ] the checker's CUDA context: "],
+            "[ startup  ] the checker's CUDA context: ",
+            "[ startup  ] held until the labs were built: "],
         "autograder/bench/measurement.cu": ['"setup_s"', '"allocate_s"', '"fill_s"', '"warmup_s"',
                                             '"sampling_s"', '"regenerate_gpu_ms_per_input"',
                                             '"inputs_regenerated"'],
