@@ -40,11 +40,11 @@ std::string PartSeconds::longest_lab(const std::vector<std::string>& among) cons
   for (const std::string& lab : among) {
     const auto l = labs.find(lab);
     if (l == labs.end()) continue;
-    double seconds = 0;
-    for (const auto& [op, cost] : l->second) seconds += cost.seconds;
-    if (seconds > most) {
-      most = seconds;
-      longest = lab;
+    for (const auto& [op, cost] : l->second) {
+      if (cost.seconds > most) {
+        most = cost.seconds;
+        longest = lab;
+      }
     }
   }
   return longest;

@@ -36,8 +36,9 @@ struct PartSeconds {
   /// it, else \p tests times seconds_per_test() (a new lab, an operation the table lacks).
   double weight(const std::string& lab, const std::string& op, std::size_t tests) const;
 
-  /// The lab of \p among whose parts' measured seconds add up to the most (the first of equals);
-  /// empty where the table has none of them.
+  /// The lab of \p among with the longest measured part (the first of equals): one part runs in
+  /// one checker, where a lab's several parts may share the load of several groups. Empty where
+  /// the table has none of them.
   std::string longest_lab(const std::vector<std::string>& among) const;
 };
 
