@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -291,17 +292,42 @@ bool list_and_split(GroupsPlan& plan, int checkers, const LabRunContext& c, cons
   return true;
 }
 
+/// How held checkers wait (check_held()): the hold file, its limit, and when the grader
+/// released them (now_seconds()'s clock; infinite until then), from which their tests' limit
+/// counts.
+struct Hold {
+  fs::path file;
+  double limit_s = 0;
+  std::function<double()> released_at;
+};
+
 /// Runs \p plan's groups, one checker and one lab process each (run_gtest_suite_labs()), their
-/// logs `<stem>_N`; with \p hold, each waits at that file once its contexts are made.
+/// logs `<stem>_N`; with \p hold, each waits at its file once its contexts are made, and is
+/// killed where its tests outlast their limit counted from the release (a watchdog beside them).
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
 /// tests that failed in the group (GroupedRuns::failures) fail there too.
 GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std::string& stem,
-                       const fs::path& hold = {}, double hold_limit_s = 0) {
+                       const Hold* hold = nullptr) {
   GroupedRuns results;
   results.started = !plan.groups.empty();
+  // Released at once, every held checker's tests share one limit: those still running past it
+  // are overdue together.
+  std::atomic<bool> overdue{false}, running{true};
+  std::thread watchdog;
+  if (hold != nullptr)
+    watchdog = std::thread([&] {
+      while (running && !overdue) {
+        overdue = now_seconds() > hold->released_at() + plan.options.timeout_s;
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    });
+  const auto stop_watchdog = [&] {
+    running = false;
+    if (watchdog.joinable()) watchdog.join();
+  };
   std::mutex mutex;
-  run_in_parallel(plan.groups.size(), static_cast<int>(plan.groups.size()), [&](std::size_t g) {
+  const auto run_group = [&](std::size_t g) {
     std::vector<PlannedLab> group;
     std::vector<std::vector<std::string>> group_tests;
     std::vector<std::string> names;
@@ -312,8 +338,11 @@ GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std
     }
     SuiteOptions mine = plan.options;
     mine.log_stem = fmt::format("{}_{}", stem, g);
-    mine.launch.hold = hold.string();
-    mine.launch.hold_limit_s = hold_limit_s;
+    if (hold != nullptr) {
+      mine.launch.hold = hold->file.string();
+      mine.launch.hold_limit_s = hold->limit_s;
+      mine.cancel = &overdue;
+    }
     c.progress.line(fmt::format("{}tests in one checker: {}", c.tag, join(names, ", ")));
     LabsRun run;
     try {
@@ -333,7 +362,14 @@ GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std
         results.passed[{m.lab, m.plan.op}] = std::move(part);
       }
     }
-  });
+  };
+  try {
+    run_in_parallel(plan.groups.size(), static_cast<int>(plan.groups.size()), run_group);
+  } catch (...) {
+    stop_watchdog();
+    throw;
+  }
+  stop_watchdog();
   return results;
 }
 
@@ -556,11 +592,13 @@ GroupedRuns check_early(const PreparedSubmission& p, const std::vector<std::size
 }
 
 GroupedRuns check_held(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
-                       const LabRunContext& c, const fs::path& hold, double hold_limit_s) {
+                       const LabRunContext& c, const fs::path& hold, double hold_limit_s,
+                       const std::function<double()>& released_at) {
   const int checkers = tests_checkers(c);
   GroupsPlan plan = plan_groups(p, checking_order(p, labs, c), c);
   if (!list_and_split(plan, checkers, c, "group", 2)) return {};
-  return run_groups(plan, c, "group", hold, hold_limit_s);
+  const Hold held{hold, hold_limit_s, released_at};
+  return run_groups(plan, c, "group", &held);
 }
 
 void start_held_checkers(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
@@ -574,7 +612,8 @@ void start_held_checkers(const PreparedSubmission& p, const std::vector<std::siz
   fs::remove(early.hold, ec);  // an earlier grading's word into the same folder must not count
   early.held = std::async(std::launch::async, [&p, &c, &timing, &early, hold_limit_s] {
     const std::shared_lock<TimingLock> sharing(timing);
-    return check_held(p, early.held_labs, c, early.hold, hold_limit_s);
+    return check_held(p, early.held_labs, c, early.hold, hold_limit_s,
+                      [&early] { return early.released_at(); });
   });
 }
 
@@ -582,9 +621,14 @@ EarlyChecks::~EarlyChecks() {
   release(false);  // then the futures' ends wait for their checkers
 }
 
+double EarlyChecks::released_at() const {
+  return released_at_;
+}
+
 void EarlyChecks::release(bool go) {
   if (released_ || hold.empty()) return;
   released_ = true;
+  released_at_ = now_seconds();
   // Written whole, then renamed into place: a checker reads the one word or no file.
   const fs::path written = hold.string() + ".new";
   try {

@@ -10,9 +10,12 @@
 #include <reduce_grade/submission/submission.hpp>
 #include <reduce_vocabulary/launch_spec.hpp>
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <future>
+#include <limits>
 #include <map>
 #include <string>
 #include <utility>
@@ -75,10 +78,12 @@ GroupedRuns check_early(const PreparedSubmission& p, const std::vector<std::size
 /// The several-lab tests checkers of the labs \p labs (indices into p.labs, none of them built
 /// yet), started at once: each makes its CUDA contexts while the labs build, then waits at the
 /// hold file \p hold (LaunchSpec::hold, at most \p hold_limit_s) for check_labs() to release it
-/// (EarlyChecks::release()). Hold the GPU's timing lock shared around it.
+/// (EarlyChecks::release()). Their tests' limit counts from \p released_at (now_seconds()'s clock,
+/// infinite until the release): past it, those still running are killed and their parts run
+/// alone. Hold the GPU's timing lock shared around it.
 GroupedRuns check_held(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
                        const LabRunContext& c, const std::filesystem::path& hold,
-                       double hold_limit_s);
+                       double hold_limit_s, const std::function<double()>& released_at);
 
 /// Checkers that started before the correctness phase: a lab's own (check_early()), and the
 /// several-lab checkers held until the build ends (check_held()). Its end releases held checkers
@@ -97,9 +102,12 @@ struct EarlyChecks {
 
   /// Writes the held checkers' hold file, once: \p go starts their tests, else they end untested.
   void release(bool go);
+  /// When release() wrote it (now_seconds()'s clock), infinite until then.
+  double released_at() const;
 
  private:
   bool released_ = false;
+  std::atomic<double> released_at_{std::numeric_limits<double>::infinity()};
 };
 
 /// Starts check_held() for the labs \p labs in \p early (held_labs, hold, held): its checkers

@@ -184,7 +184,9 @@ ProcessSpec checker_spec(const SuiteOptions& options, const std::string& suffix,
   spec.argv = {options.binary.string()};
   spec.argv.insert(spec.argv.end(), options.args.begin(), options.args.end());
   spec.env = options.env;
-  spec.timeout_s = options.timeout_s + launch.hold_limit_s;  // a held checker's wait is no test's
+  // A held checker's wait is no test's: its tests' limit is kept by options.cancel.
+  spec.timeout_s = options.timeout_s + launch.hold_limit_s;
+  spec.cancel = options.cancel;
   spec.output_cap = options.output_cap;
   give_launch_spec(spec, launch_path(options, suffix), launch);
   return spec;

@@ -13,6 +13,7 @@
 #include <reduce_grade/processes/process.hpp>
 #include <reduce_vocabulary/launch_spec.hpp>
 
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -78,6 +79,9 @@ struct SuiteOptions {
   int max_restarts = 3;            ///< fresh processes after a crash or a sticky CUDA error
   std::filesystem::path log_dir;   ///< where `<stem>`.log, `<stem>`.json, `<stem>`.retryN.log go
   std::string log_stem = "tests";  ///< file name stem of the logs
+  /// When set and it turns true, the checker is killed (ProcessSpec::cancel): a held checker's
+  /// tests past their limit, counted from its release.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 /// \p message without GoogleTest's "Expected equality of these values:" operand block, so the
