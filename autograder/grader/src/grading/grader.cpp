@@ -387,15 +387,16 @@ std::vector<std::size_t> runnable_labs(const GradeRun& g) {
   return runnable;
 }
 
-/// Step "build" where build_labs() left it (GradeOptions::tests_beside_build): the lab of the
-/// longest part is checked once ninja has linked it and given to \p first_checked.
+/// Step "build" where build_labs() left it (GradeOptions::tests_beside_build): the lab \p first is
+/// checked once ninja has linked it and given to \p first_checked.
 void build_deferred_labs(
-    GradeRun& g, const std::function<void(const std::vector<std::string>&)>& first_checked) {
+    GradeRun& g, const std::string& first,
+    const std::function<void(const std::vector<std::string>&)>& first_checked) {
   std::vector<std::string> present;
   for (const LabFacts& f : g.p.labs)
     if (f.present) present.push_back(f.lab);
   BuildOptions bo = lab_build_options(g.p, g.course, g.rubric, present, g.gpu, g.progress, g.tag);
-  bo.first = {g.course.part_seconds.longest_lab(g.p.build.deferred)};
+  bo.first = {first};
   bo.first_checked = first_checked;
   const double started = now_seconds();
   build_later_labs(bo, g.p.build);
@@ -421,8 +422,8 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   const LabRunContext context{g.p,  g.course,       checking, env,        sanitizer,
                               told, o.out / "logs", g.tag,    g.progress, g.report.processes};
   TimingLock& timing = timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock);
-  // Where the labs are still to build, the lab linked first starts its tests beside that build,
-  // and the other labs' checkers make their CUDA contexts during it, held until it ends.
+  // Where the labs are still to build, the lab of the longest part starts its tests once linked,
+  // and the other labs' checkers make their CUDA contexts during that build, held until it ends.
   EarlyChecks early;
   if (deferred) {
     const std::vector<std::string>& later = g.p.build.deferred;
@@ -433,7 +434,7 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
           std::find(later.begin(), later.end(), g.p.labs[i].lab) != later.end())
         held.push_back(i);
     start_held_checkers(g.p, held, context, timing, g.rubric.limits.build_timeout_s + 60, early);
-    build_deferred_labs(g, [&](const std::vector<std::string>& passed) {
+    build_deferred_labs(g, first, [&](const std::vector<std::string>& passed) {
       keep_build_facts(g.p);
       for (std::size_t i : runnable_labs(g))
         if (std::find(passed.begin(), passed.end(), g.p.labs[i].lab) != passed.end())
