@@ -424,6 +424,25 @@ TEST(CheckLabs, AHeldLabThatHangsIsStoppedAtTheTestsLimitCountedFromTheRelease) 
   EXPECT_TRUE(phase.p.labs[2].tests[0].not_implemented);
 }
 
+TEST(CheckLabs, ABuildThatOutlastsTheHoldLeavesEveryPartToRunAlone) {
+  // A submission whose build takes longer than the hold allows (0.5 s here): the held checkers
+  // end untested before the release, and every part then runs alone, graded as ever.
+  Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}, {"forge", {"sum"}}});
+  phase.rubric.limits.parallel_checks = 1;
+  const LabRunContext c = phase.context();
+  TimingLock timing;
+  EarlyChecks early;
+  start_held_checkers(phase.p, {0, 1, 2}, c, timing, 0.5, early);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the build
+  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2}, c, &early));
+  EXPECT_TRUE(contains(read_file(phase.dir / "logs" / "tests" / "group_0.log"),
+                       "no word from the grader within the hold's limit"));
+  EXPECT_EQ(phase.ran_alone(), (std::vector<std::string>{"forge", "passes", "stub"}));
+  EXPECT_EQ(phase.p.labs[0].tests[0].passed(), 2);
+  EXPECT_TRUE(phase.p.labs[1].tests[0].not_implemented);
+  EXPECT_EQ(phase.p.labs[2].tests[0].failed(), 1);
+}
+
 TEST(CheckLabs, HeldCheckersNeverReleasedEndUntestedWithTheirGrading) {
   Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}});
   const LabRunContext c = phase.context();

@@ -13,39 +13,46 @@
 namespace reduce::grade {
 
 /// checker_main over its launch spec's labs, in miniature, written into \p dir: held where its
-/// spec says so (a run, not a listing, waits for the hold file, says how long as the checker
-/// does, and ends untested on any word but "go"), then for each part (a lab's operation), the
-/// marked line, then the tests its filter selects, listed or run with FAKE_MODE=$mode. It reads
-/// the mark, the hold and the labs from its spec through the course's reader (the fake suite's
+/// spec says so (a run, not a listing, waits for the hold file up to the hold's limit, says how
+/// long as the checker does, and ends untested past the limit or on any word but "go"), then for
+/// each part (a lab's operation), the marked line, then the tests its filter selects, listed or run
+/// with FAKE_MODE=$mode. It reads the mark, the hold and the labs from its spec through the
+/// course's reader (the fake suite's
 /// --spec=WHAT). \p per_part: shell lines run first for each part, with $lab, $op and $list
 /// set; they may set $mode.
 inline SuiteOptions several_labs_checker(const fs::path& dir, const std::string& per_part) {
   const fs::path checker = dir / "several-labs";
-  write_file(checker,
-             "#!/bin/sh\n"
-             "mark=$(" REDUCE_GRADE_FAKE_SUITE
-             " --spec=mark) || exit 2\n"
-             "list=''; record=''; i=0\n"
-             "for a in \"$@\"; do case \"$a\" in --record=*) record=$a;;\n"
-             "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
-             "hold=$(" REDUCE_GRADE_FAKE_SUITE
-             " --spec=hold)\n"
-             "if [ -z \"$list\" ] && [ -n \"$hold\" ]; then\n"
-             "  from=$(date +%s.%N)\n"
-             "  while [ ! -e \"$hold\" ]; do sleep 0.02; done\n"
-             "  echo \"[ startup  ] held until the labs were built: $(awk -v a=$from -v b=$(date "
-             "+%s.%N) 'BEGIN { printf \"%.2f\", b - a }') s\"\n"
-             "  [ \"$(cat \"$hold\")\" = go ] || { echo 'checker: ended untested'; exit 0; }\n"
-             "fi\n" REDUCE_GRADE_FAKE_SUITE
-             " --spec=labs | cut -f1,2,6 | while read -r lab op filter; do\n"
-             "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
-             "  mode=''; part=''\n"
-             "  [ -n \"$record\" ] && part=\"$record --record-part=$i,0\"\n" +
-                 per_part +
-                 "  FAKE_MODE=$mode " REDUCE_GRADE_FAKE_SUITE
-                 " --gtest_filter=$filter --gtest_color=no $list $part\n"
-                 "  i=$((i + 1))\n"
-                 "done\n");
+  write_file(
+      checker,
+      "#!/bin/sh\n"
+      "mark=$(" REDUCE_GRADE_FAKE_SUITE
+      " --spec=mark) || exit 2\n"
+      "list=''; record=''; i=0\n"
+      "for a in \"$@\"; do case \"$a\" in --record=*) record=$a;;\n"
+      "  --gtest_list_tests) list=--gtest_list_tests;; esac; done\n"
+      "hold=$(" REDUCE_GRADE_FAKE_SUITE
+      " --spec=hold)\n"
+      "if [ -z \"$list\" ] && [ -n \"$hold\" ]; then\n"
+      "  limit=$(" REDUCE_GRADE_FAKE_SUITE
+      " --spec=hold_limit); from=$(date +%s.%N)\n"
+      "  held() { awk -v a=$from -v b=$(date +%s.%N) 'BEGIN { printf \"%.2f\", b - a }'; }\n"
+      "  while [ ! -e \"$hold\" ] && awk -v h=$(held) -v l=$limit 'BEGIN { exit !(h <= l) }'\n"
+      "  do sleep 0.02; done\n"
+      "  echo \"[ startup  ] held until the labs were built: $(held) s\"\n"
+      "  [ -e \"$hold\" ] ||\n"
+      "    { echo 'checker: ended untested: no word from the grader within the hold'\\''s limit';"
+      " exit 0; }\n"
+      "  [ \"$(cat \"$hold\")\" = go ] || { echo 'checker: ended untested'; exit 0; }\n"
+      "fi\n" REDUCE_GRADE_FAKE_SUITE
+      " --spec=labs | cut -f1,2,6 | while read -r lab op filter; do\n"
+      "  echo \"[ lab      ] $mark 0 $lab $op\"\n"
+      "  mode=''; part=''\n"
+      "  [ -n \"$record\" ] && part=\"$record --record-part=$i,0\"\n" +
+          per_part +
+          "  FAKE_MODE=$mode " REDUCE_GRADE_FAKE_SUITE
+          " --gtest_filter=$filter --gtest_color=no $list $part\n"
+          "  i=$((i + 1))\n"
+          "done\n");
   fs::permissions(checker, fs::perms::owner_all);
   SuiteOptions options;
   options.binary = checker;

@@ -10,7 +10,8 @@
 // no test: it prints what the launch spec named by REDUCE_LAUNCH_SPEC says (read by the course's
 // one reader, as a checker reads it) in words a stand-in checker's shell reads: labs (one line
 // per part: name, op, order, entry, library, filters, TAB between), mark, seed, hold (its file),
-// prefix (a word a line) or repetitions (one line each: the report, then its words, TAB between).
+// hold_limit (seconds), prefix (a word a line) or repetitions (one line each: the report, then
+// its words, TAB between).
 #include "outcome_record.hpp"
 
 #include <reduce_vocabulary/launch_spec.hpp>
@@ -106,6 +107,7 @@ int print_spec(const std::string& what) {
   if (!spec) return 0;
   if (what == "mark") std::printf("%s\n", spec->mark.c_str());
   if (what == "hold" && !spec->hold.empty()) std::printf("%s\n", spec->hold.c_str());
+  if (what == "hold_limit") std::printf("%.3f\n", spec->hold_limit_s);
   if (what == "seed" && spec->seed)
     std::printf("%llu\n", static_cast<unsigned long long>(*spec->seed));
   for (const PlannedLab& lab : what == "labs" ? spec->labs : std::vector<PlannedLab>{}) {
