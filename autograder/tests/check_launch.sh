@@ -10,9 +10,9 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fail() { echo "check_launch: $*" >&2; exit 1; }
 
-# A spec the grader's writer would write (reduce_vocabulary/launch_spec.hpp, version 2).
+# A spec the grader's writer would write (reduce_vocabulary/launch_spec.hpp, version 3).
 cat > "$dir/spec.json" <<'JSON'
-{"version": 2, "child": "checker", "seed": 5, "mark": "m0c4",
+{"version": 3, "child": "checker", "seed": 5, "mark": "m0c4",
  "runner": {"prefix": [], "repetitions": [], "call_timeout_s": 60, "exit_grace_s": 0},
  "labs": [{"name": "a", "op": "sum", "order": "tree", "entry": "sum", "library": "/a.so",
            "filters": ["*"]},
@@ -27,7 +27,7 @@ grep -qx '\[ lab      \] m0c4 0 b maximum' <<<"$out" || fail "no part of lab b: 
 [ "$(grep -c '^  ' <<<"$out")" -gt 0 ] || fail "lab a's part lists no test: $out"
 
 # A spec of another version, or --runner-prefix beside a spec: exit 2, saying why.
-sed 's/"version": 2/"version": 1/' "$dir/spec.json" > "$dir/v1.json"
+sed 's/"version": 3/"version": 1/' "$dir/spec.json" > "$dir/v1.json"
 out=$(REDUCE_LAUNCH_SPEC=$dir/v1.json "$checker" --gtest_list_tests 2>&1)
 rc=$?
 [ $rc = 2 ] && grep -q "version 1" <<<"$out" || fail "a spec of version 1 gave $rc: $out"
@@ -37,34 +37,42 @@ rc=$?
 out=$(REDUCE_LAUNCH_SPEC=$dir/missing.json "$checker" --gtest_list_tests 2>&1)
 [ $? = 2 ] || fail "a missing spec did not stop the checker: $out"
 
-# A held checker (started while its labs build, LaunchSpec::hold): it waits at its hold file and
-# tests only on "go"; any other word, or its limit passing first, ends it untested and with no
-# lab's part opened. Its labs select no test here, so that "go" runs none, with or without a GPU.
+# A held checker (started while its labs build, LaunchSpec::hold): before each lab's part it
+# waits for that lab's file in its hold folder and tests the lab only on "go"; any other word, or
+# the hold's limit passing first, leaves that lab's part unopened. Its labs select no test here,
+# so that "go" runs none, with or without a GPU.
 held() {  # held LIMIT_S: the spec, with a hold of that limit and no test selected
-  sed -e "s|\"gpu_memory_bytes\": 0}|\"gpu_memory_bytes\": 0, \"hold\": {\"file\": \"$dir/held.go\", \"limit_s\": $1}}|" \
+  sed -e "s|\"gpu_memory_bytes\": 0}|\"gpu_memory_bytes\": 0, \"hold\": {\"folder\": \"$dir/held\", \"limit_s\": $1}}|" \
       -e 's|"filters": \["\*"\]|"filters": ["-*"]|' "$dir/spec.json" > "$dir/held.json"
-  rm -f "$dir/held.go"
+  rm -rf "$dir/held" && mkdir "$dir/held"
 }
-release() {  # release SECONDS WORD: the grader's word, written whole, after SECONDS
-  sleep "$1"; echo "$2" > "$dir/held.go.new" && mv "$dir/held.go.new" "$dir/held.go"; }
+release() {  # release SECONDS LAB WORD: the grader's word on a lab, written whole, after SECONDS
+  sleep "$1"; echo "$3" > "$dir/held/$2.new" && mv "$dir/held/$2.new" "$dir/held/$2"; }
+run_held() { REDUCE_LAUNCH_SPEC=$dir/held.json "$checker" --gtest_color=no 2>&1; }
 held 30
-release 1 stop &
-out=$(REDUCE_LAUNCH_SPEC=$dir/held.json "$checker" --gtest_color=no 2>&1) || fail "a stopped checker failed: $out"
+{ release 1 a stop; release 0.5 b go; } &
+out=$(run_held) || fail "a checker with a stopped lab failed: $out"
 wait
 waited=$(sed -n 's/^\[ startup  \] held until the labs were built: \([0-9.]*\) s$/\1/p' <<<"$out")
 awk -v w="${waited:-0}" 'BEGIN { exit !(w >= 0.9 && w < 20) }' || fail "held ${waited:-no} s, not about 1 s: $out"
-grep -q "ended untested: the grader planned its labs anew" <<<"$out" || fail "no word of its end: $out"
-grep -q '^\[ lab' <<<"$out" && fail "a stopped checker opened a lab's part: $out"
+grep -q "a untested: the grader said it did not build or pass its checks" <<<"$out" ||
+  fail "no word of lab a's stop: $out"
+grep -q '^\[ lab.* a sum$' <<<"$out" && fail "a stopped lab's part was opened: $out"
+grep -qx '\[ lab      \] m0c4 0 b maximum' <<<"$out" || fail "lab b, released after a's stop, was not tested: $out"
 held 0.5
-out=$(REDUCE_LAUNCH_SPEC=$dir/held.json "$checker" --gtest_color=no 2>&1) || fail "a checker past its hold failed: $out"
-grep -q "ended untested: no word from the grader within the hold's limit" <<<"$out" ||
-  fail "a checker past its hold's limit did not say so: $out"
+out=$(run_held) || fail "a checker past its hold failed: $out"
+for lab in a b; do
+  grep -q "$lab untested: no word from the grader within the hold's limit" <<<"$out" ||
+    fail "a checker past its hold's limit did not say so of lab $lab: $out"
+done
 grep -q '^\[ lab' <<<"$out" && fail "a checker past its hold opened a lab's part: $out"
 held 30
-release 0 go
-out=$(REDUCE_LAUNCH_SPEC=$dir/held.json "$checker" --gtest_color=no 2>&1)
+release 0 a go
+release 0 b go
+out=$(run_held)
 grep -qx '\[ lab      \] m0c4 0 a sum' <<<"$out" || fail "a released checker did not test lab a: $out"
-grep -q "ended untested" <<<"$out" && fail "a released checker ended untested: $out"
+grep -qx '\[ lab      \] m0c4 0 b maximum' <<<"$out" || fail "a released checker did not test lab b: $out"
+grep -q "untested" <<<"$out" && fail "a released lab was left untested: $out"
 
 # A person's run: no spec, the lab on the command line, REDUCE_SEED checked.
 out=$(env -u REDUCE_LAUNCH_SPEC "$checker" --lab=/a.so --lab-filter='*' --runner-prefix=env \

@@ -14,8 +14,8 @@
 // process's CheckerLaunch (checker_launch.hpp): the key, the runner's sandbox and sanitizer, the
 // GPU's memory; with labs in it, one process tests several labs, of any operations, in turn, all
 // through one runner that holds every library (run_labs()); a spec with a hold (a checker
-// started while its labs still build) makes it wait, its CUDA contexts made, until the grader
-// says "go" (released_to_test()). Without a spec (ctest, a person's
+// started while its labs still build) makes it wait, its CUDA contexts made, before each lab's
+// part until the grader says "go" for that lab (LabHolds). Without a spec (ctest, a person's
 // run) the key is REDUCE_SEED's or the default, and nothing else is limited. The runner the
 // checker starts for the lab gets none of it.
 #include "outcome_record.hpp"
@@ -36,6 +36,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -184,14 +185,64 @@ bool only_stub_failures() {
   return true;
 }
 
+/// A held checker's waits (LaunchSpec::hold, a folder; a checker started while its labs still
+/// build): before a lab's first part, for the grader's word in the file named after the lab.
+class LabHolds {
+ public:
+  explicit LabHolds(const reduce::launch::LaunchSpec& spec)
+      : folder_(spec.hold), limit_s_(spec.hold_limit_s) {}
+
+  /// True once \p lab's file says "go" (at once without a hold). False, saying why, where it
+  /// says anything else, or where the hold's limit, counted from the checker's start, passes
+  /// with no file: that lab's parts are then never opened.
+  bool released(const std::string& lab) {
+    if (folder_.empty()) return true;
+    if (const auto told = told_.find(lab); told != told_.end()) return told->second;
+    std::string word;
+    bool answered = false;
+    for (;;) {
+      // The grader writes the file whole and renames it into place: it is there complete or not.
+      if (std::FILE* file = std::fopen((folder_ + "/" + lab).c_str(), "r")) {
+        char text[16] = {};
+        word.assign(text, std::fread(text, 1, sizeof text - 1, file));
+        std::fclose(file);
+        answered = true;
+        break;
+      }
+      if (held() > limit_s_) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    if (!said_held_)  // the wait before the first part, which no lab's code precedes
+      std::fprintf(stderr, "%s%.2f s\n", reduce::runner::kCheckerHeldLine, held());
+    said_held_ = true;
+    const bool go = word == "go\n";
+    if (!go)
+      std::fprintf(stderr, "checker: %s untested: %s\n", lab.c_str(),
+                   answered ? "the grader said it did not build or pass its checks"
+                            : "no word from the grader within the hold's limit");
+    return told_[lab] = go;
+  }
+
+ private:
+  double held() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+  std::string folder_;
+  double limit_s_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::map<std::string, bool> told_;
+  bool said_held_ = false;
+};
+
 /// Tests every lab of \p labs in turn, once per repetition (one per sanitizer tool, each with
 /// its runner under that tool, the spec's runner repetitions): before each lab's tests its
 /// open_part() line, then GoogleTest's run of the tests its line selects (each lab a part of the
 /// outcome record of --record=FILE). One runner serves
 /// every lab of a repetition; it is stopped after a lab with a failure other than a stub's "not
-/// implemented", so that the next lab starts in a fresh one.
-int run_labs(const std::vector<PlannedLab>& labs, const std::string& mark,
-             const std::string& base) {
+/// implemented", so that the next lab starts in a fresh one. A lab that \p holds does not
+/// release is skipped, its part not opened.
+int run_labs(const std::vector<PlannedLab>& labs, const std::string& mark, const std::string& base,
+             LabHolds& holds) {
   const int repetitions = std::max(1, static_cast<int>(::testing::GTEST_FLAG(repeat)));
   ::testing::GTEST_FLAG(repeat) = 1;
   reduce::runner::LabRunner& runner = reduce::runner::LabRunner::of_process();
@@ -199,6 +250,7 @@ int run_labs(const std::vector<PlannedLab>& labs, const std::string& mark,
   for (int repetition = 0; repetition < repetitions; ++repetition) {
     runner.begin_repetition(repetition);
     for (std::size_t i = 0; i < labs.size(); ++i) {
+      if (!holds.released(labs[i].name)) continue;
       enter_lab(labs[i], base);
       runner.use_library(i);
       open_part(mark, repetition, i, labs[i]);
@@ -307,36 +359,6 @@ void start_contexts() {
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
-/// Waits, its CUDA contexts made, at the spec's hold file (a checker started while its labs still
-/// build; LaunchSpec::hold): true once the file says "go". False, saying why, where it says
-/// anything else or the spec's limit passes first: the checker then ends untested.
-bool released_to_test(const reduce::launch::LaunchSpec& spec) {
-  if (spec.hold.empty()) return true;
-  const auto start = std::chrono::steady_clock::now();
-  const auto held = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  std::string word;
-  bool answered = false;
-  while (!answered && held() <= spec.hold_limit_s) {
-    // The grader writes the file whole and renames it into place: it is there complete or not.
-    if (std::FILE* file = std::fopen(spec.hold.c_str(), "r")) {
-      char text[16] = {};
-      word.assign(text, std::fread(text, 1, sizeof text - 1, file));
-      std::fclose(file);
-      answered = true;
-    } else {
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
-  std::fprintf(stderr, "%s%.2f s\n", reduce::runner::kCheckerHeldLine, held());
-  if (word == "go\n") return true;
-  std::fprintf(stderr, "checker: ended untested: %s\n",
-               answered ? "the grader planned its labs anew"
-                        : "no word from the grader within the hold's limit");
-  return false;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -365,7 +387,8 @@ int main(int argc, char** argv) {
   if (one_lab && !spec.runner.repetitions.empty())
     ::testing::UnitTest::GetInstance()->listeners().Append(new RepetitionListener);
   if (has_lab && !listing) start_contexts();
-  if (!listing && !released_to_test(spec)) return 0;
-  if (!one_lab) return run_labs(spec.labs, spec.mark, base);
+  LabHolds holds(spec);
+  if (!one_lab) return run_labs(spec.labs, spec.mark, base, holds);
+  if (!listing && !holds.released(checker_launch().lab)) return 0;
   return RUN_ALL_TESTS();
 }

@@ -91,7 +91,7 @@ class Checker:
     seconds: float = math.nan
     group: str = ""
     context_s: float = 0.0
-    held_s: float = 0.0  # started during the build, held until it ended
+    held_s: float = 0.0  # started during the build, held until its first lab was built
     parts: list = dataclasses.field(default_factory=list)
     answers: list = dataclasses.field(default_factory=list)  # (start number, seconds)
     waits: list = dataclasses.field(default_factory=list)  # (seconds, what)

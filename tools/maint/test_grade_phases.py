@@ -363,19 +363,21 @@ class Output(unittest.TestCase):
                 gp.main([str(DATA / "grade2.log"), "--part-seconds", "unused.toml"])
 
     def test_part_seconds_of_a_grading_with_launch_specs(self):
-        # Since the launch spec, a checker's plan is its group_N.launch.json (no labs.txt); lab
-        # 01's part ran in the checker started during the build (early_0).
-        grading = DATA / "f966ba5"
+        # Since the launch spec, a checker's plan is its group_N.launch.json (no labs.txt); since
+        # afdf816 every lab's part runs in a group whose checker started before the build, each
+        # part tested once its lab was built (the checker's held line before its first part).
+        grading = DATA / "afdf816"
         checkers = gp.checkers_from_progress(gp.read_progress(grading / "grade.log"))
         gp.attach_logs(checkers, grading / "grading" / "logs")
         self.assertEqual(sorted(c.group for c in checkers if c.kind == "tests"),
-                         ["early_0"] + [f"group_{k}" for k in range(6)])
+                         [f"group_{k}" for k in range(6)])
+        self.assertTrue(all(c.held_s > 1 for c in checkers if c.kind == "tests"))
         parts = gp.part_seconds(checkers)
         self.assertEqual(len(parts), 23)
         seconds, tests = parts[("01_atomic_naive", "sum")]
-        self.assertEqual((round(seconds, 2), tests), (12.99, 70))
+        self.assertEqual((round(seconds, 2), tests), (14.91, 70))
         seconds, tests = parts[("14_atomic_max", "atomic_max")]
-        self.assertEqual((round(seconds, 2), tests), (10.89, 38))
+        self.assertEqual((round(seconds, 2), tests), (10.36, 38))
 
     def test_numbers_for_none(self):
         self.assertEqual(gp.fmt(None), "-")

@@ -200,23 +200,6 @@ TEST(PartSeconds, AMalformedTableIsAConfigErrorWithTheFileAndTheLine) {
   EXPECT_EQ(table_error("measured_on = \"x\"\n"), "autograder/part_seconds.toml: no version");
 }
 
-TEST(PartSeconds, TheLongestLabHasTheLongestPartAndIgnoresLabsTheTableLacks) {
-  const PartSeconds table = parse_part_seconds(
-      "version = 1\nmeasured_on = \"x\"\n"
-      "[part_seconds.01_a]\nsum = { seconds = 9, tests = 7 }\n"
-      "[part_seconds.02_b]\nmaximum = { seconds = 5, tests = 7 }\n"
-      "minimum = { seconds = 5, tests = 7 }\n");
-  EXPECT_EQ(table.longest_lab({"01_a", "02_b"}), "01_a")
-      << "9 s in one part, not 5 + 5 s that two groups can share";
-  EXPECT_EQ(table.longest_lab({"02_b", "03_new"}), "02_b");
-  EXPECT_EQ(table.longest_lab({"03_new"}), "") << "nothing measured";
-  std::vector<std::string> course_labs;
-  for (const auto& [lab, ops] : course_table().labs) course_labs.push_back(lab);
-  EXPECT_EQ(course_table().longest_lab(course_labs), "01_atomic_naive")
-      << "the course's own: lab 01's same-address atomics past 2^32, though lab 14's two "
-         "operations add up to more";
-}
-
 TEST(PartSeconds, ACoursesTableIsReadFromItsAutograderFolder) {
   const fs::path dir = make_temp_dir("reduce-grade-part-seconds-");
   EXPECT_TRUE(load_part_seconds(dir / "part_seconds.toml").labs.empty()) << "none: empty";

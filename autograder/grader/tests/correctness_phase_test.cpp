@@ -18,6 +18,7 @@
 #include <atomic>
 #include <chrono>
 #include <future>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -124,10 +125,13 @@ TEST(Assess, TheFirstHungSuiteSaysWhyAndAnyFailureOrEmptySuiteFails) {
 
 /// A checker of the course written into \p dir, both of its ways: with labs in its launch spec it
 /// is several_labs_checker() (each lab's part runs the fake suite with FAKE_MODE set to the lab's
-/// name); alone, it runs the fake suite over --lab-filter's tests with FAKE_MODE the lab's name
+/// name, and a run appends the lab's name to opened.txt as it opens the part); alone, it runs the
+/// fake suite over --lab-filter's tests with FAKE_MODE the lab's name
 /// (--lab-name), and appends that name to alone.txt for each run that is not a listing.
 fs::path course_checker(const fs::path& dir) {
-  several_labs_checker(dir, "  mode=$lab\n");
+  several_labs_checker(dir,
+                       "  mode=$lab\n"
+                       "  [ -n \"$list\" ] || echo \"$lab\" >> \"$(dirname \"$0\")/opened.txt\"\n");
   const fs::path checker = dir / "checker";
   write_file(checker,
              "#!/bin/sh\n"
@@ -195,6 +199,12 @@ struct Phase {
   /// What every lab's runs share, for check_labs() and the options of a lab's checker.
   LabRunContext context() {
     return {p, course, rubric, env, no_sanitizer, told, dir / "logs", tag, progress, counts};
+  }
+
+  /// The labs whose parts several-lab checkers opened (opened.txt), in order, each once per run.
+  std::vector<std::string> opened() const {
+    return fs::exists(dir / "opened.txt") ? split_lines(read_file(dir / "opened.txt"))
+                                          : std::vector<std::string>{};
   }
 
   /// The labs that ran alone (alone.txt), sorted, each once per run.
@@ -295,49 +305,6 @@ TEST(CheckLabs, ALabThatHangsIsMarkedHungAndTheOthersStillGetTheirResults) {
   EXPECT_EQ(stub.tests[0].passed(), 1);
 }
 
-TEST(CheckLabs, AnEarlyCheckersPartsRunInNoGroupAndJoinTheirResults) {
-  Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}, {"forge", {"sum"}}, {"passes2", {"sum"}}});
-  phase.rubric.limits.parallel_checks = 1;
-  const LabRunContext c = phase.context();
-  // Labs 0 and 2 started early, in a checker of their own, while the others still built.
-  EarlyChecks early;
-  early.labs = {0, 2};
-  early.runs = std::async(std::launch::async,
-                          [&phase, &early, &c] { return check_early(phase.p, early.labs, c); });
-  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2, 3}, c, &early));
-  const fs::path tests = phase.dir / "logs" / "tests";
-  EXPECT_EQ(planned_lines(tests / "early_0.launch.json"),
-            "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n"
-            "forge\tsum\ttree\tsum\t/libforge_sum.so\tFake.Passes:Fake.Misbehaves\n");
-  EXPECT_EQ(planned_lines(tests / "group_0.launch.json"),
-            "stub\tsum\ttree\tsum\t/libstub_sum.so\tFake.Passes:Fake.Misbehaves\n"
-            "passes2\tsum\ttree\tsum\t/libpasses2_sum.so\tFake.Passes:Fake.Misbehaves\n")
-      << "the early labs' parts run in no group";
-  // Only the forged failure ran again alone, as after a group.
-  EXPECT_EQ(phase.ran_alone(), std::vector<std::string>{"forge"});
-  const LabFacts& passes = phase.p.labs[0];
-  ASSERT_EQ(passes.tests.size(), 1u);
-  EXPECT_EQ(passes.tests[0].passed(), 2);
-  const LabFacts& forge = phase.p.labs[2];
-  ASSERT_EQ(forge.tests.size(), 1u);
-  EXPECT_EQ(forge.tests[0].failed(), 1);
-  EXPECT_TRUE(contains(message_of(forge.tests[0], "Fake.Misbehaves"), "the lab threw: x"));
-  EXPECT_TRUE(phase.p.labs[1].tests[0].not_implemented);
-  EXPECT_EQ(phase.p.labs[3].tests[0].passed(), 2);
-
-  // One early lab alone is a checker's part too, not a lone run.
-  Phase one({{"passes", {"sum"}}, {"stub", {"sum"}}});
-  const LabRunContext c1 = one.context();
-  EarlyChecks first;
-  first.labs = {0};
-  first.runs = std::async(std::launch::async, [&] { return check_early(one.p, first.labs, c1); });
-  ASSERT_TRUE(check_labs(one.p, {0, 1}, c1, &first));
-  EXPECT_EQ(planned_lines(one.dir / "logs" / "tests" / "early_0.launch.json"),
-            "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n");
-  EXPECT_EQ(one.ran_alone(), std::vector<std::string>{"stub"}) << "one part left: alone";
-  EXPECT_EQ(one.p.labs[0].tests[0].passed(), 2);
-}
-
 /// The seconds that \p log's checker says it was held ("held until the labs were built: S s"),
 /// or -1 where it says none.
 double held_seconds(const fs::path& log) {
@@ -347,34 +314,47 @@ double held_seconds(const fs::path& log) {
   return at == std::string::npos ? -1 : std::stod(text.substr(at + line.size()));
 }
 
-TEST(CheckLabs, HeldCheckersStartDuringTheBuildAndTestOnceReleased) {
+/// Waits up to 20 s until \p phase's several-lab checkers have opened \p count parts.
+bool opened_within_a_while(const Phase& phase, std::size_t count) {
+  const double until = now_seconds() + 20;
+  while (phase.opened().size() < count && now_seconds() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  return phase.opened().size() >= count;
+}
+
+TEST(CheckLabs, HeldCheckersTestEachLabAsSoonAsItIsReleased) {
   Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}, {"forge", {"sum"}}, {"passes2", {"sum"}}});
   phase.rubric.limits.parallel_checks = 2;  // two tests checkers: no sanitizer
   const LabRunContext c = phase.context();
   TimingLock timing;
-  EarlyChecks early;
-  early.labs = {0};
-  early.runs = std::async(std::launch::async, [&] { return check_early(phase.p, early.labs, c); });
-  // Labs 1-3 are still building: their checkers start and wait at the hold file.
+  HeldChecks held;
+  // Every lab is still building: the checkers start and wait in the hold folder.
   const fs::path tests = phase.dir / "logs" / "tests";
-  write_file(tests / "held.go", "go\n");  // an earlier grading's word is not this one's
-  start_held_checkers(phase.p, {1, 2, 3}, c, timing, 30, early);
-  EXPECT_EQ(early.hold, tests / "held.go");
+  write_file(tests / "held" / "stub", "go\n");  // an earlier grading's word is not this one's
+  start_held_checkers(phase.p, {0, 1, 2, 3}, c, timing, 30, held);
+  EXPECT_EQ(held.hold, tests / "held");
   std::this_thread::sleep_for(std::chrono::seconds(1));
-  EXPECT_FALSE(fs::exists(tests / "held.go"));
-  EXPECT_TRUE(phase.ran_alone().empty()) << "nothing ran while held";
-  // The build ends with every lab built: check_labs() releases them to their tests.
-  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2, 3}, c, &early));
-  EXPECT_EQ(read_file(tests / "held.go"), "go\n");
-  EXPECT_EQ(planned_lines(tests / "early_0.launch.json"),
-            "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n");
-  std::string grouped;
-  for (const char* log : {"group_0.launch.json", "group_1.launch.json"})
-    grouped += planned_lines(tests / log);
-  EXPECT_FALSE(contains(grouped, "passes\tsum")) << "lab 0 ran early, in no group";
-  for (const char* lab : {"stub\t", "forge\t", "passes2\t"}) EXPECT_TRUE(contains(grouped, lab));
+  EXPECT_FALSE(fs::exists(tests / "held" / "stub"));
+  EXPECT_TRUE(phase.opened().empty()) << "nothing ran while held";
+  // Lab 0 is built and checked first: its part runs while the others still build.
+  held.release("passes", true);
+  ASSERT_TRUE(opened_within_a_while(phase, 1));
+  EXPECT_EQ(phase.opened(), std::vector<std::string>{"passes"});
+  EXPECT_EQ(read_file(tests / "held" / "passes"), "go\n");
+  for (const char* lab : {"stub", "forge", "passes2"}) held.release(lab, true);
+  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2, 3}, c, &held));
+  // Each group's parts are in the labs' order, the order ninja links them in.
+  const std::string group_0 = planned_lines(tests / "group_0.launch.json");
+  const std::string group_1 = planned_lines(tests / "group_1.launch.json");
+  for (const std::string& group : {group_0, group_1}) {
+    std::vector<std::size_t> at;
+    for (const char* lab : {"passes\t", "stub\t", "forge\t", "passes2\t"})
+      if (const auto found = group.find(lab); found != std::string::npos) at.push_back(found);
+    EXPECT_TRUE(std::is_sorted(at.begin(), at.end())) << group;
+  }
+  EXPECT_EQ(split_lines(group_0 + group_1).size(), 4u) << "every lab's part in a group";
   for (const char* log : {"group_0.log", "group_1.log"})
-    EXPECT_GE(held_seconds(tests / log), 0.9) << log << ": held until released";
+    EXPECT_GE(held_seconds(tests / log), 0.9) << log << ": held until its first lab's release";
   // As after any group: only the forged failure ran again alone.
   EXPECT_EQ(phase.ran_alone(), std::vector<std::string>{"forge"});
   EXPECT_EQ(phase.p.labs[0].tests[0].passed(), 2);
@@ -383,38 +363,46 @@ TEST(CheckLabs, HeldCheckersStartDuringTheBuildAndTestOnceReleased) {
   EXPECT_EQ(phase.p.labs[3].tests[0].passed(), 2);
 }
 
-TEST(CheckLabs, HeldCheckersOfALabThatDidNotBuildEndUntestedAndTheGroupsArePlannedAnew) {
+TEST(CheckLabs, AHeldLabThatDidNotBuildIsStoppedAndTheOthersAreTestedInTheirGroups) {
   Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}, {"passes2", {"sum"}}});
   phase.rubric.limits.parallel_checks = 1;
   const LabRunContext c = phase.context();
   TimingLock timing;
-  EarlyChecks early;
-  start_held_checkers(phase.p, {0, 1, 2}, c, timing, 30, early);
-  // Lab 2 did not build: the held checker, planned for all three, must not test.
-  ASSERT_TRUE(check_labs(phase.p, {0, 1}, c, &early));
+  HeldChecks held;
+  start_held_checkers(phase.p, {0, 1, 2}, c, timing, 30, held);
+  held.release("passes", true);
+  held.release("stub", false);  // it did not build: its part must not open
+  held.release("stub", true);   // told once: a second word changes nothing
+  held.release("passes2", true);
+  ASSERT_TRUE(check_labs(phase.p, {0, 2}, c, &held));
   const fs::path tests = phase.dir / "logs" / "tests";
-  EXPECT_EQ(read_file(tests / "held.go"), "stop\n");
-  EXPECT_EQ(planned_lines(tests / "group_0.launch.json"),
-            "passes\tsum\ttree\tsum\t/libpasses_sum.so\tFake.Passes:Fake.Misbehaves\n"
-            "stub\tsum\ttree\tsum\t/libstub_sum.so\tFake.Passes:Fake.Misbehaves\n")
-      << "the group planned anew, for the labs that built";
-  EXPECT_LT(held_seconds(tests / "group_0.log"), 0) << "the new group was not held";
+  EXPECT_EQ(read_file(tests / "held" / "stub"), "stop\n");
+  EXPECT_EQ(phase.opened(), (std::vector<std::string>{"passes", "passes2"}));
+  EXPECT_TRUE(contains(read_file(tests / "group_0.log"),
+                       "stub untested: the grader said it did not build or pass its checks"));
   EXPECT_EQ(phase.p.labs[0].tests[0].passed(), 2);
-  EXPECT_TRUE(phase.p.labs[1].tests[0].not_implemented);
-  EXPECT_TRUE(phase.p.labs[2].tests.empty());
-  EXPECT_TRUE(phase.ran_alone().empty());
+  EXPECT_TRUE(phase.p.labs[1].tests.empty());
+  EXPECT_EQ(phase.p.labs[2].tests[0].passed(), 2);
+  EXPECT_TRUE(phase.ran_alone().empty()) << "no part ran again alone";
 }
 
-TEST(CheckLabs, AHeldLabThatHangsIsStoppedAtTheTestsLimitCountedFromTheRelease) {
+TEST(CheckLabs, AHeldLabThatHangsIsStoppedAtTheTestsLimitCountedFromItsGroupsLastRelease) {
   Phase phase({{"hang", {"sum"}}, {"passes", {"sum"}}, {"stub", {"sum"}}});
   phase.one_checker_with_short_limits();  // the hang stops the checker the three labs share
   const LabRunContext c = phase.context();
   TimingLock timing;
-  EarlyChecks early;
+  HeldChecks held;
   const double start = now_seconds();
-  start_held_checkers(phase.p, {0, 1, 2}, c, timing, 60, early);  // a build's limit of a minute
-  std::this_thread::sleep_for(std::chrono::seconds(1));           // the build
-  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2}, c, &early));
+  start_held_checkers(phase.p, {0, 1, 2}, c, timing, 60, held);  // a build's limit of a minute
+  held.release("hang", true);
+  std::this_thread::sleep_for(std::chrono::seconds(3));  // the build goes on past the tests' limit
+  EXPECT_EQ(held.released_at({"hang", "passes"}), std::numeric_limits<double>::infinity());
+  held.release("passes", true);
+  held.release("stub", true);
+  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2}, c, &held));
+  // Killed 2 s after the last release (at 3 s), then run alone to its 2 s limit: 7 s at least;
+  // 2 s after its own release would have ended the group before the last release.
+  EXPECT_GE(now_seconds() - start, 6.5) << "not killed before 2 s after the group's last release";
   EXPECT_LT(now_seconds() - start, 30)
       << "killed 2 s after the release, not at the tests' and the hold's limits together";
   EXPECT_EQ(phase.ran_alone(), (std::vector<std::string>{"hang", "passes", "stub"}))
@@ -426,17 +414,19 @@ TEST(CheckLabs, AHeldLabThatHangsIsStoppedAtTheTestsLimitCountedFromTheRelease) 
 
 TEST(CheckLabs, ABuildThatOutlastsTheHoldLeavesEveryPartToRunAlone) {
   // A submission whose build takes longer than the hold allows (0.5 s here): the held checkers
-  // end untested before the release, and every part then runs alone, graded as ever.
+  // leave every part unopened, and every part then runs alone, graded as ever.
   Phase phase({{"passes", {"sum"}}, {"stub", {"sum"}}, {"forge", {"sum"}}});
   phase.rubric.limits.parallel_checks = 1;
   const LabRunContext c = phase.context();
   TimingLock timing;
-  EarlyChecks early;
-  start_held_checkers(phase.p, {0, 1, 2}, c, timing, 0.5, early);
+  HeldChecks held;
+  start_held_checkers(phase.p, {0, 1, 2}, c, timing, 0.5, held);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // the build
-  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2}, c, &early));
+  for (const char* lab : {"passes", "stub", "forge"}) held.release(lab, true);
+  ASSERT_TRUE(check_labs(phase.p, {0, 1, 2}, c, &held));
   EXPECT_TRUE(contains(read_file(phase.dir / "logs" / "tests" / "group_0.log"),
-                       "no word from the grader within the hold's limit"));
+                       "passes untested: no word from the grader within the hold's limit"));
+  EXPECT_TRUE(phase.opened().empty());
   EXPECT_EQ(phase.ran_alone(), (std::vector<std::string>{"forge", "passes", "stub"}));
   EXPECT_EQ(phase.p.labs[0].tests[0].passed(), 2);
   EXPECT_TRUE(phase.p.labs[1].tests[0].not_implemented);
@@ -449,19 +439,23 @@ TEST(CheckLabs, HeldCheckersNeverReleasedEndUntestedWithTheirGrading) {
   TimingLock timing;
   const double start = now_seconds();
   {
-    EarlyChecks early;  // a build that threw: check_labs() never ran
-    start_held_checkers(phase.p, {0, 1}, c, timing, 30, early);
+    HeldChecks held;  // a build that threw: check_labs() never ran
+    start_held_checkers(phase.p, {0, 1}, c, timing, 30, held);
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
   }
   EXPECT_LT(now_seconds() - start, 20) << "released at once, not at the hold's limit";
-  EXPECT_EQ(read_file(phase.dir / "logs" / "tests" / "held.go"), "stop\n");
+  for (const char* lab : {"passes", "stub"})
+    EXPECT_EQ(read_file(phase.dir / "logs" / "tests" / "held" / lab), "stop\n");
+  EXPECT_TRUE(phase.opened().empty());
   EXPECT_TRUE(phase.ran_alone().empty());
   EXPECT_TRUE(phase.p.labs[0].tests.empty());
 
-  // Fewer than two labs hold no checker.
-  EarlyChecks none;
+  // Fewer than two labs hold no checker, and a word for a lab not held is written nowhere.
+  HeldChecks none;
   start_held_checkers(phase.p, {0}, c, timing, 30, none);
-  EXPECT_FALSE(none.held.valid());
+  EXPECT_FALSE(none.runs.valid());
+  none.release("passes", true);
+  EXPECT_EQ(none.released_at({"passes"}), std::numeric_limits<double>::infinity());
 }
 
 TEST(LabRuns, ALabsCheckerArgumentsAndOptionsNameItAndTheRubricsLimits) {

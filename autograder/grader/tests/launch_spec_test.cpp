@@ -51,7 +51,7 @@ LaunchSpec checker_spec() {
   spec.memory_slots_dir = "/tmp/slots";
   spec.memory_slots = 3;
   spec.gpu_memory_bytes = std::uint64_t{15} << 30;
-  spec.hold = "/logs/tests/group_0.hold";
+  spec.hold = "/logs/tests/held";
   spec.hold_limit_s = 600.5;
   return spec;
 }
@@ -140,7 +140,9 @@ TEST(LaunchSpec, AnotherVersionIsRefused) {
   const std::string now = "\"version\": " + std::to_string(kLaunchSpecVersion);
   ASSERT_NE(text.find(now), std::string::npos);
   text.replace(text.find(now), now.size(), "\"version\": 1");
-  EXPECT_NE(refusal(text).find("version 1, this build reads version 2"), std::string::npos)
+  EXPECT_NE(refusal(text).find("version 1, this build reads version " +
+                               std::to_string(kLaunchSpecVersion)),
+            std::string::npos)
       << refusal(text);
   EXPECT_NE(refusal(R"({"child": "checker"})").find("no integer \"version\""), std::string::npos);
   EXPECT_NE(refusal(R"({"version": "1", "child": "checker"})").find("no integer"),
@@ -152,21 +154,21 @@ TEST(LaunchSpec, ASpecForAnotherChildIsRefused) {
   EXPECT_NE(refusal(text, Child::kBench).find("written for \"checker\", not for the bench"),
             std::string::npos)
       << refusal(text, Child::kBench);
-  EXPECT_NE(refusal(R"({"version": 2})").find("written for no one"), std::string::npos);
+  EXPECT_NE(refusal(R"({"version": 3})").find("written for no one"), std::string::npos);
 }
 
 TEST(LaunchSpec, MalformedFilesAreRefusedWithWhatIsWrong) {
   EXPECT_NE(refusal("").find("not valid JSON"), std::string::npos);
-  EXPECT_NE(refusal("{\"version\": 2,").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(refusal("{\"version\": 3,").find("not valid JSON"), std::string::npos);
   EXPECT_NE(refusal("[1, 2]").find("not a JSON object"), std::string::npos);
-  const std::string head = R"({"version": 2, "child": "checker", )";
+  const std::string head = R"({"version": 3, "child": "checker", )";
   for (const char* body :
        {R"("seed": -1})", R"("seed": "12"})", R"("runner": {"prefix": "bwrap"}})",
         R"("runner": {"call_timeout_s": -5}})", R"("runner": []})",
         R"("runner": {"repetitions": [3]}})", R"("labs": [{"name": "04"}]})",
         R"("labs": {"name": "04", "library": "x"}})", R"("memory_slots": 3})", R"("mark": 12})",
-        R"("gpu_memory_bytes": 1.5})", R"("hold": "/a"})", R"("hold": {"file": 3}})",
-        R"("hold": {"file": "/a", "limit_s": "9"}})"}) {
+        R"("gpu_memory_bytes": 1.5})", R"("hold": "/a"})", R"("hold": {"folder": 3}})",
+        R"("hold": {"folder": "/a", "limit_s": "9"}})"}) {
     const std::string why = refusal(head + body);
     EXPECT_NE(why.find("launch spec test.json: malformed: "), std::string::npos)
         << body << " -> " << why;

@@ -153,7 +153,7 @@ LaunchSpec spec_of(const json& j, Child child) {
   field(j, "gpu_memory_bytes", spec.gpu_memory_bytes);
   if (const auto it = j.find("hold"); it != j.end()) {
     object_of(*it, "\"hold\"");
-    field(*it, "file", spec.hold);
+    field(*it, "folder", spec.hold);
     field(*it, "limit_s", spec.hold_limit_s);
   }
   if (const auto it = j.find("graded"); it != j.end())
@@ -181,7 +181,7 @@ std::string launch_spec_json(const LaunchSpec& spec) {
     j["labs"] = labs_json(spec.labs);
     j["memory_slots"] = {{"dir", spec.memory_slots_dir}, {"count", spec.memory_slots}};
     j["gpu_memory_bytes"] = spec.gpu_memory_bytes;
-    if (!spec.hold.empty()) j["hold"] = {{"file", spec.hold}, {"limit_s", spec.hold_limit_s}};
+    if (!spec.hold.empty()) j["hold"] = {{"folder", spec.hold}, {"limit_s", spec.hold_limit_s}};
   } else {
     j["graded"] = runner_labs_json(spec.graded);
     j["references"] = runner_labs_json(spec.references);

@@ -34,22 +34,6 @@ double PartSeconds::weight(const std::string& lab, const std::string& op, std::s
   return static_cast<double>(tests) * seconds_per_test();
 }
 
-std::string PartSeconds::longest_lab(const std::vector<std::string>& among) const {
-  std::string longest;
-  double most = 0;
-  for (const std::string& lab : among) {
-    const auto l = labs.find(lab);
-    if (l == labs.end()) continue;
-    for (const auto& [op, cost] : l->second) {
-      if (cost.seconds > most) {
-        most = cost.seconds;
-        longest = lab;
-      }
-    }
-  }
-  return longest;
-}
-
 namespace {
 
 /// Throws ConfigError naming the file and the line of \p node.

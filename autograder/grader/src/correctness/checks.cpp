@@ -20,6 +20,7 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -292,18 +293,19 @@ bool list_and_split(GroupsPlan& plan, int checkers, const LabRunContext& c, cons
   return true;
 }
 
-/// How held checkers wait (check_held()): the hold file, its limit, and when the grader
-/// released them (now_seconds()'s clock; infinite until then), from which their tests' limit
-/// counts.
+/// How held checkers wait (check_held()): the hold folder, their limit, and when the grader
+/// released the labs of a group (now_seconds()'s clock; infinite until all are told), from which
+/// that group's tests' limit counts.
 struct Hold {
-  fs::path file;
+  fs::path folder;
   double limit_s = 0;
-  std::function<double()> released_at;
+  std::function<double(const std::vector<std::string>&)> released_at;
 };
 
 /// Runs \p plan's groups, one checker and one lab process each (run_gtest_suite_labs()), their
-/// logs `<stem>_N`; with \p hold, each waits at its file once its contexts are made, and is
-/// killed where its tests outlast their limit counted from the release (a watchdog beside them).
+/// logs `<stem>_N`; with \p hold, each waits in its folder before each lab's parts once its
+/// contexts are made, and is killed where its tests outlast their limit counted from its labs'
+/// last release (a watchdog beside them).
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
 /// tests that failed in the group (GroupedRuns::failures) fail there too.
@@ -311,14 +313,19 @@ GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std
                        const Hold* hold = nullptr) {
   GroupedRuns results;
   results.started = !plan.groups.empty();
-  // Released at once, every held checker's tests share one limit: those still running past it
-  // are overdue together.
-  std::atomic<bool> overdue{false}, running{true};
+  // Each held group's tests' limit counts from the last release of its labs.
+  std::vector<std::vector<std::string>> group_labs(plan.groups.size());
+  for (std::size_t g = 0; g < plan.groups.size(); ++g)
+    for (std::size_t k : plan.groups[g]) group_labs[g].push_back(plan.parts[k].name);
+  std::vector<std::atomic<bool>> overdue(plan.groups.size());
+  std::atomic<bool> running{true};
   std::thread watchdog;
   if (hold != nullptr)
     watchdog = std::thread([&] {
-      while (running && !overdue) {
-        overdue = now_seconds() > hold->released_at() + plan.options.timeout_s;
+      while (running) {
+        for (std::size_t g = 0; g < overdue.size(); ++g)
+          if (!overdue[g])
+            overdue[g] = now_seconds() > hold->released_at(group_labs[g]) + plan.options.timeout_s;
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
     });
@@ -339,9 +346,9 @@ GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std
     SuiteOptions mine = plan.options;
     mine.log_stem = fmt::format("{}_{}", stem, g);
     if (hold != nullptr) {
-      mine.launch.hold = hold->file.string();
+      mine.launch.hold = hold->folder.string();
       mine.launch.hold_limit_s = hold->limit_s;
-      mine.cancel = &overdue;
+      mine.cancel = &overdue[g];
     }
     c.progress.line(fmt::format("{}tests in one checker: {}", c.tag, join(names, ", ")));
     LabsRun run;
@@ -445,44 +452,19 @@ int tests_checkers(const LabRunContext& c) {
   return std::max(1, limits.parallel_checks - sanitizer_checkers);
 }
 
-/// The several-lab checkers' runs of the labs \p order: check_held()'s, released to their tests,
-/// where they were planned for exactly these labs; else those checkers are released untested and
-/// the groups planned anew (run_test_groups()).
+/// The several-lab checkers' runs of the labs \p order: \p held's, every lab not released yet
+/// told "stop" (a part of such a lab that is runnable after all runs alone), or, where none was
+/// held or their plan listed no tests, groups planned now (run_test_groups()).
 GroupedRuns held_or_new_groups(const PreparedSubmission& p, const std::vector<std::size_t>& order,
-                               int checkers, const LabRunContext& c, EarlyChecks* early) {
-  if (!early || !early->held.valid()) return run_test_groups(p, order, checkers, c);
-  std::vector<std::size_t> now = order, planned = early->held_labs;
-  std::sort(now.begin(), now.end());
-  std::sort(planned.begin(), planned.end());
-  early->release(now == planned);
-  GroupedRuns held = early->held.get();
-  if (now == planned && held.started) return held;
-  c.progress.line(c.tag +
-                  "tests: the checkers started during the build were planned for labs "
-                  "that did not all build and pass their checks; planned anew");
+                               int checkers, const LabRunContext& c, HeldChecks* held) {
+  if (!held || !held->runs.valid()) return run_test_groups(p, order, checkers, c);
+  held->release_rest();
+  GroupedRuns runs = held->runs.get();
+  if (runs.started) return runs;
   GroupedRuns anew = run_test_groups(p, order, checkers, c);
-  anew.counts.checkers += held.counts.checkers;
-  anew.counts.lab_processes += held.counts.lab_processes;
+  anew.counts.checkers += runs.counts.checkers;
+  anew.counts.lab_processes += runs.counts.lab_processes;
   return anew;
-}
-
-/// The several-lab checkers' runs of the labs \p order but \p early's (held_or_new_groups()),
-/// and the runs of \p early's checker, which started before them, once the groups end.
-GroupedRuns all_grouped_runs(const PreparedSubmission& p, const std::vector<std::size_t>& order,
-                             int checkers, const LabRunContext& c, EarlyChecks* early) {
-  std::vector<std::size_t> grouped_order;
-  for (std::size_t i : order)
-    if (!early || std::find(early->labs.begin(), early->labs.end(), i) == early->labs.end())
-      grouped_order.push_back(i);
-  GroupedRuns grouped = held_or_new_groups(p, grouped_order, checkers, c, early);
-  if (early && early->runs.valid()) {
-    GroupedRuns first = early->runs.get();
-    grouped.passed.merge(first.passed);
-    grouped.failures.merge(first.failures);
-    grouped.counts.checkers += first.counts.checkers;
-    grouped.counts.lab_processes += first.counts.lab_processes;
-  }
-  return grouped;
 }
 
 /// Runs the sanitizer again for the labs that shared a group of \p sanitizing that was stopped
@@ -510,14 +492,14 @@ void rerun_stopped_sanitizer_groups(PreparedSubmission& p, const SanitizerPlan& 
 /// tests find no CUDA device. Returns false when the tests say there is no CUDA
 /// device after all.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
-                const LabRunContext& c, EarlyChecks* early) {
+                const LabRunContext& c, HeldChecks* held) {
   const std::vector<std::size_t> order = checking_order(p, runnable, c);
   std::map<std::size_t, std::size_t> public_left;
   std::deque<CheckStep> queue = queue_steps(p, order, public_left, c);
   const int checkers = tests_checkers(c);
   SanitizerPlan sanitizing(p, order, c);
   SanitizerBeside sanitizer(p, sanitizing, c);
-  const GroupedRuns grouped = all_grouped_runs(p, order, checkers, c, early);
+  const GroupedRuns grouped = held_or_new_groups(p, order, checkers, c, held);
   c.counts.checkers += grouped.counts.checkers;
   c.counts.lab_processes += grouped.counts.lab_processes;
   take_grouped(queue, grouped, p, public_left, c);
@@ -586,58 +568,72 @@ bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
   return !no_cuda;
 }
 
-GroupedRuns check_early(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
-                        const LabRunContext& c) {
-  return run_test_groups(p, labs, 1, c, "early", 1);
-}
-
 GroupedRuns check_held(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
                        const LabRunContext& c, const fs::path& hold, double hold_limit_s,
-                       const std::function<double()>& released_at) {
-  const int checkers = tests_checkers(c);
-  GroupsPlan plan = plan_groups(p, checking_order(p, labs, c), c);
-  if (!list_and_split(plan, checkers, c, "group", 2)) return {};
-  const Hold held{hold, hold_limit_s, released_at};
-  return run_groups(plan, c, "group", &held);
+                       const std::function<double(const std::vector<std::string>&)>& released_at) {
+  std::vector<std::size_t> built_order = labs;  // ninja links the labs in their order
+  std::sort(built_order.begin(), built_order.end());
+  GroupsPlan plan = plan_groups(p, built_order, c);
+  if (!list_and_split(plan, tests_checkers(c), c, "group", 2)) return {};
+  // Each group tests its parts in the labs' order, each as soon as it is released.
+  for (std::vector<std::size_t>& group : plan.groups) std::sort(group.begin(), group.end());
+  const Hold waits{hold, hold_limit_s, released_at};
+  return run_groups(plan, c, "group", &waits);
 }
 
 void start_held_checkers(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
                          const LabRunContext& c, TimingLock& timing, double hold_limit_s,
-                         EarlyChecks& early) {
+                         HeldChecks& held) {
   if (labs.size() < 2) return;
-  early.held_labs = labs;
-  early.hold = c.logs / "tests" / "held.go";
+  held.labs = labs;
+  for (std::size_t i : labs) held.names.push_back(p.labs[i].lab);
+  held.hold = c.logs / "tests" / "held";
   std::error_code ec;
-  fs::create_directories(early.hold.parent_path(), ec);
-  fs::remove(early.hold, ec);  // an earlier grading's word into the same folder must not count
-  early.held = std::async(std::launch::async, [&p, &c, &timing, &early, hold_limit_s] {
+  fs::remove_all(held.hold, ec);  // an earlier grading's words into the same folder must not count
+  fs::create_directories(held.hold, ec);
+  held.runs = std::async(std::launch::async, [&p, &c, &timing, &held, hold_limit_s] {
     const std::shared_lock<TimingLock> sharing(timing);
-    return check_held(p, early.held_labs, c, early.hold, hold_limit_s,
-                      [&early] { return early.released_at(); });
+    return check_held(
+        p, held.labs, c, held.hold, hold_limit_s,
+        [&held](const std::vector<std::string>& labs) { return held.released_at(labs); });
   });
 }
 
-EarlyChecks::~EarlyChecks() {
-  release(false);  // then the futures' ends wait for their checkers
+HeldChecks::~HeldChecks() {
+  release_rest();  // then the future's end waits for the checkers
 }
 
-double EarlyChecks::released_at() const {
-  return released_at_;
+double HeldChecks::released_at(const std::vector<std::string>& labs) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  double last = 0;
+  for (const std::string& lab : labs) {
+    const auto found = released_.find(lab);
+    if (found == released_.end()) return std::numeric_limits<double>::infinity();
+    last = std::max(last, found->second);
+  }
+  return last;
 }
 
-void EarlyChecks::release(bool go) {
-  if (released_ || hold.empty()) return;
-  released_ = true;
-  released_at_ = now_seconds();
+void HeldChecks::release(const std::string& lab, bool go) {
+  if (hold.empty() || std::find(names.begin(), names.end(), lab) == names.end()) return;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    if (!released_.emplace(lab, now_seconds()).second) return;  // told once
+  }
   // Written whole, then renamed into place: a checker reads the one word or no file.
-  const fs::path written = hold.string() + ".new";
+  const fs::path file = hold / lab, written = hold / (lab + ".new");
   try {
     write_file(written, go ? "go\n" : "stop\n");
   } catch (const std::exception&) {
-    return;  // the checkers end untested at their hold's limit
+    return;  // its parts stay untested: they run alone where the lab is runnable
   }
   std::error_code ec;
-  fs::rename(written, hold, ec);
+  fs::rename(written, file, ec);
+}
+
+void HeldChecks::release_rest() {
+  if (hold.empty()) return;
+  for (const std::string& lab : names) release(lab, false);
 }
 
 /// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.

@@ -10,13 +10,12 @@
 #include <reduce_grade/submission/submission.hpp>
 #include <reduce_vocabulary/launch_spec.hpp>
 
-#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <future>
-#include <limits>
 #include <map>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,64 +63,59 @@ struct GroupedRuns {
   std::map<std::pair<std::size_t, std::string>, SuiteRun> passed;
   std::map<std::pair<std::size_t, std::string>, std::vector<TestOutcome>> failures;
   ProcessCounts counts;  ///< the checkers' and lab processes' starts
-  bool started = false;  ///< check_held(): its checkers were started (the plan listed tests)
+  bool started = false;  ///< its checkers were started (the plan listed tests)
 };
-
-/// The public and hidden tests of the labs \p labs (indices into p.labs) as the parts of one
-/// several-lab checker of their own (logs/tests/early_0), even a single part: the grading starts
-/// them while its other labs build (the longest part, lab 01's, is GPU time that the build leaves
-/// idle). Hold the GPU's timing lock shared around it. check_labs() takes what it returns as its
-/// own groups' runs.
-GroupedRuns check_early(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
-                        const LabRunContext& c);
 
 /// The several-lab tests checkers of the labs \p labs (indices into p.labs, none of them built
-/// yet), started at once: each makes its CUDA contexts while the labs build, then waits at the
-/// hold file \p hold (LaunchSpec::hold, at most \p hold_limit_s) for check_labs() to release it
-/// (EarlyChecks::release()). Their tests' limit counts from \p released_at (now_seconds()'s clock,
-/// infinite until the release): past it, those still running are killed and their parts run
-/// alone. Hold the GPU's timing lock shared around it.
+/// yet), started at once: each makes its CUDA contexts while the labs build, and before each of
+/// its parts (in the labs' order, the order ninja links them in) waits in the hold folder \p hold
+/// (LaunchSpec::hold, at most \p hold_limit_s in all) for the word in that lab's file
+/// (HeldChecks::release()). A group's tests' limit counts from the last release of its labs
+/// (\p released_at, now_seconds()'s clock, infinite until then): past it, those still running are
+/// killed and their parts run alone. Hold the GPU's timing lock shared around it.
 GroupedRuns check_held(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
                        const LabRunContext& c, const std::filesystem::path& hold,
-                       double hold_limit_s, const std::function<double()>& released_at);
+                       double hold_limit_s,
+                       const std::function<double(const std::vector<std::string>&)>& released_at);
 
-/// Checkers that started before the correctness phase: a lab's own (check_early()), and the
-/// several-lab checkers held until the build ends (check_held()). Its end releases held checkers
-/// that were not released, untested, and waits for them.
-struct EarlyChecks {
-  std::vector<std::size_t> labs;       ///< check_early()'s labs
-  std::future<GroupedRuns> runs;       ///< check_early()'s runs
-  std::vector<std::size_t> held_labs;  ///< the labs check_held() planned its checkers for
-  std::filesystem::path hold;          ///< their hold file (none: no held checkers)
-  std::future<GroupedRuns> held;       ///< check_held()'s runs
+/// The several-lab checkers started while the labs build (check_held()), each lab released to
+/// its tests as soon as it is built and checked. Its end tells every lab not told yet "stop" and
+/// waits for the checkers.
+struct HeldChecks {
+  std::vector<std::size_t> labs;   ///< the labs check_held() planned its checkers for
+  std::vector<std::string> names;  ///< their folders, whose files in \ref hold tell them
+  std::filesystem::path hold;      ///< their hold folder (none: no held checkers)
+  std::future<GroupedRuns> runs;   ///< check_held()'s runs
 
-  EarlyChecks() = default;
-  EarlyChecks(const EarlyChecks&) = delete;
-  EarlyChecks& operator=(const EarlyChecks&) = delete;
-  ~EarlyChecks();
+  HeldChecks() = default;
+  HeldChecks(const HeldChecks&) = delete;
+  HeldChecks& operator=(const HeldChecks&) = delete;
+  ~HeldChecks();
 
-  /// Writes the held checkers' hold file, once: \p go starts their tests, else they end untested.
-  void release(bool go);
-  /// When release() wrote it (now_seconds()'s clock), infinite until then.
-  double released_at() const;
+  /// Writes the file of the lab folder \p lab in the hold folder, once: \p go starts its parts'
+  /// tests, else its parts are never opened. Any thread may call it.
+  void release(const std::string& lab, bool go);
+  /// release(lab, false) for every lab not told yet (their parts then run alone where they run).
+  void release_rest();
+  /// The last release of the labs \p labs (now_seconds()'s clock), infinite until all are told.
+  double released_at(const std::vector<std::string>& labs) const;
 
  private:
-  bool released_ = false;
-  std::atomic<double> released_at_{std::numeric_limits<double>::infinity()};
+  mutable std::mutex mutex_;
+  std::map<std::string, double> released_;  ///< per lab folder told, when
 };
 
-/// Starts check_held() for the labs \p labs in \p early (held_labs, hold, held): its checkers
-/// wait at `<logs>/tests/held.go` (any earlier one removed) for at most \p hold_limit_s, sharing
-/// \p timing. Fewer than two labs start none.
+/// Starts check_held() for the labs \p labs in \p held (labs, hold, runs): its checkers wait in
+/// `<logs>/tests/held/` (any earlier word removed) for at most \p hold_limit_s, sharing \p timing.
+/// Fewer than two labs start none.
 void start_held_checkers(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
                          const LabRunContext& c, TimingLock& timing, double hold_limit_s,
-                         EarlyChecks& early);
+                         HeldChecks& held);
 
 /// The correctness phase of the labs \p runnable (see checks.cpp); false when the tests say there
-/// is no CUDA device after all. The labs of \p early (which \p runnable holds too) run in none of
-/// its groups: their parts' runs are waited for once the groups end.
+/// is no CUDA device after all. With \p held, its checkers' runs are the several-lab groups'.
 bool check_labs(PreparedSubmission& p, const std::vector<std::size_t>& runnable,
-                const LabRunContext& c, EarlyChecks* early = nullptr);
+                const LabRunContext& c, HeldChecks* held = nullptr);
 
 /// Runs again, alone on the GPU, every suite of the lab in which a test skipped itself.
 void rerun_skipped_suites(LabFacts& f, const LabRunContext& c);

@@ -273,10 +273,9 @@ PreparedSubmission prepare_submission(const Course& course, const Rubric& rubric
   }
   if (p.course && !p.course->ok) throw ConfigError(p.course->problem);
   // Should the labs' build throw, the future's destructor waits for the course's build.
-  // One submission, the course built: the labs build in finish_submission(), where the longest
-  // part's lab starts its tests once linked. A course still building is the longer build.
-  const bool beside = runs && options.tests_beside_build && present.size() > 1 &&
-                      !course.part_seconds.longest_lab(present).empty();
+  // One submission, the course built: the labs build in finish_submission(), where each lab's
+  // tests start once it is linked and checked. A course still building is the longer build.
+  const bool beside = runs && options.tests_beside_build && present.size() > 1;
   const auto defer = [&building, beside] {
     return beside && (!building.valid() ||
                       building.wait_for(std::chrono::seconds(2)) == std::future_status::ready);
@@ -387,17 +386,15 @@ std::vector<std::size_t> runnable_labs(const GradeRun& g) {
   return runnable;
 }
 
-/// Step "build" where build_labs() left it (GradeOptions::tests_beside_build): the lab \p first is
-/// checked once ninja has linked it and given to \p first_checked.
-void build_deferred_labs(
-    GradeRun& g, const std::string& first,
-    const std::function<void(const std::vector<std::string>&)>& first_checked) {
+/// Step "build" where build_labs() left it (GradeOptions::tests_beside_build): each lab is checked
+/// as soon as ninja has linked it and told to \p lab_checked (BuildOptions::lab_checked).
+void build_deferred_labs(GradeRun& g,
+                         const std::function<void(const std::string&, bool)>& lab_checked) {
   std::vector<std::string> present;
   for (const LabFacts& f : g.p.labs)
     if (f.present) present.push_back(f.lab);
   BuildOptions bo = lab_build_options(g.p, g.course, g.rubric, present, g.gpu, g.progress, g.tag);
-  bo.first = {first};
-  bo.first_checked = first_checked;
+  bo.lab_checked = lab_checked;
   const double started = now_seconds();
   build_later_labs(bo, g.p.build);
   g.deferred_build_s = now_seconds() - started;
@@ -422,36 +419,26 @@ std::vector<std::size_t> check_runnable_labs(GradeRun& g, const Isolation& isola
   const LabRunContext context{g.p,  g.course,       checking, env,        sanitizer,
                               told, o.out / "logs", g.tag,    g.progress, g.report.processes};
   TimingLock& timing = timing_lock(o.cuda_device, g.rubric.limits.host_wide_timing_lock);
-  // Where the labs are still to build, the lab of the longest part starts its tests once linked,
-  // and the other labs' checkers make their CUDA contexts during that build, held until it ends.
-  EarlyChecks early;
+  // Where the labs are still to build, their checkers make their CUDA contexts during that build
+  // and test each lab as soon as it is built and checked.
+  HeldChecks held;
   if (deferred) {
     const std::vector<std::string>& later = g.p.build.deferred;
-    const std::string first = g.course.part_seconds.longest_lab(later);
-    std::vector<std::size_t> held;
+    std::vector<std::size_t> labs;
     for (std::size_t i = 0; i < g.p.labs.size(); ++i)
-      if (g.gpu && g.p.labs[i].lab != first &&
-          std::find(later.begin(), later.end(), g.p.labs[i].lab) != later.end())
-        held.push_back(i);
-    start_held_checkers(g.p, held, context, timing, g.rubric.limits.build_timeout_s + 60, early);
-    build_deferred_labs(g, first, [&](const std::vector<std::string>& passed) {
-      keep_build_facts(g.p);
-      for (std::size_t i : runnable_labs(g))
-        if (std::find(passed.begin(), passed.end(), g.p.labs[i].lab) != passed.end())
-          early.labs.push_back(i);
-      if (early.labs.empty()) return;
-      g.progress.line(g.tag + join(passed, ", ") + ": built and checked; its tests start");
-      early.runs = std::async(std::launch::async, [&g, &early, &context, &timing] {
-        const std::shared_lock<TimingLock> sharing(timing);
-        return check_early(g.p, early.labs, context);
-      });
+      if (g.gpu && std::find(later.begin(), later.end(), g.p.labs[i].lab) != later.end())
+        labs.push_back(i);
+    start_held_checkers(g.p, labs, context, timing, g.rubric.limits.build_timeout_s + 60, held);
+    build_deferred_labs(g, [&](const std::string& lab, bool passed) {
+      held.release(lab, passed && g.gpu);
+      if (passed && g.gpu) g.progress.line(g.tag + lab + ": built and checked; its tests start");
     });
     runnable = runnable_labs(g);
   }
   bool cuda_missing = false;
   {
     const std::shared_lock<TimingLock> sharing(timing);
-    cuda_missing = !check_labs(g.p, runnable, context, &early);
+    cuda_missing = !check_labs(g.p, runnable, context, &held);
   }
   const std::unique_lock<TimingLock> alone(timing);
   if (cuda_missing) {

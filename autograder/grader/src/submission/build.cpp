@@ -10,6 +10,8 @@
 #include <cctype>
 #include <chrono>
 #include <future>
+#include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <system_error>
@@ -545,45 +547,48 @@ bool libraries_built(const BuildOptions& o, const std::string& lab, BuildOutcome
   return b.library_ok;
 }
 
-/// While \p ninja runs: once it has linked every library of the labs \p first (its build log
-/// says so) and recorded what their compiles read (its deps log), checks them (keep_lab) and
-/// gives those that passed to first_checked. Returns the labs it checked; none where ninja ends
-/// first or a lab's record is not in the deps log yet (they are checked after the build).
-std::set<std::string> check_first_during_build(const BuildOptions& o,
-                                               const std::vector<std::string>& first,
-                                               BuildOutcome& outcome,
-                                               std::future<ProcessResult>& ninja) {
-  std::set<std::string> outputs;  // the first labs' libraries as build.ninja names them
-  for (const std::string& lab : first)
+/// While \p ninja runs: each lab of \p labs whose libraries it has linked (its build log says so)
+/// and whose compiles it has recorded (its deps log) is checked (keep_lab) and told
+/// (lab_checked), in the order they finish. Returns the labs it checked; the others are checked
+/// after the build.
+std::set<std::string> check_during_build(const BuildOptions& o,
+                                         const std::vector<std::string>& labs,
+                                         BuildOutcome& outcome, std::future<ProcessResult>& ninja) {
+  std::map<std::string, std::set<std::string>> outputs;  // as build.ninja names them
+  for (const std::string& lab : labs)
     for (const OpPlan& plan : o.plans.at(lab))
-      outputs.insert(fs::absolute(outcome.manifest.library(lab, plan.op))
-                         .lexically_normal()
-                         .lexically_relative(fs::absolute(o.build_dir).lexically_normal())
-                         .generic_string());
-  while (ninja.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout) {
+      outputs[lab].insert(fs::absolute(outcome.manifest.library(lab, plan.op))
+                              .lexically_normal()
+                              .lexically_relative(fs::absolute(o.build_dir).lexically_normal())
+                              .generic_string());
+  std::set<std::string> checked;
+  while (checked.size() < labs.size() &&
+         ninja.wait_for(std::chrono::milliseconds(100)) == std::future_status::timeout) {
     const std::set<std::string> done = finished_outputs(o.build_dir);
-    if (!std::includes(done.begin(), done.end(), outputs.begin(), outputs.end())) continue;
-    const std::string deps = read_deps_log(o.build_dir);
-    for (const std::string& lab : first)
-      for (const OpPlan& plan : o.plans.at(lab))
-        if (lab_dependencies(deps, lab, plan.op).empty()) return {};
-    std::set<std::string> checked;
-    std::vector<std::string> passed;
-    for (const std::string& lab : first) {
+    std::optional<std::string> deps;  // read once a lab is linked
+    for (const std::string& lab : labs) {
+      const std::set<std::string>& mine = outputs[lab];
+      if (checked.count(lab) != 0 ||
+          !std::includes(done.begin(), done.end(), mine.begin(), mine.end()))
+        continue;
+      if (!deps) deps = read_deps_log(o.build_dir);
+      const auto recorded = [&](const OpPlan& plan) {
+        return !lab_dependencies(*deps, lab, plan.op).empty();
+      };
+      if (!std::all_of(o.plans.at(lab).begin(), o.plans.at(lab).end(), recorded)) continue;
       checked.insert(lab);
-      if (libraries_built(o, lab, outcome) && o.keep_lab(lab, outcome.manifest, deps))
-        passed.push_back(lab);
+      o.lab_checked(lab,
+                    libraries_built(o, lab, outcome) && o.keep_lab(lab, outcome.manifest, *deps));
     }
-    o.first_checked(passed);
-    return checked;
   }
-  return {};
+  return checked;
 }
 
-/// Every lab library in one ninja run that keeps going past failures (BuildOptions::first checked
-/// while it runs); the other built labs' checks (keep_lab) run side by side, several labs at once,
-/// since each starts processes of its own and waits for them; then a lab that failed is rebuilt
-/// alone, so that its log holds only its own errors.
+/// Every lab library in one ninja run that keeps going past failures, each lab checked as soon as
+/// it is linked where BuildOptions::lab_checked is set; the other built labs' checks (keep_lab)
+/// run side by side after it, several labs at once, since each starts processes of its own and
+/// waits for them; then a lab that failed is rebuilt alone, so that its log holds only its own
+/// errors.
 void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
                      const std::vector<std::string>& labs, BuildOutcome& outcome) {
   std::vector<std::string> lib_targets;
@@ -593,23 +598,26 @@ void build_libraries(const BuildOptions& o, const CMakeRun& cmake,
   std::future<ProcessResult> ninja = std::async(std::launch::async, [&] {
     return cmake.build(lib_targets, o.log_dir / "build-libraries.log", true);
   });
-  std::vector<std::string> first;
-  for (const std::string& lab : labs)
-    if (std::find(o.first.begin(), o.first.end(), lab) != o.first.end()) first.push_back(lab);
-  const std::set<std::string> checked =
-      o.keep_lab && o.first_checked && !first.empty() && first.size() < labs.size()
-          ? check_first_during_build(o, first, outcome, ninja)
-          : std::set<std::string>{};
+  const std::set<std::string> checked = o.keep_lab && o.lab_checked
+                                            ? check_during_build(o, labs, outcome, ninja)
+                                            : std::set<std::string>{};
   const ProcessResult all = ninja.get();
   std::vector<std::string> built;
-  for (const std::string& lab : labs)
-    if (checked.count(lab) == 0 && libraries_built(o, lab, outcome)) built.push_back(lab);
-  if (o.keep_lab && !built.empty()) {
-    const std::string deps = read_deps_log(o.build_dir);  // once: the checks only read it
+  for (const std::string& lab : labs) {
+    if (checked.count(lab) != 0) continue;
+    if (libraries_built(o, lab, outcome))
+      built.push_back(lab);
+    else if (o.lab_checked)
+      o.lab_checked(lab, false);  // before it is rebuilt alone for its log
+  }
+  if (!built.empty()) {
+    const std::string deps = o.keep_lab ? read_deps_log(o.build_dir) : "";  // once: checks read it
     const int threads =
         o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    run_in_parallel(built.size(), threads,
-                    [&](std::size_t k) { o.keep_lab(built[k], outcome.manifest, deps); });
+    run_in_parallel(built.size(), threads, [&](std::size_t k) {
+      const bool kept = !o.keep_lab || o.keep_lab(built[k], outcome.manifest, deps);
+      if (o.lab_checked) o.lab_checked(built[k], kept);
+    });
   }
   std::error_code ec;
   for (const std::string& lab : labs) {

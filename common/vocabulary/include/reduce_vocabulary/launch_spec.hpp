@@ -25,7 +25,7 @@ namespace reduce::launch {
 inline constexpr const char* kLaunchSpecVariable = "REDUCE_LAUNCH_SPEC";
 
 /// The version this build writes and reads; a file of any other version is refused.
-inline constexpr int kLaunchSpecVersion = 2;
+inline constexpr int kLaunchSpecVersion = 3;
 
 /// The process a spec is written for: a spec of one is refused by the other.
 enum class Child { kChecker, kBench };
@@ -77,11 +77,13 @@ struct LaunchSpec {
   std::string memory_slots_dir;        ///< the GPU's large-memory lock files (MemoryLease)
   int memory_slots = 0;                ///< how many (0: no slots)
   std::uint64_t gpu_memory_bytes = 0;  ///< the memory the tests count on (0: the GPU's)
-  /// A checker started while its labs still build waits here, its CUDA contexts made, before
-  /// its first test: once this file exists, "go" starts the tests and anything else ends the
-  /// checker untested. Empty: no wait.
+  /// A folder: a checker started while its labs still build waits, its CUDA contexts made,
+  /// before each lab's first part, for the file named after that lab (PlannedLab::name) here:
+  /// "go" starts that lab's tests, anything else leaves its parts unopened. Empty: no wait.
   std::string hold;
-  double hold_limit_s = 0;  ///< the longest wait at \ref hold; past it, the checker ends untested
+  /// The longest wait in \ref hold, counted from the checker's start; past it, a lab with no
+  /// file yet is left untested
+  double hold_limit_s = 0;
 
   // ---- the benchmark ----
   std::vector<RunnerLab> graded;      ///< the labs being graded, each in a runner process

@@ -8,7 +8,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <vector>
 
 namespace reduce::grade {
 
@@ -35,11 +34,6 @@ struct PartSeconds {
   /// What a part of \p tests tests weighs in seconds: its measured seconds where the table has
   /// it, else \p tests times seconds_per_test() (a new lab, an operation the table lacks).
   double weight(const std::string& lab, const std::string& op, std::size_t tests) const;
-
-  /// The lab of \p among with the longest measured part (the first of equals): one part runs in
-  /// one checker, where a lab's several parts may share the load of several groups. Empty where
-  /// the table has none of them.
-  std::string longest_lab(const std::vector<std::string>& among) const;
 };
 
 /// Parses the table's TOML text: `version`, `measured_on` and `[part_seconds.<lab>]` tables of

@@ -50,11 +50,12 @@ struct BuildOptions {
   /// none of its code will run).
   std::function<bool(const std::string& lab, const BuildManifest& built, const std::string& deps)>
       keep_lab;
-  /// Labs checked (keep_lab) as soon as ninja has linked their libraries, while it builds the
-  /// others, and then given to first_checked (those that passed): their tests may run beside the
-  /// build. Where ninja ends first they are checked with the others.
-  std::vector<std::string> first;
-  std::function<void(const std::vector<std::string>& labs)> first_checked;  ///< see first
+  /// Told of each lab once it is known whether it may run: \p passed when its libraries built and
+  /// keep_lab kept it. Where it is set, each lab is checked as soon as ninja has linked its
+  /// libraries and recorded what their compiles read, while it builds the others, so that its
+  /// tests may start beside the build; a lab not linked by then is told after ninja ends. Called
+  /// from several threads at once.
+  std::function<void(const std::string& lab, bool passed)> lab_checked;
   /// Asked once the labs are configured: true leaves their build to build_later_labs().
   std::function<bool()> defer_build;
 };
