@@ -58,6 +58,7 @@ SAN_RESULT = re.compile(r"^(\S+): (memcheck|racecheck|synccheck|initcheck)(?: \(
 ALONE = re.compile(r"^(\S+): (public and hidden|public|hidden) tests \(([^()]+)\)"
                    r"(?: again, alone: (\d+) skipped beside other labs)?$")
 ALONE_RESULT = re.compile(r"^(\S+): (public|hidden) tests .*\((\d+(?:\.\d+)?) s\)$")
+RELEASED = re.compile(r"^(\S+): built and checked; its tests start$")
 ALONE_LOGS = {"public and hidden": "_graded.log", "public": "_tests.log", "hidden": "_hidden.log"}
 
 @dataclasses.dataclass
@@ -155,13 +156,18 @@ def parse_checker_log(text, checker):
             part.count, part.ms = int(m.group(1)), float(m.group(2))
 
 
-def lay_out_parts(checker):
+def lay_out_parts(checker, released=None):
     """Each part's start: the checker's start, its CUDA context, its hold, then the parts in
-    order."""
+    order, none before its lab's release (\p released: {lab: seconds}, a held checker's labs)."""
     t = checker.start + checker.context_s + checker.held_s
     for part in checker.parts:
-        part.start = t
+        part.start = t = max(t, (released or {}).get(part.lab, t))
         t += part.ms / 1e3
+
+
+def releases(lines):
+    """{lab: seconds} of the progress lines that release a lab to its held checkers' tests."""
+    return {m.group(1): t for t, text in lines if (m := RELEASED.match(text))}
 
 
 def plan_names(plan):
@@ -229,8 +235,9 @@ def close_alone(checkers, lab, which, seconds):
             return
 
 
-def attach_logs(checkers, logs):
-    """Reads each checker's own log from \\p logs (the report folder's logs/) where present."""
+def attach_logs(checkers, logs, released=None):
+    """Reads each checker's own log from \\p logs (the report folder's logs/) where present; a
+    part starts no earlier than its lab's release (\\p released, releases())."""
     if logs is None:
         return
     tables = {"tests": group_logs(logs / "tests"), "sanitizer": group_logs(logs / "sanitizer")}
@@ -245,7 +252,7 @@ def attach_logs(checkers, logs):
         if found:
             c.group = found[0][0]
             parse_checker_log(found[0][1], c)
-            lay_out_parts(c)
+            lay_out_parts(c, released)
 
 
 def _bare(names):
@@ -561,7 +568,7 @@ def read_grading(log, reports=None, tag=None):
             report = json.loads((reports / "report.json").read_text())
         logs = reports / "logs" if (reports / "logs").is_dir() else None
     checkers = checkers_from_progress(lines)
-    attach_logs(checkers, logs)
+    attach_logs(checkers, logs, releases(lines))
     return lines, report, logs, checkers
 
 

@@ -228,6 +228,29 @@ class CheckerLogs(unittest.TestCase):
         self.assertIn("| 3.00 | 4.50 |", row)
         self.assertIn("| 0.5 |", row)  # else: 10 - 3 - 4.5 - 2
 
+    def test_a_held_checkers_part_starts_no_earlier_than_its_labs_release(self):
+        # A held checker waits before each part for its lab's word: a part whose lab was released
+        # after the one before it ended starts at that release, as the grader's progress says.
+        lines = [(4.3, "01_atomic_naive: built and checked; its tests start"),
+                 (10.2, "16_library_primitives: built and checked; its tests start"),
+                 (10.2, "build finished in 9.9 s")]
+        self.assertEqual(gp.releases(lines), {"01_atomic_naive": 4.3,
+                                              "16_library_primitives": 10.2})
+        text = "\n".join([
+            "[ startup  ] the checker's CUDA context: 2.00 s",
+            "[ startup  ] held until the labs were built: 1.80 s",
+            "[ lab      ] 1f 0 01_atomic_naive sum",
+            "[==========] 2 tests from 1 test suite ran. (3000 ms total)",
+            "[ lab      ] 1f 0 16_library_primitives sum",
+            "[==========] 2 tests from 1 test suite ran. (1000 ms total)"])
+        c = gp.Checker("tests", ["01_atomic_naive (sum)", "16_library_primitives (sum)"], 0.5)
+        gp.parse_checker_log(text, c)
+        gp.lay_out_parts(c, gp.releases(lines))
+        self.assertAlmostEqual(c.parts[0].start, 4.3)  # its context and hold end at 4.3 too
+        self.assertAlmostEqual(c.parts[1].start, 10.2)  # not at 7.3, when lab 01's part ended
+        gp.lay_out_parts(c)
+        self.assertAlmostEqual(c.parts[1].start, 7.3)  # without the releases: one after another
+
     def test_a_lone_checker_has_one_part(self):
         c = gp.Checker("tests", ["04_sequential (sum)"], 5.0, alone="public and hidden")
         gp.parse_checker_log("[ startup  ] the checker's CUDA context: 2.00 s\n"
