@@ -14,10 +14,10 @@
 // process's CheckerLaunch (checker_launch.hpp): the key, the runner's sandbox and sanitizer, the
 // GPU's memory; with labs in it, one process tests several labs, of any operations, in turn, all
 // through one runner that holds every library (run_labs()); a spec with a hold (a checker
-// started while its labs still build) makes it wait, its CUDA contexts made, before each lab's
-// part until the grader says "go" for that lab (LabHolds). Without a spec (ctest, a person's
-// run) the key is REDUCE_SEED's or the default, and nothing else is limited. The runner the
-// checker starts for the lab gets none of it.
+// started while its labs still build) makes a several-lab checker wait, its CUDA contexts made,
+// before each lab's part until the grader says "go" for that lab (LabHolds). Without a spec (ctest,
+// a person's run) the key is REDUCE_SEED's or the default, and nothing else is limited. The runner
+// the checker starts for the lab gets none of it.
 #include "outcome_record.hpp"
 
 #include "checker_launch.hpp"
@@ -193,8 +193,8 @@ class LabHolds {
       : folder_(spec.hold), limit_s_(spec.hold_limit_s) {}
 
   /// True once \p lab's file says "go" (at once without a hold). False, saying why, where it
-  /// says anything else, or where the hold's limit, counted from the checker's start, passes
-  /// with no file: that lab's parts are then never opened.
+  /// says anything else, or where the hold's limit, counted from when the checker's contexts
+  /// were made, passes with no file: that lab's parts are then never opened.
   bool released(const std::string& lab) {
     if (folder_.empty()) return true;
     if (const auto told = told_.find(lab); told != told_.end()) return told->second;
@@ -387,8 +387,9 @@ int main(int argc, char** argv) {
   if (one_lab && !spec.runner.repetitions.empty())
     ::testing::UnitTest::GetInstance()->listeners().Append(new RepetitionListener);
   if (has_lab && !listing) start_contexts();
-  LabHolds holds(spec);
-  if (!one_lab) return run_labs(spec.labs, spec.mark, base, holds);
-  if (!listing && !holds.released(checker_launch().lab)) return 0;
+  if (!one_lab) {
+    LabHolds holds(spec);
+    return run_labs(spec.labs, spec.mark, base, holds);
+  }
   return RUN_ALL_TESTS();
 }

@@ -273,13 +273,12 @@ GroupsPlan plan_groups(const PreparedSubmission& p, const std::vector<std::size_
   return plan;
 }
 
-/// Lists \p plan's tests and splits its parts into up to \p checkers groups (GroupsPlan); the
-/// listing's log stem is \p stem's. False where fewer than \p least parts are planned, or, with
-/// the progress saying why, where the checker does not list them.
-bool list_and_split(GroupsPlan& plan, int checkers, const LabRunContext& c, const std::string& stem,
-                    std::size_t least) {
-  if (plan.members.empty() || plan.members.size() < least) return false;
-  plan.options.log_stem = stem == "group" ? "plan" : stem + "_plan";
+/// Lists \p plan's tests (logs `plan.*`) and splits its parts into up to \p checkers groups
+/// (GroupsPlan). False where fewer than two parts are planned (each then runs alone), or, with the
+/// progress saying why, where the checker does not list them.
+bool list_and_split(GroupsPlan& plan, int checkers, const LabRunContext& c) {
+  if (plan.members.size() < 2) return false;
+  plan.options.log_stem = "plan";
   std::string problem;
   plan.tests = list_lab_tests(plan.options, plan.parts, &problem);
   if (plan.tests.empty()) {  // every part runs alone, and says why
@@ -303,14 +302,13 @@ struct Hold {
 };
 
 /// Runs \p plan's groups, one checker and one lab process each (run_gtest_suite_labs()), their
-/// logs `<stem>_N`; with \p hold, each waits in its folder before each lab's parts once its
+/// logs `group_N`; with \p hold, each waits in its folder before each lab's parts once its
 /// contexts are made, and is killed where its tests outlast their limit counted from its labs'
 /// last release (a watchdog beside them).
 /// Returns, per (lab index, operation), the run of a part whose tests all passed there; every
 /// other part runs alone afterwards, with every rule of a lone run and fresh inputs, and its
 /// tests that failed in the group (GroupedRuns::failures) fail there too.
-GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std::string& stem,
-                       const Hold* hold = nullptr) {
+GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const Hold* hold = nullptr) {
   GroupedRuns results;
   results.started = !plan.groups.empty();
   // Each held group's tests' limit counts from the last release of its labs.
@@ -344,7 +342,7 @@ GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std
       names.push_back(fmt::format("{} ({})", plan.parts[k].name, plan.parts[k].op));
     }
     SuiteOptions mine = plan.options;
-    mine.log_stem = fmt::format("{}_{}", stem, g);
+    mine.log_stem = fmt::format("group_{}", g);
     if (hold != nullptr) {
       mine.launch.hold = hold->folder.string();
       mine.launch.hold_limit_s = hold->limit_s;
@@ -381,14 +379,12 @@ GroupedRuns run_groups(const GroupsPlan& plan, const LabRunContext& c, const std
 }
 
 /// The tests' several-lab checkers of the labs \p order, planned (plan_groups()) and run
-/// (run_groups()) in up to \p checkers checkers; fewer than \p least parts run in none (each
-/// then runs alone).
+/// (run_groups()) in up to \p checkers checkers.
 GroupedRuns run_test_groups(const PreparedSubmission& p, const std::vector<std::size_t>& order,
-                            int checkers, const LabRunContext& c, const std::string& stem = "group",
-                            std::size_t least = 2) {
+                            int checkers, const LabRunContext& c) {
   GroupsPlan plan = plan_groups(p, order, c);
-  if (!list_and_split(plan, checkers, c, stem, least)) return {};
-  return run_groups(plan, c, stem);
+  if (!list_and_split(plan, checkers, c)) return {};
+  return run_groups(plan, c);
 }
 
 /// Every step of the labs \p order, public suites first, queued to run alone. \p public_left
@@ -574,11 +570,11 @@ GroupedRuns check_held(const PreparedSubmission& p, const std::vector<std::size_
   std::vector<std::size_t> built_order = labs;  // ninja links the labs in their order
   std::sort(built_order.begin(), built_order.end());
   GroupsPlan plan = plan_groups(p, built_order, c);
-  if (!list_and_split(plan, tests_checkers(c), c, "group", 2)) return {};
+  if (!list_and_split(plan, tests_checkers(c), c)) return {};
   // Each group tests its parts in the labs' order, each as soon as it is released.
   for (std::vector<std::size_t>& group : plan.groups) std::sort(group.begin(), group.end());
   const Hold waits{hold, hold_limit_s, released_at};
-  return run_groups(plan, c, "group", &waits);
+  return run_groups(plan, c, &waits);
 }
 
 void start_held_checkers(const PreparedSubmission& p, const std::vector<std::size_t>& labs,
@@ -632,7 +628,6 @@ void HeldChecks::release(const std::string& lab, bool go) {
 }
 
 void HeldChecks::release_rest() {
-  if (hold.empty()) return;
   for (const std::string& lab : names) release(lab, false);
 }
 

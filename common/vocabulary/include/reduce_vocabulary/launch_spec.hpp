@@ -77,12 +77,12 @@ struct LaunchSpec {
   std::string memory_slots_dir;        ///< the GPU's large-memory lock files (MemoryLease)
   int memory_slots = 0;                ///< how many (0: no slots)
   std::uint64_t gpu_memory_bytes = 0;  ///< the memory the tests count on (0: the GPU's)
-  /// A folder: a checker started while its labs still build waits, its CUDA contexts made,
-  /// before each lab's first part, for the file named after that lab (PlannedLab::name) here:
+  /// A folder: a several-lab checker started while its labs still build waits, its CUDA contexts
+  /// made, before each lab's first part, for the file named after that lab (PlannedLab::name) here:
   /// "go" starts that lab's tests, anything else leaves its parts unopened. Empty: no wait.
   std::string hold;
-  /// The longest wait in \ref hold, counted from the checker's start; past it, a lab with no
-  /// file yet is left untested
+  /// The longest wait in \ref hold, counted from when its contexts were made; past it, a lab with
+  /// no file yet is left untested.
   double hold_limit_s = 0;
 
   // ---- the benchmark ----

@@ -59,9 +59,9 @@ struct GradeOptions {
   /// The course's checkers, runner and benchmark, shared by the submissions of a run (empty:
   /// prepare_submission() builds them in `<build_dir>/course`).
   std::shared_ptr<const CourseBuild> course_build;
-  /// The lab of the longest part (the course's part seconds) builds first, and its tests start
-  /// while the other labs build, where the course's binaries are built by then: the grading of
-  /// one submission at a time (grade_submission()), which has the GPU to itself meanwhile.
+  /// Each lab's tests start as soon as it is built and checked, while the other labs build, where
+  /// the course's binaries are built by then: the grading of one submission at a time
+  /// (grade_submission()), which has the GPU to itself meanwhile.
   bool tests_beside_build = false;
   /// The GPU of the GPU steps (CUDA_VISIBLE_DEVICES of every checker; empty: the default).
   std::string cuda_device;
